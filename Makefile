@@ -1,0 +1,38 @@
+# mindsport: `make run` and `make test` work on a fresh machine (they create .venv when missing).
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: run test bench lint format clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[all]'
+	touch $(STAMP)
+
+## run: the main job on the embedded default (SQLite file under ./out, generated data)
+run: $(STAMP)
+	$(VENV)/bin/mindsport demo
+
+## test: the whole test suite (what CI runs)
+test: $(STAMP)
+	$(PY) -m pytest
+
+## bench: side-by-side benchmarks against the peer libraries (not part of the tests)
+bench: $(STAMP)
+	$(PY) benchmarks/bench_rate.py
+
+## lint: ruff and mypy
+lint: $(STAMP)
+	$(VENV)/bin/ruff check src tests benchmarks
+	$(VENV)/bin/ruff format --check src tests benchmarks
+	$(VENV)/bin/mypy
+
+format: $(STAMP)
+	$(VENV)/bin/ruff format src tests benchmarks
+	$(VENV)/bin/ruff check --fix src tests benchmarks
+
+clean:
+	rm -rf $(VENV) build dist src/*.egg-info out

@@ -1,0 +1,1 @@
+"""mindsport: ratings, fair tournaments, simulation and hidden-information inference."""

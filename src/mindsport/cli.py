@@ -1,0 +1,55 @@
+"""The ``mindsport`` command: one entry point, a sub-command group per area.
+
+Errors on bad input (every :class:`ValueError`) are printed without a traceback and the command
+exits with status 2.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+from rich.console import Console
+
+app = typer.Typer(
+    name="mindsport",
+    help="Ratings, fair tournaments, simulation and hidden-information inference for mind sports.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+err_console = Console(stderr=True)
+
+
+@app.command()
+def demo(
+    players: int = typer.Option(24, min=2, help="Players in the simulated league."),
+    games: int = typer.Option(600, min=1, help="Games to simulate."),
+    seed: int = typer.Option(2024, help="Seed of the simulation (reproducible)."),
+) -> None:
+    """Simulate a league of players with known true skills, rate them, show the leaderboard."""
+    from mindsport.demo import run_league_demo
+
+    run_league_demo(players=players, games=games, seed=seed)
+
+
+def _register() -> None:
+    """Attach the sub-command groups of each area."""
+    for module, name in ():
+        pass
+
+
+_register()
+
+
+def main() -> None:
+    """Console-script entry point."""
+    try:
+        app()
+    except ValueError as exc:  # bad input: a clear message, no traceback
+        err_console.print(f"[bold red]error:[/] {exc}")
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()
