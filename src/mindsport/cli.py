@@ -21,6 +21,11 @@ app = typer.Typer(
 err_console = Console(stderr=True)
 
 
+@app.callback()
+def _root() -> None:
+    """Ratings, fair tournaments, simulation and hidden-information inference for mind sports."""
+
+
 @app.command()
 def demo(
     players: int = typer.Option(24, min=2, help="Players in the simulated league."),
@@ -31,15 +36,6 @@ def demo(
     from mindsport.demo import run_league_demo
 
     run_league_demo(players=players, games=games, seed=seed)
-
-
-def _register() -> None:
-    """Attach the sub-command groups of each area."""
-    for module, name in ():
-        pass
-
-
-_register()
 
 
 def main() -> None:

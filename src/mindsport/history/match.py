@@ -64,9 +64,10 @@ class Match:
 
         if not isinstance(id, str) or not id:
             raise InvalidMatchError(f"match id must be a non-empty string, got {id!r}")
-        if not isinstance(time, datetime):
-            if isinstance(time, bool) or not isinstance(time, int | float) or math.isnan(time):
-                raise bad("time", f"expected a datetime or a number, got {time!r}")
+        if not isinstance(time, datetime) and (
+            isinstance(time, bool) or not isinstance(time, int | float) or math.isnan(time)
+        ):
+            raise bad("time", f"expected a datetime or a number, got {time!r}")
         if isinstance(teams, str) or len(teams) < 2:
             raise bad("teams", f"need at least two teams, got {teams!r}")
         tteams: list[tuple[str, ...]] = []

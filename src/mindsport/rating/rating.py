@@ -1,0 +1,49 @@
+"""The rating value: a Gaussian belief about one player's skill."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+
+from mindsport.errors import MindsportError
+
+__all__ = ["InvalidRatingError", "Rating"]
+
+
+class InvalidRatingError(MindsportError):
+    """A rating or a model setting is not a usable number."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rating:
+    """Belief ``N(mu, sigma^2)`` about a player's skill. Immutable and hashable.
+
+    >>> Rating(25.0, 25 / 3)
+    Rating(mu=25.000, sigma=8.333)
+    >>> Rating(25.0, 0.0)
+    Traceback (most recent call last):
+    ...
+    mindsport.rating.rating.InvalidRatingError: Rating sigma must be a finite number > 0, got 0.0
+    """
+
+    mu: float
+    sigma: float
+
+    def __post_init__(self) -> None:
+        if isinstance(self.mu, bool) or not isinstance(self.mu, numbers.Real):
+            raise InvalidRatingError(f"Rating mu must be a number, got {self.mu!r}")
+        if not math.isfinite(self.mu):
+            raise InvalidRatingError(f"Rating mu must be finite, got {self.mu!r}")
+        if (
+            isinstance(self.sigma, bool)
+            or not isinstance(self.sigma, numbers.Real)
+            or not math.isfinite(self.sigma)
+            or self.sigma <= 0
+        ):
+            raise InvalidRatingError(
+                f"Rating sigma must be a finite number > 0, got {self.sigma!r}"
+            )
+
+    def __repr__(self) -> str:
+        return f"Rating(mu={self.mu:.3f}, sigma={self.sigma:.3f})"
