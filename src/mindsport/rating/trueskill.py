@@ -22,7 +22,7 @@ Rating(mu=29.396, sigma=7.171)
 >>> bob
 Rating(mu=20.604, sigma=7.171)
 >>> round(env.quality([(alice,), (bob,)]), 3)
-0.333
+0.379
 """
 
 from __future__ import annotations
@@ -324,8 +324,8 @@ class TrueSkill:
         >>> env = TrueSkill(draw_probability=0.0)
         >>> a, b, c = env.rating(), env.rating(), env.rating()
         >>> [(a2,), (b2,), (c2,)] = env.rate([(a,), (b,), (c,)], ranks=[0, None, None])
-        >>> round(a2.mu, 3), b2 == c2
-        (31.675, True)
+        >>> round(a2.mu, 3), round(b2.mu, 3), round(c2.mu, 3)
+        (31.303, 21.848, 21.848)
         """
         game = self._validate(teams, weights, elapsed)
         order, n_ranked, rank_list = self._order(ranks, len(game.ratings))
