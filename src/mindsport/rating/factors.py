@@ -128,37 +128,44 @@ class SumFactor:
 
     def down(self) -> None:
         """Message to the sum from the terms."""
-        mu = 0.0
-        var = 0.0
-        for c, v, msg in zip(self.coeffs, self.terms, self.to_terms, strict=True):
-            cav = _cavity(v, msg)
-            if cav.pi <= 0:
-                return  # a term still carries no information: nothing to send yet
-            mu += c * cav.tau / cav.pi
-            var += c * c / cav.pi
-        new = Gaussian(1.0 / var, mu / var)
-        old, self.to_total = self.to_total, new
-        self.total.replace_message(old, new)
+        self._send(self.total, None, [(c, _cavity(v, msg)) for c, v, msg in self._others(-1)])
 
     def up(self, index: int) -> None:
         """Message to term ``index``: ``term = (total - sum_{j != index} c_j term_j) / c``."""
         c = self.coeffs[index]
-        cav = _cavity(self.total, self.to_total)
-        if cav.pi <= 0:
-            return
-        mu = cav.tau / cav.pi / c
-        var = 1.0 / cav.pi / (c * c)
-        for j, (cj, v, msg) in enumerate(zip(self.coeffs, self.terms, self.to_terms, strict=True)):
-            if j == index:
-                continue
-            other = _cavity(v, msg)
-            if other.pi <= 0:
-                return
-            mu -= cj / c * other.tau / other.pi
-            var += (cj / c) ** 2 / other.pi
-        new = Gaussian(1.0 / var, mu / var)
-        old, self.to_terms[index] = self.to_terms[index], new
-        self.terms[index].replace_message(old, new)
+        parts = [(1.0 / c, _cavity(self.total, self.to_total))]
+        parts += [(-cj / c, _cavity(v, msg)) for cj, v, msg in self._others(index)]
+        self._send(self.terms[index], index, parts)
+
+    def _others(self, skip: int) -> list[tuple[float, Variable, Gaussian]]:
+        return [
+            (c, v, msg)
+            for j, (c, v, msg) in enumerate(
+                zip(self.coeffs, self.terms, self.to_terms, strict=True)
+            )
+            if j != skip
+        ]
+
+    def _send(
+        self, target: Variable, index: int | None, parts: list[tuple[float, Gaussian]]
+    ) -> None:
+        """Send the density of ``sum(a * x)`` for independent ``x`` with the given cavities.
+
+        A part without information (precision 0) makes the sum uninformative: the uniform
+        message is sent.
+        """
+        mu = var = 0.0
+        new = _UNIFORM
+        if all(g.pi > 0 for _, g in parts):
+            for a, g in parts:
+                mu += a * g.tau / g.pi
+                var += a * a / g.pi
+            new = Gaussian(1.0 / var, mu / var)
+        if index is None:
+            old, self.to_total = self.to_total, new
+        else:
+            old, self.to_terms[index] = self.to_terms[index], new
+        target.replace_message(old, new)
 
 
 class TruncateFactor:

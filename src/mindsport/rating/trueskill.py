@@ -129,7 +129,7 @@ class TrueSkill:
     draw_probability: float = DRAW_PROBABILITY
     drift: float = 0.0
     sigma_floor: float | None = None
-    tolerance: float = 1e-8
+    tolerance: float = 1e-6
     max_iterations: int = field(default=10_000, repr=False)
 
     def __post_init__(self) -> None:
@@ -461,32 +461,39 @@ class TrueSkill:
             )
 
         def diff_up(i: int, side: int) -> None:
+            # right = left - d (side 1) or left = d + right (side 0); in natural parameters the
+            # sum of two independent Gaussians with precisions a, b has precision ab/(a+b)
             left, right = links[i][0], links[i][1]
             tp, tt = trunc[i]  # the difference's marginal without the down message
-            if side == 1:  # right = left - d
+            if side == 1:
                 op, ot = mar_pi[left] - to_l[i][0], mar_tau[left] - to_l[i][1]
-                var = 1.0 / tp + 1.0 / op
-                mean = ot / op - tt / tp
-                msg, team = to_r[i], right
-            else:  # left = d + right
+                msg, team, sign = to_r[i], right, -1.0
+            else:
                 op, ot = mar_pi[right] - to_r[i][0], mar_tau[right] - to_r[i][1]
-                var = 1.0 / tp + 1.0 / op
-                mean = tt / tp + ot / op
-                msg, team = to_l[i], left
-            new_pi, new_tau = 1.0 / var, mean / var
+                msg, team, sign = to_l[i], left, 1.0
+            if tp > 0.0 and op > 0.0:
+                new_pi = tp * op / (tp + op)
+                new_tau = (tp * ot + sign * op * tt) / (tp + op)
+            else:  # no information yet: the uniform message
+                new_pi = new_tau = 0.0
             mar_pi[team] += new_pi - msg[0]
             mar_tau[team] += new_tau - msg[1]
             msg[0], msg[1] = new_pi, new_tau
 
-        for _ in range(self.max_iterations):
+        for sweep in range(self.max_iterations):
             delta = 0.0
             for i in range(m):
-                diff_down(i)
-                delta = max(delta, trunc_up(i))
+                # at each turn of the sweep (first link after the backward sweep, last link
+                # after the forward one) nothing the link depends on has changed: skip the
+                # recomputation, its messages stand
+                if i > 0 or sweep == 0:
+                    diff_down(i)
+                    delta = max(delta, trunc_up(i))
                 diff_up(i, 1)
             for i in range(m - 1, -1, -1):
-                diff_down(i)
-                delta = max(delta, trunc_up(i))
+                if i < m - 1:
+                    diff_down(i)
+                    delta = max(delta, trunc_up(i))
                 diff_up(i, 0)
             if delta <= self.tolerance:
                 break
@@ -503,8 +510,16 @@ class TrueSkill:
         result: list[list[Rating]] = []
         for t in range(n):
             g_pi, g_tau = mar_pi[t] - t_pi[t], mar_tau[t] - t_tau[t]  # evidence from the chain
-            g_mu, g_var = g_tau / g_pi, 1.0 / g_pi
             ws, pvs = game.weights[t], prior_var[t]
+            if g_pi <= 0.0:  # the outcome says nothing about this team: priors stand
+                result.append(
+                    [
+                        r if w == 0 else self._floored(r.mu, math.sqrt(pv))
+                        for r, w, pv in zip(game.ratings[t], ws, pvs, strict=True)
+                    ]
+                )
+                continue
+            g_mu, g_var = g_tau / g_pi, 1.0 / g_pi
             total_mean = sum(w * r.mu for r, w in zip(game.ratings[t], ws, strict=True))
             total_var = sum(w * w * (pv + beta2) for w, pv in zip(ws, pvs, strict=True))
             row = []
@@ -525,6 +540,10 @@ class TrueSkill:
                 row.append(Rating(post_tau / post_pi, sigma))
             result.append(row)
         return result
+
+    def _floored(self, mu: float, sigma: float) -> Rating:
+        floor = self.sigma_floor
+        return Rating(mu, sigma if floor is None or sigma >= floor else floor)
 
     def factor_graph(
         self,

@@ -46,7 +46,7 @@ def w_win(t: float, e: float) -> float:
     """Variance shrink factor of ``N(t, 1)`` truncated to ``(e, inf)``; lies in (0, 1)."""
     x = t - e
     v = mills_ratio(x)
-    w = v * _v_plus_x(x)
+    w = v * (v + x) if x > -_ASYMPTOTIC_FROM else v * _v_plus_x(x)
     # Rounding can push w to the edges of (0, 1) for enormous |x|; keep the factor usable.
     return min(max(w, 1e-300), 1.0 - 1e-16)
 
