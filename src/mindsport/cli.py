@@ -38,6 +38,16 @@ def demo(
     run_league_demo(players=players, games=games, seed=seed)
 
 
+def _register() -> None:
+    """Attach the sub-command groups of each area (imported here, not at package import)."""
+    from mindsport.junqi.cli import app as junqi_app
+
+    app.add_typer(junqi_app, name="junqi", help="Luzhanqi: play games between bots.")
+
+
+_register()
+
+
 def main() -> None:
     """Console-script entry point."""
     try:

@@ -1,0 +1,26 @@
+"""Probability-matrix inference over hidden assignments (seed 003, done right).
+
+* :class:`BeliefMatrix`: fitted by iterative proportional fitting (Sinkhorn), mutable with
+  :meth:`~BeliefMatrix.copy`; impossible observations raise :class:`InfeasibleObservationError`.
+* :class:`PatentMatrix`: seed 003's one-pass row/column update, kept as a baseline.
+* :func:`exact_marginals` / :func:`enumerate_marginals`: exact answers for small cases;
+  :func:`mcmc_marginals`: a Metropolis estimate with its standard error.
+"""
+
+from mindsport.belief.exact import count_assignments, enumerate_marginals, exact_marginals
+from mindsport.belief.feasibility import InfeasibleObservationError
+from mindsport.belief.matrix import BeliefMatrix, sinkhorn
+from mindsport.belief.patent import PatentMatrix
+from mindsport.belief.sampler import MarginalEstimate, mcmc_marginals
+
+__all__ = [
+    "BeliefMatrix",
+    "InfeasibleObservationError",
+    "MarginalEstimate",
+    "PatentMatrix",
+    "count_assignments",
+    "enumerate_marginals",
+    "exact_marginals",
+    "mcmc_marginals",
+    "sinkhorn",
+]
