@@ -42,9 +42,15 @@ def _register() -> None:
     """Attach the sub-command groups of each area (imported here, not at package import)."""
     from mindsport.doudizhu.cli import app as ddz_app
     from mindsport.junqi.cli import app as junqi_app
+    from mindsport.tournament.cli import app as tournament_app
 
     app.add_typer(ddz_app, name="ddz", help="Dou Dizhu: deal, play and simulate games of bots.")
     app.add_typer(junqi_app, name="junqi", help="Luzhanqi: play games between bots.")
+    app.add_typer(
+        tournament_app,
+        name="tournament",
+        help="Fair tournaments: discrimination (DIH), equal strength (GDI), formats, Swiss.",
+    )
 
 
 _register()

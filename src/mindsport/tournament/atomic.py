@@ -1,0 +1,36 @@
+"""Atomic file writes: write a temporary file next to the target, then ``os.replace`` it."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+__all__ = ["write_atomically"]
+
+
+def write_atomically(path: str | Path, write: Callable[[Path], None]) -> Path:
+    """Call ``write(tmp)`` on a temporary path in the target's folder, then move it into place.
+
+    Nothing is left half-written: on any error the temporary file is removed and the target is
+    untouched.
+    """
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        write(tmp)
+        mode = target.stat().st_mode & 0o777 if target.exists() else 0o644
+        os.chmod(tmp, mode)
+        with open(tmp, "rb+") as handle:
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+    return target

@@ -1,0 +1,89 @@
+"""Swiss events played by bots with the engine: each table plays one deal three times, the three
+seat rotations (:func:`~.formats.rotated_seatings`, duplicate play at one table), and each player
+scores the sum of its seat scores. Tables of a round run in parallel on an executor; table t of
+round r deals and plays from :func:`~.executors.task_rng` ``(seed, 20, r, t)``, so the event is
+the same on any executor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from mindsport.doudizhu import LINEAR, deal, play
+from mindsport.doudizhu.bots import make_bot
+from mindsport.tournament.errors import TournamentError
+from mindsport.tournament.executors import Executor, SerialExecutor, task_rng
+from mindsport.tournament.formats import rotated_seatings
+from mindsport.tournament.swiss import SwissRound, swiss_round
+
+__all__ = ["SwissEvent", "play_swiss", "play_table"]
+
+
+def play_table(task: tuple[int, int, int, tuple[str, str, str]]) -> tuple[float, float, float]:
+    """Points of the three players (bot specs) at one table: one deal, three rotations."""
+    seed, round_number, table, specs = task
+    rng = task_rng(seed, 20, round_number, table)
+    d = deal(rng)
+    bots = [make_bot(s) for s in specs]
+    points = [0.0, 0.0, 0.0]
+    for rotation in rotated_seatings([0, 1, 2]):
+        record = play(d, [bots[i] for i in rotation], LINEAR, rng)
+        for seat, player in enumerate(rotation):
+            points[player] += float(record.scores[seat])
+    return points[0], points[1], points[2]
+
+
+@dataclass(frozen=True)
+class SwissEvent:
+    """The rounds (tables of player indices), their points and the final points."""
+
+    rounds: tuple[SwissRound[int], ...]
+    round_points: tuple[tuple[float, ...], ...]
+    points: tuple[float, ...]
+
+    def standings(self) -> list[int]:
+        """Player indices, best first (ties by index)."""
+        return sorted(range(len(self.points)), key=lambda p: (-self.points[p], p))
+
+
+def play_swiss(
+    bots: Sequence[str], rounds: int, seed: int, executor: Executor | None = None
+) -> SwissEvent:
+    """A Swiss event of ``rounds`` rounds between bots (spec strings, player i = ``bots[i]``)."""
+    if len(bots) < 3:
+        raise TournamentError(f"a Swiss event needs at least 3 players, got {len(bots)}")
+    if isinstance(rounds, bool) or int(rounds) != rounds or rounds < 1:
+        raise TournamentError(f"rounds must be a positive integer, got {rounds!r}")
+    for spec in set(bots):
+        make_bot(spec)
+    runner = executor or SerialExecutor()
+    n = len(bots)
+    lot = task_rng(seed, 21).random(n)
+    points = np.zeros(n)
+    met: dict[int, set[int]] = {p: set() for p in range(n)}
+    byes = dict.fromkeys(range(n), 0)
+    played: list[SwissRound[int]] = []
+    per_round: list[tuple[float, ...]] = []
+    for r in range(int(rounds)):
+        standings = sorted(range(n), key=lambda p: (-points[p], lot[p]))
+        this = swiss_round(standings, met, byes)
+        tasks = [
+            (int(seed), r, t, (bots[a], bots[b], bots[c]))
+            for t, (a, b, c) in enumerate(this.tables)
+        ]
+        results = runner.map(play_table, tasks)
+        gained = np.zeros(n)
+        for table, scores in zip(this.tables, results, strict=True):
+            for p, s in zip(table, scores, strict=True):
+                gained[p] += s
+            for p in table:
+                met[p].update(q for q in table if q != p)
+        for p in this.byes:
+            byes[p] += 1
+        points += gained
+        played.append(this)
+        per_round.append(tuple(gained.tolist()))
+    return SwissEvent(tuple(played), tuple(per_round), tuple(points.tolist()))

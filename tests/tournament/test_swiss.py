@@ -1,0 +1,99 @@
+"""Swiss tables of three: no repeat opponents while a repeat-free split exists (brute force)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+from mindsport.errors import MindsportError
+from mindsport.tournament.swiss import repeated_pairs, swiss_round, swiss_schedule
+
+
+def partitions(players: list[int]) -> Iterator[list[tuple[int, int, int]]]:
+    """Every split of ``players`` into unordered tables of three."""
+    if not players:
+        yield []
+        return
+    first, rest = players[0], players[1:]
+    for a in range(len(rest)):
+        for b in range(a + 1, len(rest)):
+            others = [p for i, p in enumerate(rest) if i not in (a, b)]
+            for tail in partitions(others):
+                yield [(first, rest[a], rest[b]), *tail]
+
+
+def fewest_repeats(players: list[int], met: dict[int, set[int]]) -> int:
+    return min(sum(repeated_pairs(t, met) for t in split) for split in partitions(players))
+
+
+def check_round(this, players, met) -> None:
+    seated = [p for t in this.tables for p in t] + list(this.byes)
+    assert sorted(seated) == sorted(players)
+    assert len(this.byes) == len(players) % 3
+    assert this.repeats == sum(repeated_pairs(t, met) for t in this.tables)
+    rest = [p for p in players if p not in this.byes]
+    assert this.repeats == fewest_repeats(rest, met)
+
+
+@pytest.mark.parametrize(
+    ("n", "rounds", "seed"), [(6, 4, 0), (9, 5, 1), (9, 5, 2), (12, 6, 3), (7, 5, 4), (11, 5, 5)]
+)
+def test_no_repeats_while_a_repeat_free_split_exists(n: int, rounds: int, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    players = list(range(n))
+    met: dict[int, set[int]] = {p: set() for p in players}
+    byes: dict[int, int] = {p: 0 for p in players}
+    for _ in range(rounds):
+        standings = list(rng.permutation(n).tolist())
+        this = swiss_round(standings, met, byes)
+        check_round(this, players, met)  # zero whenever brute force finds a repeat-free split
+        for p in this.byes:
+            byes[p] += 1
+        for t in this.tables:
+            for p in t:
+                met[p].update(q for q in t if q != p)
+
+
+def test_schedule_has_no_repeats_early_and_rotates_byes() -> None:
+    schedule = swiss_schedule(10, 10, np.random.default_rng(3))
+    byes = [p for r in schedule for p in r.byes]
+    assert sorted(byes) == list(range(10))  # everyone sits out exactly once
+    # rounds 1-2 can always avoid repeats with 9 seated players
+    assert schedule[0].repeats == 0 and schedule[1].repeats == 0
+
+
+def test_best_players_sit_together() -> None:
+    r = swiss_round(list("abcdefghi"))
+    assert r.tables == (("a", "b", "c"), ("d", "e", "f"), ("g", "h", "i"))
+
+
+def test_large_field_is_quick_and_repeat_free() -> None:
+    schedule = swiss_schedule(600, 6, 11)
+    assert all(r.repeats == 0 for r in schedule)
+    seen: set[frozenset[int]] = set()
+    for r in schedule:
+        for t in r.tables:
+            for pair in ((t[0], t[1]), (t[0], t[2]), (t[1], t[2])):
+                assert frozenset(pair) not in seen
+                seen.add(frozenset(pair))
+
+
+def test_custom_results_drive_standings() -> None:
+    def result(table, rng):  # lower id always wins
+        order = sorted(table)
+        return [3.0 - order.index(p) for p in table]
+
+    schedule = swiss_schedule(9, 2, 0, result)
+    winners = {min(t) for t in schedule[0].tables}
+    assert set(schedule[1].tables[0]) == winners  # the three table winners meet next
+
+
+def test_errors() -> None:
+    with pytest.raises(MindsportError, match="a table needs three"):
+        swiss_round([1, 2])
+    with pytest.raises(MindsportError, match="twice"):
+        swiss_round([1, 2, 2])
+    with pytest.raises(MindsportError, match="rounds must be a positive integer"):
+        swiss_schedule(6, 0, 1)
