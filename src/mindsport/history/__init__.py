@@ -1,5 +1,33 @@
 """Match records, their files, chronological replay and evaluation."""
 
+from mindsport.history.evaluate import CalibrationBin, Evaluation, Metrics, evaluate
+from mindsport.history.fit import DEFAULT_GRIDS, FitResult, fit, make_model
+from mindsport.history.importers import load_matches, read_atp, read_halo, read_ti4
+from mindsport.history.io import MatchFileError, iter_matches, read_matches, write_matches
 from mindsport.history.match import InvalidMatchError, Match, ranks_from_scores
+from mindsport.history.replay import MatchPrediction, Replay, replay
 
-__all__ = ["InvalidMatchError", "Match", "ranks_from_scores"]
+__all__ = [
+    "DEFAULT_GRIDS",
+    "CalibrationBin",
+    "Evaluation",
+    "FitResult",
+    "InvalidMatchError",
+    "Match",
+    "MatchFileError",
+    "MatchPrediction",
+    "Metrics",
+    "Replay",
+    "evaluate",
+    "fit",
+    "iter_matches",
+    "load_matches",
+    "make_model",
+    "ranks_from_scores",
+    "read_atp",
+    "read_halo",
+    "read_matches",
+    "read_ti4",
+    "replay",
+    "write_matches",
+]

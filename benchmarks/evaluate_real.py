@@ -1,0 +1,315 @@
+"""Rating models side by side on real match data, one step ahead in time.
+
+Data sets (public, read by path; see ../shared/data/README.md): ATP singles 1968-2024 (195k
+matches, 1 vs 1, no draws), Halo 2 beta head-to-head (6.2k games, 1 vs 1, with draws; the data
+set of the TrueSkill paper), Twilight Imperium 4 (4.8k free-for-all games of 3-6 players).
+
+Models: mindsport's TrueSkill (factor graph; ``trueskill-drift`` also fits its skill drift over
+idle days), Elo (fitted constant K), Elo with the FIDE K schedule (not fitted), Glicko-2 (one game
+per rating period), Tenhou R (fitted: only the probability scale of its win curve), seed 002's
+pairwise TrueSkill, and as peers the reference ``trueskill`` package (PyPI, 0.4.5; on ATP it takes
+mindsport's fitted settings, ``--reuse``, since it is the same model and ~3x slower) and
+``openskill``'s Plackett-Luce model.
+
+Protocol: matches in time order; settings chosen on the first 70% by one-step-ahead
+log-likelihood (coordinate descent over a coarse grid, :func:`mindsport.history.fit`; on ATP the
+search uses the last ``--fit-window`` training matches only, to keep the run short); the chosen
+model then replays the whole history and is scored on the last 30% only (every pair of teams
+with distinct ranks: log-loss, accuracy, Brier).
+
+Run (from the repository root; each data set is a separate, resumable step; results are merged
+into the JSON file and the table shows everything recorded so far):
+
+    .venv/bin/python benchmarks/evaluate_real.py --datasets ti4
+    .venv/bin/python benchmarks/evaluate_real.py --datasets halo
+    .venv/bin/python benchmarks/evaluate_real.py --datasets atp \
+        --models trueskill,trueskill-drift,elo,fide,glicko2,tenhou,pairwise,openskill-pl
+    .venv/bin/python benchmarks/evaluate_real.py --datasets atp --models pypi-trueskill \
+        --reuse pypi-trueskill=trueskill
+    .venv/bin/python benchmarks/evaluate_real.py --table-only
+
+(The whole run takes about 30 minutes of one core; each step can be re-run alone.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mindsport.history import Match, fit, load_matches
+from mindsport.history.fit import DEFAULT_GRIDS, make_model
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+SOURCES = {"atp": "tennis_atp", "halo": "halo2/HeadToHead.csv", "ti4": "ti4/ti4.csv"}
+ALL_MODELS = (
+    "trueskill",
+    "trueskill-drift",
+    "elo",
+    "fide",
+    "glicko2",
+    "tenhou",
+    "pairwise",
+    "pypi-trueskill",
+    "openskill-pl",
+)
+
+GRIDS: dict[str, dict[str, tuple[Any, ...]]] = {
+    **DEFAULT_GRIDS,
+    "pypi-trueskill": DEFAULT_GRIDS["trueskill"],
+    # mindsport's TrueSkill with skill drift over idle time (variance += drift^2 x days away)
+    "trueskill-drift": {**DEFAULT_GRIDS["trueskill"], "drift": (0.0, 0.02, 0.05, 0.1, 0.2)},
+    "openskill-pl": {
+        "beta": (3.0, 25 / 6, 6.0, 9.0, 13.0, 18.0),
+        "tau": (0.0, 0.04, 25 / 300, 0.2, 0.4),
+    },
+}
+
+
+# ------------------------------------------------------------------------------------ peers
+
+
+@dataclass(frozen=True)
+class PyPITrueSkill:
+    """The reference ``trueskill`` package behind the mindsport model API."""
+
+    mu: float = 25.0
+    sigma: float = 25 / 3
+    beta: float = 25 / 6
+    tau: float = 25 / 300
+    draw_probability: float = 0.1
+    env: Any = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        import trueskill
+
+        env = trueskill.TrueSkill(
+            mu=self.mu,
+            sigma=self.sigma,
+            beta=self.beta,
+            tau=self.tau,
+            draw_probability=self.draw_probability,
+            backend=None,
+        )
+        object.__setattr__(self, "env", env)
+
+    def _env(self) -> Any:
+        return self.env
+
+    def rating(self) -> Any:
+        return self._env().create_rating()
+
+    def rate(self, teams: Sequence[Any], ranks: Any = None, weights: Any = None) -> list[Any]:
+        return list(self._env().rate(list(teams), ranks=ranks, weights=weights))
+
+    def outcome_probabilities(
+        self, a: Sequence[Any], b: Sequence[Any]
+    ) -> tuple[float, float, float]:
+        import trueskill
+
+        env = self._env()
+        d = sum(r.mu for r in a) - sum(r.mu for r in b)
+        c = math.sqrt(sum(r.sigma**2 + self.tau**2 + self.beta**2 for r in (*a, *b)))
+        e = trueskill.calc_draw_margin(self.draw_probability, len(a) + len(b), env)
+        win, loss = env.cdf((d - e) / c), env.cdf((-d - e) / c)
+        return win, max(0.0, 1 - win - loss), loss
+
+    def win_probability(self, a: Sequence[Any], b: Sequence[Any]) -> float:
+        return self.outcome_probabilities(a, b)[0]
+
+
+@dataclass(frozen=True)
+class OpenSkillPL:
+    """``openskill``'s Plackett-Luce model behind the mindsport model API."""
+
+    mu: float = 25.0
+    sigma: float = 25 / 3
+    beta: float = 25 / 6
+    tau: float = 25 / 300
+    model: Any = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        from openskill.models import PlackettLuce
+
+        pl = PlackettLuce(mu=self.mu, sigma=self.sigma, beta=self.beta, tau=self.tau)
+        object.__setattr__(self, "model", pl)
+
+    def _model(self) -> Any:
+        return self.model
+
+    def rating(self) -> Any:
+        return self._model().rating()
+
+    def rate(self, teams: Sequence[Any], ranks: Any = None, weights: Any = None) -> list[Any]:
+        keys = [list(t) if isinstance(t, dict) else None for t in teams]
+        lists = [
+            [t[k] for k in ks] if ks is not None else list(t)
+            for t, ks in zip(teams, keys, strict=True)
+        ]
+        new = self._model().rate(lists, ranks=None if ranks is None else list(ranks))
+        return [
+            dict(zip(ks, nt, strict=True)) if ks is not None else tuple(nt)
+            for ks, nt in zip(keys, new, strict=True)
+        ]
+
+    def win_probability(self, a: Sequence[Any], b: Sequence[Any]) -> float:
+        return float(self._model().predict_win([list(a), list(b)])[0])
+
+
+def factory(name: str) -> Any:
+    if name == "pypi-trueskill":
+        return PyPITrueSkill
+    if name == "openskill-pl":
+        return OpenSkillPL
+    if name == "trueskill-drift":
+        return lambda **p: make_model("trueskill", **p)
+    return lambda **p: make_model(name, **p)
+
+
+# ------------------------------------------------------------------------------------ running
+
+
+def run_one(
+    name: str,
+    matches: list[Match],
+    fit_window: int | None,
+    grid: dict[str, tuple[Any, ...]] | None = None,
+    log: Any = sys.stderr,
+) -> dict[str, Any]:
+    t0 = time.perf_counter()
+    tried = 0
+
+    def progress(params: dict[str, Any], ll: float) -> None:
+        nonlocal tried
+        tried += 1
+        shown = ", ".join(f"{k}={v:.4g}" for k, v in params.items())
+        print(f"    {name}: {shown} -> train log-loss {ll:.4f}", file=log, flush=True)
+
+    res = fit(
+        factory(name),
+        matches,
+        0.7,
+        GRIDS[name] if grid is None else grid,
+        fit_window=fit_window,
+        progress=progress,
+    )
+    m = res.test
+    return {
+        "model": name,
+        "params": {k: v for k, v in res.params.items()},
+        "train_log_loss": res.train_log_loss,
+        "log_loss": m.log_loss,
+        "accuracy": m.accuracy,
+        "brier": m.brier,
+        "prediction_error": m.prediction_error,
+        "pairs": m.pairs,
+        "matches": len(matches),
+        "n_train": res.n_train,
+        "fit_window": fit_window,
+        "candidates": tried,
+        "seconds": time.perf_counter() - t0,
+    }
+
+
+def print_table(results: dict[str, dict[str, dict[str, Any]]]) -> None:
+    for ds in ("atp", "halo", "ti4"):
+        rows = results.get(ds)
+        if not rows:
+            continue
+        best = min(r["log_loss"] for r in rows.values())
+        any_row = next(iter(rows.values()))
+        print(
+            f"\n{ds}: {any_row['matches']} matches, fitted on the first {any_row['n_train']}"
+            + (f" (search on the last {any_row['fit_window']})" if any_row["fit_window"] else "")
+            + f", scored on {any_row['pairs']} pairs of the last 30%"
+        )
+        print(
+            f"  {'model':<15} {'log-loss':>9} {'x best':>7} {'accuracy':>9} {'Brier':>7} "
+            f"{'pred.err':>8} {'secs':>6}  settings"
+        )
+        order = sorted(rows.values(), key=lambda r: r["log_loss"])
+        for r in order:
+            settings = f"(settings of {r['reused_from']}) " if r.get("reused_from") else ""
+            settings += ", ".join(
+                f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}"
+                for k, v in r["params"].items()
+            )
+            print(
+                f"  {r['model']:<15} {r['log_loss']:>9.4f} {r['log_loss'] / best:>7.3f} "
+                f"{r['accuracy']:>9.4f} {r['brier']:>7.4f} {r['prediction_error']:>8.4f} "
+                f"{r['seconds']:>6.0f}  {settings}"
+            )
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--data", type=Path, default=DATA, help="the shared data folder")
+    ap.add_argument("--datasets", default="ti4,halo,atp")
+    ap.add_argument("--models", default=",".join(ALL_MODELS))
+    ap.add_argument(
+        "--fit-window",
+        type=int,
+        default=30000,
+        help="ATP: search settings on the last N training matches only (0: all)",
+    )
+    ap.add_argument(
+        "--json",
+        type=Path,
+        default=Path(os.environ.get("TMPDIR", "/tmp")) / "mindsport_evaluate_real.json",
+        help="results file (merged across runs)",
+    )
+    ap.add_argument("--table-only", action="store_true")
+    ap.add_argument(
+        "--reuse",
+        default="",
+        help="MODEL=OTHER,...: MODEL skips the search and takes OTHER's fitted settings on the "
+        "same data set (e.g. pypi-trueskill=trueskill: same model, 5x slower code)",
+    )
+    args = ap.parse_args(argv)
+    reuse = dict(x.split("=", 1) for x in args.reuse.split(",") if "=" in x)
+    results: dict[str, dict[str, dict[str, Any]]] = {}
+    if args.json.exists():
+        results = json.loads(args.json.read_text())
+    if not args.table_only:
+        for ds in [d.strip() for d in args.datasets.split(",") if d.strip()]:
+            t0 = time.perf_counter()
+            matches = load_matches(args.data / SOURCES[ds])
+            print(
+                f"{ds}: {len(matches)} matches loaded in {time.perf_counter() - t0:.1f}s",
+                file=sys.stderr,
+            )
+            window = args.fit_window if (ds == "atp" and args.fit_window > 0) else None
+            for name in [m.strip() for m in args.models.split(",") if m.strip()]:
+                print(f"  {ds} / {name} ...", file=sys.stderr, flush=True)
+                grid = None
+                source = reuse.get(name)
+                if source is not None:
+                    found = results.get(ds, {}).get(source)
+                    if found is None:
+                        raise SystemExit(f"--reuse {name}={source}: no {source} result for {ds}")
+                    grid = {k: (v,) for k, v in found["params"].items()}
+                    print(f"    {name}: settings of {source}: {found['params']}", file=sys.stderr)
+                row = run_one(name, matches, window, grid)
+                if source is not None:
+                    row["reused_from"] = source
+                results.setdefault(ds, {})[name] = row
+                tmp = args.json.with_suffix(".tmp")
+                tmp.write_text(json.dumps(results, indent=1))
+                os.replace(tmp, args.json)
+                print(
+                    f"  {ds} / {name}: log-loss {row['log_loss']:.4f} ({row['seconds']:.0f}s)",
+                    file=sys.stderr,
+                    flush=True,
+                )
+    print_table(results)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,285 @@
+"""``mindsport evaluate``: compare rating models on a match history, one step ahead in time.
+
+``evaluate_command`` is the command function (register it with
+``app.command("evaluate")(evaluate_command)``); ``app`` is a one-command typer app around it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import math
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from mindsport.errors import MindsportError
+from mindsport.history.evaluate import Metrics, score_predictions
+from mindsport.history.fit import MODEL_NAMES, fit, make_model
+from mindsport.history.importers import load_matches
+from mindsport.history.match import Match
+from mindsport.history.replay import Replay, replay
+
+__all__ = ["app", "evaluate_command", "run_evaluation"]
+
+app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+
+
+def _atomic_write(path: Path, write: Callable[[str], None]) -> None:
+    """Call ``write(tmp_path)`` then move the temporary file onto ``path``."""
+    fd, tmp = tempfile.mkstemp(prefix=f".tmp-{path.name}.", dir=str(path.parent))
+    os.close(fd)
+    try:
+        write(tmp)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _write_text(path: Path, text: str) -> None:
+    def w(tmp: str) -> None:
+        with open(tmp, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+
+    _atomic_write(path, w)
+
+
+def run_evaluation(
+    matches: list[Match],
+    model_names: list[str],
+    *,
+    do_fit: bool,
+    train_fraction: float,
+    start: float | None,
+    console: Console | None = None,
+) -> tuple[dict[str, Metrics], dict[str, Replay], dict[str, str], dict[str, dict[str, Any]], int]:
+    """Evaluate (and optionally fit) each named model; models that can't take the data are
+    reported in the third result (name -> reason) instead of stopping the run."""
+    n = len(matches)
+    if n < 2:
+        raise MindsportError(f"need at least 2 matches to evaluate, got {n}")
+    s_frac = train_fraction if (start is None and do_fit) else (start or 0.0)
+    if not 0 <= s_frac < 1:
+        raise MindsportError(f"--start must be in [0, 1), got {s_frac}")
+    s_idx = math.floor(s_frac * n)
+    metrics: dict[str, Metrics] = {}
+    replays: dict[str, Replay] = {}
+    skipped: dict[str, str] = {}
+    params: dict[str, dict[str, Any]] = {}
+    con = console or Console(stderr=True)
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=con,
+        transient=True,
+        disable=n < 2000,
+    ) as bar:
+        for name in model_names:
+            try:
+                if do_fit:
+                    task = bar.add_task(f"fitting {name}", total=None)
+
+                    def advance(_p: dict[str, Any], _v: float, _t: Any = task) -> None:
+                        bar.advance(_t)
+
+                    res = fit(name, matches, train_fraction, progress=advance)
+                    model = res.model
+                    params[name] = res.params
+                    bar.remove_task(task)
+                else:
+                    model = make_model(name)
+                    params[name] = {}
+                task = bar.add_task(f"replaying {name}", total=n)
+
+                def done_so_far(done: int, _t: Any = task) -> None:
+                    bar.update(_t, completed=done)
+
+                r = replay(model, matches, keep_history=False, progress=done_so_far)
+                bar.remove_task(task)
+            except MindsportError as exc:
+                skipped[name] = str(exc)
+                continue
+            replays[name] = r
+            metrics[name] = score_predictions(r.predictions, s_idx)
+    return metrics, replays, skipped, params, s_idx
+
+
+def _plot_calibration(path: Path, metrics: dict[str, Metrics]) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5.5, 5.5))
+    ax.plot([0, 1], [0, 1], color="grey", linestyle="--", linewidth=1, label="perfect")
+    for name, m in metrics.items():
+        pts = [(b.mean_predicted, b.observed) for b in m.calibration if b.count > 0]
+        if pts:
+            xs, ys = zip(*pts, strict=True)
+            ax.plot(xs, ys, marker="o", label=f"{name} (log-loss {m.log_loss:.4f})")
+    ax.set_xlabel("predicted probability of finishing ahead")
+    ax.set_ylabel("observed frequency")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_title("Calibration (one step ahead)")
+    ax.legend(loc="upper left", fontsize=8)
+    fig.tight_layout()
+
+    def w(tmp: str) -> None:
+        fig.savefig(tmp, format="png", dpi=120)
+
+    try:
+        _atomic_write(path, w)
+    finally:
+        plt.close(fig)
+
+
+def _predictions_csv(replays: dict[str, Replay], start: int) -> str:
+    buf = io.StringIO()
+    wr = csv.writer(buf, lineterminator="\n")
+    wr.writerow(
+        ["model", "match_index", "match_id", "team_a", "team_b", "p_a_ahead", "outcome", "scored"]
+    )
+    for name, r in replays.items():
+        for mp in r.predictions:
+            for i, j, p, y in mp.pairs:
+                scored = int(mp.index >= start and y != 0.5)
+                wr.writerow([name, mp.index, mp.match_id, i, j, repr(p), y, scored])
+    return buf.getvalue()
+
+
+def _metrics_csv(metrics: dict[str, Metrics], params: dict[str, dict[str, Any]]) -> str:
+    buf = io.StringIO()
+    wr = csv.writer(buf, lineterminator="\n")
+    wr.writerow(
+        ["model", "matches", "pairs", "log_loss", "brier", "accuracy", "prediction_error", "params"]
+    )
+    for name, m in metrics.items():
+        d = m.as_dict()
+        wr.writerow(
+            [
+                name,
+                d["matches"],
+                d["pairs"],
+                repr(m.log_loss),
+                repr(m.brier),
+                repr(m.accuracy),
+                repr(m.prediction_error),
+                ";".join(
+                    f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+                    for k, v in params.get(name, {}).items()
+                ),
+            ]
+        )
+    return buf.getvalue()
+
+
+def evaluate_command(
+    file: Annotated[
+        Path,
+        typer.Argument(
+            help="A match file (.jsonl/.csv/.parquet) or a public data folder/file "
+            "(tennis_atp, halo2/HeadToHead.csv, ti4/ti4.csv; auto-detected).",
+        ),
+    ],
+    models: Annotated[
+        str,
+        typer.Option(
+            "--models", "-m", help=f"Comma-separated model names ({', '.join(MODEL_NAMES)})."
+        ),
+    ] = "trueskill,elo,glicko2,tenhou,pairwise",
+    do_fit: Annotated[
+        bool, typer.Option("--fit", help="Fit each model's settings on the first --train part.")
+    ] = False,
+    train: Annotated[float, typer.Option("--train", help="Training fraction for --fit.")] = 0.7,
+    start: Annotated[
+        float | None,
+        typer.Option(
+            "--start",
+            help="Score matches from this fraction on (default: --train with --fit, else 0).",
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out", "-o", help="Folder for calibration.png, predictions.csv and metrics.csv."
+        ),
+    ] = None,
+) -> None:
+    """Replay a match history through rating models and compare their one-step-ahead predictions
+    (log-loss, Brier, accuracy, prediction error, calibration)."""
+    console = Console()
+    err = Console(stderr=True)
+    try:
+        names = [x.strip().lower() for x in models.split(",") if x.strip()]
+        if not names:
+            raise MindsportError("--models: give at least one model name")
+        for x in names:
+            if x not in MODEL_NAMES:
+                raise MindsportError(
+                    f"--models: unknown model {x!r} (known: {', '.join(MODEL_NAMES)})"
+                )
+        if out is not None:
+            if out.exists() and not out.is_dir():
+                raise MindsportError(f"--out {out}: exists and is not a folder")
+            out.mkdir(parents=True, exist_ok=True)
+        matches = load_matches(file)
+        metrics, replays, skipped, params, s_idx = run_evaluation(
+            matches, names, do_fit=do_fit, train_fraction=train, start=start, console=err
+        )
+    except MindsportError as exc:
+        err.print(f"[bold red]error:[/] {exc}")
+        raise typer.Exit(2) from None
+    table = Table(title=f"{file} — {len(matches)} matches, scored from #{s_idx}")
+    for col in ("model", "pairs", "log-loss", "Brier", "accuracy", "pred. error", "settings"):
+        table.add_column(col, justify="left" if col in ("model", "settings") else "right")
+    best = min((m.log_loss for m in metrics.values() if not math.isnan(m.log_loss)), default=None)
+    for name, m in metrics.items():
+        ll = f"{m.log_loss:.4f}"
+        if best is not None and m.log_loss == best:
+            ll = f"[bold green]{ll}[/]"
+        settings = ", ".join(
+            f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+            for k, v in params.get(name, {}).items()
+        )
+        table.add_row(
+            name,
+            str(m.pairs),
+            ll,
+            f"{m.brier:.4f}",
+            f"{m.accuracy:.4f}",
+            f"{m.prediction_error:.4f}",
+            settings,
+        )
+    console.print(table)
+    for name, why in skipped.items():
+        err.print(f"[yellow]skipped {name}:[/] {why}")
+    if out is not None and metrics:
+        _plot_calibration(out / "calibration.png", metrics)
+        _write_text(out / "predictions.csv", _predictions_csv(replays, s_idx))
+        _write_text(out / "metrics.csv", _metrics_csv(metrics, params))
+        console.print(
+            f"wrote {out / 'calibration.png'}, {out / 'predictions.csv'}, {out / 'metrics.csv'}"
+        )
+    if not metrics:
+        raise typer.Exit(2)
+
+
+app.command("evaluate")(evaluate_command)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    app()

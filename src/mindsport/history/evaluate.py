@@ -1,0 +1,196 @@
+"""Honest evaluation: chronological one-step-ahead prediction of match results.
+
+Each model replays the history from the start (:func:`mindsport.history.replay`); before every
+match it predicts, for every pair of teams, the probability ``p`` that the first finishes ahead
+of the second. Scored pairs are those with **distinct ranks** (ties/draws are skipped; a ranked
+team is ahead of an unranked one; two unranked teams are not compared). Over the scored pairs:
+
+* ``log_loss``: mean ``-ln p(actual order)`` (p clipped to [1e-12, 1 - 1e-12]);
+* ``brier``: mean ``(p - y)**2`` with ``y`` 1 if the first team finished ahead;
+* ``accuracy``: fraction of pairs where the team given ``p > 1/2`` finished ahead (an even
+  prediction, ``p = 1/2``, is not a correct one);
+* ``prediction_error``: the TrueSkill paper's measure (Herbrich, Minka, Graepel 2007): the
+  fraction of pairs whose order the model predicts wrongly, where a predicted tie (``p = 1/2``,
+  e.g. two new players) counts as half an error. So ``accuracy + prediction_error = 1 - ties/2``;
+  the two differ exactly by how even predictions are counted;
+* ``calibration``: ``bins`` equal-width bins of predicted probability; each pair enters twice,
+  as ``(p, y)`` and ``(1 - p, 1 - y)``, so the curve does not depend on which team is listed first
+  (it is symmetric about 1/2). Per bin: mean prediction, observed frequency, number of entries.
+
+``start`` restricts scoring to matches from that index (or fraction) on, while the ratings still
+learn from every earlier match: train on a prefix, score on the rest.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from mindsport.errors import MindsportError
+from mindsport.history.match import Match
+from mindsport.history.replay import MatchPrediction, Replay, replay
+
+__all__ = ["CalibrationBin", "Evaluation", "Metrics", "evaluate", "score_predictions"]
+
+_EPS = 1e-12
+
+
+@dataclass(frozen=True, slots=True)
+class CalibrationBin:
+    """One bin of the calibration curve."""
+
+    low: float
+    high: float
+    mean_predicted: float
+    observed: float
+    count: int
+
+
+@dataclass(frozen=True)
+class Metrics:
+    """Prediction quality over the scored pairs (see the module docstring)."""
+
+    matches: int
+    pairs: int
+    log_loss: float
+    brier: float
+    accuracy: float
+    prediction_error: float
+    calibration: tuple[CalibrationBin, ...] = field(default=())
+
+    def as_dict(self) -> dict[str, float | int]:
+        """The scalar metrics."""
+        return {
+            "matches": self.matches,
+            "pairs": self.pairs,
+            "log_loss": self.log_loss,
+            "brier": self.brier,
+            "accuracy": self.accuracy,
+            "prediction_error": self.prediction_error,
+        }
+
+
+def score_predictions(
+    predictions: Iterable[MatchPrediction], start: int = 0, bins: int = 10
+) -> Metrics:
+    """Metrics of the predictions of matches with index ``>= start``."""
+    if bins < 1:
+        raise MindsportError(f"bins must be >= 1, got {bins!r}")
+    n_pairs = n_matches = 0
+    ll = brier = correct = err = 0.0
+    cal_p = [0.0] * bins
+    cal_y = [0.0] * bins
+    cal_n = [0] * bins
+    for mp in predictions:
+        if mp.index < start:
+            continue
+        scored = False
+        for _i, _j, p, y in mp.pairs:
+            if y == 0.5:
+                continue
+            scored = True
+            n_pairs += 1
+            pc = min(max(p, _EPS), 1.0 - _EPS)
+            ll -= math.log(pc if y == 1.0 else 1.0 - pc)
+            brier += (p - y) ** 2
+            if p == 0.5:
+                err += 0.5
+            elif (p > 0.5) == (y == 1.0):
+                correct += 1.0
+            else:
+                err += 1.0
+            for q, z in ((p, y), (1.0 - p, 1.0 - y)):
+                b = min(int(q * bins), bins - 1)
+                cal_p[b] += q
+                cal_y[b] += z
+                cal_n[b] += 1
+        if scored:
+            n_matches += 1
+    if n_pairs == 0:
+        nan = float("nan")
+        return Metrics(n_matches, 0, nan, nan, nan, nan, ())
+    cal = tuple(
+        CalibrationBin(
+            b / bins,
+            (b + 1) / bins,
+            cal_p[b] / cal_n[b] if cal_n[b] else float("nan"),
+            cal_y[b] / cal_n[b] if cal_n[b] else float("nan"),
+            cal_n[b],
+        )
+        for b in range(bins)
+    )
+    return Metrics(
+        n_matches, n_pairs, ll / n_pairs, brier / n_pairs, correct / n_pairs, err / n_pairs, cal
+    )
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Per-model metrics and replays of :func:`evaluate`."""
+
+    metrics: dict[str, Metrics]
+    replays: dict[str, Replay]
+    start: int
+
+    def table(self) -> list[dict[str, Any]]:
+        """One row per model: name and scalar metrics."""
+        return [{"model": name, **m.as_dict()} for name, m in self.metrics.items()]
+
+
+def _start_index(start: int | float, n: int) -> int:
+    if isinstance(start, bool):
+        raise MindsportError(f"start must be an index or a fraction, got {start!r}")
+    if isinstance(start, float) and 0 <= start < 1:
+        return math.floor(start * n)
+    if isinstance(start, int) and 0 <= start <= n:
+        return start
+    raise MindsportError(
+        f"start must be an index in [0, {n}] or a fraction in [0, 1), got {start!r}"
+    )
+
+
+def _named(models: Mapping[str, Any] | Sequence[Any] | Any) -> dict[str, Any]:
+    if isinstance(models, Mapping):
+        return dict(models)
+    if isinstance(models, Sequence) and not isinstance(models, str):
+        out: dict[str, Any] = {}
+        for m in models:
+            name = type(m).__name__
+            k, i = name, 2
+            while k in out:
+                k, i = f"{name}#{i}", i + 1
+            out[k] = m
+        return out
+    return {type(models).__name__: models}
+
+
+def evaluate(
+    models: Mapping[str, Any] | Sequence[Any] | Any,
+    matches: Iterable[Match],
+    *,
+    start: int | float = 0,
+    bins: int = 10,
+    keep_history: bool = False,
+    progress: Callable[[str, int], None] | None = None,
+) -> Evaluation:
+    """One-step-ahead evaluation of each model on ``matches`` (in the given, chronological order).
+
+    ``models``: a dict name -> model, a list of models, or one model. ``start``: score only
+    matches from this index (int) or fraction (float in [0, 1)) on. ``progress(name, done)`` is
+    called during each replay.
+    """
+    ms = list(matches)
+    s = _start_index(start, len(ms))
+    named = _named(models)
+    if not named:
+        raise MindsportError("evaluate: no models given")
+    metrics: dict[str, Metrics] = {}
+    replays: dict[str, Replay] = {}
+    for name, model in named.items():
+        cb = None if progress is None else (lambda done, _n=name: progress(_n, done))
+        r = replay(model, ms, keep_history=keep_history, progress=cb)
+        replays[name] = r
+        metrics[name] = score_predictions(r.predictions, s, bins)
+    return Evaluation(metrics, replays, s)

@@ -1,0 +1,233 @@
+"""Fitting model settings by predictive log-likelihood on a training prefix.
+
+:func:`fit` splits the (chronological) matches at ``train_fraction``; for each candidate setting
+it replays the training prefix and computes the one-step-ahead log-loss (minus the mean
+log-likelihood) of its decisive pairs (:mod:`mindsport.history.evaluate`); a setting the model
+refuses for this data (a :class:`~mindsport.errors.MindsportError`, e.g. draws impossible while
+the data has ties) counts as infinitely bad. The best setting is
+then replayed over the whole history and scored on the remaining matches only: the test score
+never saw its own outcomes, neither in the ratings nor in the choice of settings.
+
+Search: a grid per setting (``grid={"beta": [...], "tau": [...]}``), explored by coordinate
+descent (each setting scanned in turn with the others fixed, sweeps repeated until nothing
+changes; cheaper than the full product, ``search="product"`` tries every combination).
+Default grids exist for the built-in models (:data:`DEFAULT_GRIDS`); :func:`make_model` builds
+one by name (``trueskill elo fide glicko2 tenhou pairwise``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from mindsport.errors import MindsportError
+from mindsport.history.evaluate import Metrics, score_predictions
+from mindsport.history.match import Match
+from mindsport.history.replay import replay
+
+__all__ = ["DEFAULT_GRIDS", "MODEL_NAMES", "FitResult", "default_grid", "fit", "make_model"]
+
+MODEL_NAMES = ("trueskill", "elo", "fide", "glicko2", "tenhou", "pairwise")
+
+#: Default search grids by model name.
+DEFAULT_GRIDS: dict[str, dict[str, tuple[Any, ...]]] = {
+    "trueskill": {
+        "beta": (2.0, 3.0, 25 / 6, 6.0, 9.0, 13.0, 18.0),
+        "tau": (0.0, 0.04, 25 / 300, 0.2, 0.4, 0.7, 1.0),
+        "draw_probability": (0.0, 0.1, 0.2),
+    },
+    "pairwise": {
+        "beta": (25 / 6, 9.0, 14.0, 20.0, 30.0, 45.0),
+        "tau": (0.0, 0.04, 25 / 300, 0.2),
+        "draw_probability": (0.0, 0.1),
+    },
+    "elo": {"k": (4.0, 8.0, 12.0, 16.0, 24.0, 32.0, 48.0, 64.0, 96.0, 128.0)},
+    "fide": {},
+    "glicko2": {
+        "tau": (0.1, 0.2, 0.5, 0.8, 1.2, 1.8),
+        "initial_rd": (100.0, 150.0, 250.0, 350.0, 500.0),
+    },
+    "tenhou": {"prob_scale": (300.0, 450.0, 600.0, 900.0, 1300.0, 1900.0, 2763.0, 4000.0)},
+}
+
+
+def make_model(name: str, **params: Any) -> Any:
+    """A built-in model by name with the given settings."""
+    key = name.strip().lower()
+    if key == "trueskill":
+        from mindsport.rating.trueskill import TrueSkill
+
+        return TrueSkill(**params)
+    if key == "pairwise":
+        from mindsport.rating.pairwise import PairwiseTrueSkill
+
+        return PairwiseTrueSkill(**params)
+    if key == "elo":
+        from mindsport.rating.elo import Elo
+
+        return Elo(**params)
+    if key == "fide":
+        from mindsport.rating.elo import Elo, FideK
+
+        return Elo(k=FideK(), **params)
+    if key == "glicko2":
+        from mindsport.rating.glicko2 import Glicko2
+
+        return Glicko2(**params)
+    if key == "tenhou":
+        from mindsport.rating.tenhou import TenhouRating
+
+        return TenhouRating(**params)
+    raise MindsportError(f"unknown model {name!r} (known: {', '.join(MODEL_NAMES)})")
+
+
+def default_grid(factory: Any) -> dict[str, tuple[Any, ...]]:
+    """The default grid for a model name or one of the built-in model classes."""
+    if isinstance(factory, str):
+        key = factory.strip().lower()
+    else:
+        key = {
+            "TrueSkill": "trueskill",
+            "PairwiseTrueSkill": "pairwise",
+            "Elo": "elo",
+            "Glicko2": "glicko2",
+            "TenhouRating": "tenhou",
+        }.get(getattr(factory, "__name__", ""), "")
+    if key not in DEFAULT_GRIDS:
+        raise MindsportError(f"no default grid for {factory!r}: pass grid={{setting: values}}")
+    return dict(DEFAULT_GRIDS[key])
+
+
+@dataclass(frozen=True)
+class FitResult:
+    """The chosen settings, the model built from them, and its scores."""
+
+    params: dict[str, Any]
+    model: Any
+    train_log_loss: float
+    test: Metrics
+    n_train: int
+    tried: tuple[tuple[tuple[tuple[str, Any], ...], float], ...]
+
+
+def _factory(model_factory: Callable[..., Any] | str) -> Callable[..., Any]:
+    if isinstance(model_factory, str):
+        name = model_factory
+        make_model(name)  # fail early on unknown names
+        return lambda **p: make_model(name, **p)
+    if not callable(model_factory):
+        raise MindsportError(
+            f"fit: model_factory must be callable or a name, got {model_factory!r}"
+        )
+    return model_factory
+
+
+def train_log_loss(model: Any, matches: Sequence[Match]) -> float:
+    """One-step-ahead log-loss of ``model`` on ``matches`` (all scored)."""
+    r = replay(model, matches, keep_history=False)
+    ll = score_predictions(r.predictions).log_loss
+    return math.inf if math.isnan(ll) else ll
+
+
+def fit(
+    model_factory: Callable[..., Any] | str,
+    matches: Iterable[Match],
+    train_fraction: float = 0.7,
+    grid: Mapping[str, Sequence[Any]] | None = None,
+    *,
+    search: Literal["coordinate", "product"] = "coordinate",
+    max_sweeps: int = 3,
+    fixed: Mapping[str, Any] | None = None,
+    fit_window: int | None = None,
+    progress: Callable[[dict[str, Any], float], None] | None = None,
+) -> FitResult:
+    """Choose settings by training log-likelihood, then score on the held-out rest.
+
+    ``model_factory``: a callable ``(**settings) -> model`` (e.g. ``TrueSkill``) or a built-in
+    model name. ``grid``: candidate values per setting (default: :data:`DEFAULT_GRIDS`).
+    ``fixed``: settings passed to every candidate. ``fit_window``: search on the last
+    ``fit_window`` training matches only (replayed from fresh ratings), to bound the cost on long
+    histories; the test score still replays everything. ``progress(params, log_loss)`` is called
+    after each candidate.
+    """
+    ms = list(matches)
+    if not 0 < train_fraction < 1:
+        raise MindsportError(f"train_fraction must be in (0, 1), got {train_fraction!r}")
+    n_train = math.floor(train_fraction * len(ms))
+    if n_train < 1 or n_train >= len(ms):
+        raise MindsportError(
+            f"fit: {len(ms)} matches leave no training or no test part at {train_fraction}"
+        )
+    make = _factory(model_factory)
+    g = {
+        k: tuple(v) for k, v in (grid if grid is not None else default_grid(model_factory)).items()
+    }
+    for k, values in g.items():
+        if not values:
+            raise MindsportError(f"fit: grid for {k!r} is empty")
+    base = dict(fixed or {})
+    train = ms[:n_train]
+    if fit_window is not None:
+        if fit_window < 1:
+            raise MindsportError(f"fit: fit_window must be >= 1, got {fit_window!r}")
+        train = train[-fit_window:]
+    cache: dict[tuple[tuple[str, Any], ...], float] = {}
+
+    def objective(params: dict[str, Any]) -> float:
+        key = tuple(sorted(params.items()))
+        if key not in cache:
+            try:
+                cache[key] = train_log_loss(make(**base, **params), train)
+            except MindsportError:
+                # settings that cannot describe the data (e.g. no draws while the data has
+                # ties) are infeasible, not fatal
+                cache[key] = math.inf
+            if progress is not None:
+                progress(dict(params), cache[key])
+        return cache[key]
+
+    names = list(g)
+    if not names:
+        best: dict[str, Any] = {}
+        objective(best)
+    elif search == "product":
+        best = {}
+        best_v = math.inf
+        for combo in itertools.product(*(g[k] for k in names)):
+            p = dict(zip(names, combo, strict=True))
+            v = objective(p)
+            if v < best_v:
+                best, best_v = p, v
+    elif search == "coordinate":
+        best = {k: g[k][len(g[k]) // 2] for k in names}
+        best_v = objective(best)
+        for _ in range(max_sweeps):
+            changed = False
+            for k in names:
+                for val in g[k]:
+                    cand = {**best, k: val}
+                    v = objective(cand)
+                    if v < best_v - 1e-12:
+                        best, best_v, changed = cand, v, True
+            if not changed:
+                break
+    else:
+        raise MindsportError(f"fit: search is 'coordinate' or 'product', got {search!r}")
+    if not math.isfinite(cache[tuple(sorted(best.items()))]):
+        # report why, using the best (infeasible) candidate
+        train_log_loss(make(**base, **best), train)
+        raise MindsportError("fit: no candidate setting could be evaluated on the data")
+    model = make(**base, **best)
+    full = replay(model, ms, keep_history=False)
+    test = score_predictions(full.predictions, start=n_train)
+    return FitResult(
+        {**base, **best},
+        model,
+        cache[tuple(sorted(best.items()))],
+        test,
+        n_train,
+        tuple(cache.items()),
+    )

@@ -1,0 +1,188 @@
+"""Chronological replay of a match history through a rating model.
+
+:func:`replay` feeds the matches, in the order given, to ``model.rate`` one by one, exactly as a
+caller would: a player's first match starts from ``model.rating()``; each match's teams are
+passed as dicts ``{player: rating}`` with the match's ranks and weights. Before each match it
+records the model's predictions for every pair of teams whose order the result decides (see
+:class:`MatchPrediction`).
+
+Elapsed-time drift: when ``model.rate`` accepts an ``elapsed`` keyword (mindsport's TrueSkill with
+``drift``), replay passes the time since each player's previous match (0 for a first match), in
+``time_unit``s: days for ``datetime`` times, the raw difference for numeric times, unless given.
+Glicko-2 takes it too when its ``period`` is set (idle rating periods widen the deviation).
+Models without it (Elo, Tenhou, pairwise) are called without it.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from mindsport.errors import MindsportError
+from mindsport.history.match import Match
+
+__all__ = ["MatchPrediction", "Replay", "pair_outcome", "pair_probability", "replay"]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchPrediction:
+    """Pre-game predictions for one match.
+
+    ``pairs``: ``(i, j, p, outcome)`` for every pair of teams ``i < j`` whose relative order the
+    result tells (both ranked, or exactly one unranked): ``p`` is the model's probability that
+    team ``i`` finishes ahead of team ``j`` given that one of them does (draw-free), ``outcome`` is
+    1.0 if ``i`` finished ahead, 0.0 if behind, 0.5 for a tie.
+    """
+
+    index: int
+    match_id: str
+    pairs: tuple[tuple[int, int, float, float], ...]
+
+
+@dataclass(frozen=True)
+class Replay:
+    """The result of :func:`replay`.
+
+    ``ratings``: every player's rating after the last match. ``predictions``: one
+    :class:`MatchPrediction` per match (empty when ``predict=False``). ``history``: for each match,
+    ``(match_id, {player: rating after the match})`` (empty when ``keep_history=False``).
+    """
+
+    ratings: dict[str, Any]
+    predictions: list[MatchPrediction] = field(default_factory=list)
+    history: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+
+
+def pair_outcome(ri: int | float | None, rj: int | float | None) -> float | None:
+    """1.0 if rank ``ri`` is ahead of ``rj``, 0.0 behind, 0.5 tied, None if both unranked."""
+    if ri is None and rj is None:
+        return None
+    if ri is None:
+        return 0.0
+    if rj is None:
+        return 1.0
+    return 1.0 if ri < rj else 0.5 if ri == rj else 0.0
+
+
+def pair_probability(model: Any, team_a: Any, team_b: Any) -> float:
+    """Probability that ``team_a`` finishes ahead of ``team_b``, draws excluded.
+
+    Uses ``model.outcome_probabilities`` (win, draw, loss) when the model has it, normalising
+    away the draw; otherwise ``model.win_probability``.
+    """
+    op = getattr(model, "outcome_probabilities", None)
+    if op is not None:
+        win, _draw, loss = op(team_a, team_b)
+        s = win + loss
+        return 0.5 if s <= 0 else win / s
+    return float(model.win_probability(team_a, team_b))
+
+
+def _accepts_elapsed(model: Any) -> bool:
+    try:
+        sig = inspect.signature(model.rate)
+    except (TypeError, ValueError):
+        return False
+    return "elapsed" in sig.parameters
+
+
+def replay(
+    model: Any,
+    matches: Iterable[Match],
+    *,
+    predict: bool = True,
+    keep_history: bool = True,
+    initial: Mapping[str, Any] | None = None,
+    time_unit: float | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> Replay:
+    """Replay ``matches`` (in the given order) through ``model``; see the module docstring.
+
+    ``initial``: ratings of players known before the first match. ``progress``: called with the
+    number of matches done, every 1000 matches and at the end.
+    """
+    if not hasattr(model, "rate") or not hasattr(model, "rating"):
+        raise MindsportError(f"replay: {model!r} is not a rating model (needs rate and rating)")
+    ratings: dict[str, Any] = dict(initial or {})
+    last: dict[str, float] = {}
+    predictions: list[MatchPrediction] = []
+    history: list[tuple[str, dict[str, Any]]] = []
+    # elapsed times matter only to a model with drift (TrueSkill) or a rating period (Glicko-2)
+    use_elapsed = (
+        _accepts_elapsed(model)
+        and bool(getattr(model, "drift", True))
+        and getattr(model, "period", True) is not None
+    )
+    new_rating = model.rating
+    count = 0
+    for idx, m in enumerate(matches):
+        if not isinstance(m, Match):
+            raise MindsportError(f"replay: item {idx} is not a Match: {m!r}")
+        try:
+            teams: list[dict[str, Any]] = []
+            for team in m.teams:
+                d: dict[str, Any] = {}
+                for p in team:
+                    r = ratings.get(p)
+                    if r is None:
+                        r = new_rating()
+                    d[p] = r
+                teams.append(d)
+            if predict:
+                pairs: list[tuple[int, int, float, float]] = []
+                n = len(teams)
+                for i in range(n):
+                    for j in range(i + 1, n):
+                        o = pair_outcome(m.ranks[i], m.ranks[j])
+                        if o is None:
+                            continue
+                        prob = pair_probability(
+                            model, tuple(teams[i].values()), tuple(teams[j].values())
+                        )
+                        pairs.append((i, j, prob, o))
+                predictions.append(MatchPrediction(idx, m.id, tuple(pairs)))
+            kwargs: dict[str, Any] = {}
+            if use_elapsed:
+                now = m.time_value()
+                unit = (
+                    time_unit
+                    if time_unit is not None
+                    else (86400.0 if isinstance(m.time, datetime) else 1.0)
+                )
+                el = []
+                for team in m.teams:
+                    row = {}
+                    for p in team:
+                        prev = last.get(p)
+                        row[p] = 0.0 if prev is None else max(0.0, (now - prev) / unit)
+                        last[p] = now
+                    el.append(row)
+                kwargs["elapsed"] = el
+            weights: Sequence[Any] | None = None
+            if m.weights is not None:
+                weights = [
+                    dict(zip(t, w, strict=True)) for t, w in zip(m.teams, m.weights, strict=True)
+                ]
+            new = model.rate(teams, list(m.ranks), weights, **kwargs)
+        except MindsportError as exc:
+            msg = f"match {m.id!r}: {exc}"
+            try:
+                err = type(exc)(msg)
+            except TypeError:
+                err = MindsportError(msg)
+            raise err from exc
+        after: dict[str, Any] = {}
+        for t in new:
+            after.update(t)
+        ratings.update(after)
+        if keep_history:
+            history.append((m.id, after))
+        count = idx + 1
+        if progress is not None and count % 1000 == 0:
+            progress(count)
+    if progress is not None:
+        progress(count)
+    return Replay(ratings, predictions, history)

@@ -1,0 +1,50 @@
+"""The evaluate command on a small match file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from mindsport.history import Match, write_matches
+from mindsport.history.cli import app
+
+
+def matches() -> list[Match]:
+    out = []
+    players = ["a", "b", "c", "d"]
+    for t in range(40):
+        i, j = t % 4, (t * 3 + 1) % 4
+        if i == j:
+            j = (j + 1) % 4
+        out.append(Match(str(t), t, [[players[i]], [players[j]]], [0, 1] if i < j else [1, 0]))
+    out.append(Match("team", 41, [["a", "b"], ["c", "d"]], [0, 1]))
+    return out
+
+
+def test_evaluate_writes_table_plot_and_predictions(tmp_path: Path) -> None:
+    f = tmp_path / "m.jsonl"
+    write_matches(f, matches())
+    out = tmp_path / "out"
+    res = CliRunner().invoke(app, [str(f), "--models", "elo,fide,glicko2", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "elo" in res.output and "log-loss" in res.output
+    assert "skipped glicko2" in res.output  # a team game: Glicko-2 says it can't
+    png = (out / "calibration.png").read_bytes()
+    assert png.startswith(b"\x89PNG")
+    rows = (out / "predictions.csv").read_text().splitlines()
+    assert rows[0].startswith("model,match_index,match_id")
+    assert len(rows) == 1 + 2 * 41
+    assert (out / "metrics.csv").exists()
+
+
+def test_evaluate_fit_and_errors(tmp_path: Path) -> None:
+    f = tmp_path / "m.csv"
+    write_matches(f, matches())
+    res = CliRunner().invoke(app, [str(f), "-m", "elo", "--fit"])
+    assert res.exit_code == 0, res.output
+    assert "k=" in res.output
+    res = CliRunner().invoke(app, [str(f), "-m", "nope"])
+    assert res.exit_code == 2 and "unknown model" in res.output
+    res = CliRunner().invoke(app, [str(tmp_path / "missing.csv")])
+    assert res.exit_code == 2 and "no such" in res.output
