@@ -1,0 +1,413 @@
+"""Command-line commands over the rating store (typer).
+
+Register them on the main ``mindsport`` app with :func:`register` (or by hand: every function in
+:data:`commands` with ``app.command()``, plus :data:`keys_app` and :data:`leagues_app` with
+``app.add_typer``). :data:`app` bundles them all for standalone use and tests.
+
+Every command takes ``--db URL`` (default ``$MINDSPORT_DATABASE_URL`` or ``./mindsport.db``); bad
+input prints ``error: <message>`` on stderr and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Annotated, Any, ParamSpec, TypeVar
+
+import typer
+from rich.console import Console
+from rich.table import Table as RichTable
+
+from mindsport.errors import MindsportError
+from mindsport.history.match import Match
+from mindsport.store.store import Store
+
+__all__ = ["app", "commands", "keys_app", "leagues_app", "register"]
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+DEFAULT_LEAGUE = "main"
+
+DbOption = typer.Option(
+    None, "--db", help="Database URL or SQLite file [env MINDSPORT_DATABASE_URL]."
+)
+LeagueOption = typer.Option(DEFAULT_LEAGUE, "--league", "-l", help="League name.")
+
+
+def _console() -> Console:
+    return Console()
+
+
+def _friendly(fn: Callable[P, T]) -> Callable[P, T]:
+    """Print bad-input errors without a traceback and exit with status 2."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> T:
+        try:
+            return fn(*args, **kwargs)
+        except (MindsportError, OSError) as exc:
+            Console(stderr=True).print(f"[bold red]error:[/] {exc}", highlight=False)
+            raise typer.Exit(2) from exc
+
+    return wrapper
+
+
+def _read_file(path: Path) -> Iterator[Match]:
+    """The matches of a JSONL/CSV/Parquet file (``mindsport.history.io``), streamed."""
+    from mindsport.history.io import iter_matches
+
+    return iter_matches(path)
+
+
+def _teams(text: str, what: str) -> list[str]:
+    players = [p.strip() for p in text.split(",") if p.strip()]
+    if not players:
+        raise MindsportError(f"{what}: expected comma-separated player ids, got {text!r}")
+    return players
+
+
+# -- commands -----------------------------------------------------------------------------
+
+
+@_friendly
+def rate(
+    file: Annotated[Path, typer.Argument(help="Match file: JSONL, CSV (long format) or Parquet.")],
+    league: str = LeagueOption,
+    db: str | None = DbOption,
+    model: str = typer.Option("trueskill", help="Model of the league if it has to be created."),
+) -> None:
+    """Ingest a match file into a league (one transaction: a bad row writes nothing)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    console = _console()
+    with (
+        Store(db) as store,
+        Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            console=console,
+            transient=False,
+        ) as bar,
+    ):
+        reading = bar.add_task(f"reading {file.name}", total=None)
+        matches: list[Match] = []
+        for m in _read_file(file):
+            matches.append(m)
+            if len(matches) % 500 == 0:
+                bar.update(reading, completed=len(matches))
+        bar.update(reading, completed=len(matches), total=len(matches))
+        # the whole file is read (and checked) before anything is written
+        lg = store.ensure_league(league, model)
+        rating = bar.add_task(f"rating into {lg.name!r}", total=None)
+
+        def tick(done: int, total: int) -> None:
+            bar.update(rating, completed=done, total=total)
+
+        result = store.add_matches(league, matches, progress=tick)
+        bar.update(rating, total=max(1, result.added + result.replayed))
+        bar.update(rating, completed=max(1, result.added + result.replayed))
+    console.print(
+        f"{result.added} new match{'es' if result.added != 1 else ''}, "
+        f"{result.duplicates} already recorded, {result.replayed} replayed "
+        f"(league {league!r})"
+    )
+
+
+@_friendly
+def leaderboard(
+    league: str = LeagueOption,
+    top: int = typer.Option(20, "--top", "-n", min=1, help="Rows to show."),
+    search: str | None = typer.Option(None, help="Only players whose id contains this."),
+    db: str | None = DbOption,
+) -> None:
+    """Show the leaderboard (conservative rating mu - 3 sigma, best first)."""
+    with Store(db) as store:
+        page = store.leaderboard(league, limit=top, search=search)
+    _print_board(page.league, page.total, page.entries, _console())
+
+
+def _print_board(league: str, total: int, entries: list[Any], console: Console) -> None:
+    table = RichTable(title=f"{league}: {total} players")
+    for col in ("#", "player", "rating", "mu", "sigma", "games"):
+        table.add_column(col, justify="left" if col == "player" else "right")
+    for e in entries:
+        table.add_row(
+            str(e.rank), e.player, f"{e.exposed:.2f}", f"{e.mu:.2f}", f"{e.sigma:.2f}", str(e.games)
+        )
+    console.print(table)
+
+
+@_friendly
+def player(
+    player_id: str = typer.Argument(..., help="Player id."),
+    league: str = LeagueOption,
+    plot: Annotated[
+        Path | None, typer.Option(help="Write a PNG plot of mu +- sigma over time.")
+    ] = None,
+    last: int = typer.Option(10, min=0, help="History rows to print."),
+    db: str | None = DbOption,
+) -> None:
+    """Show a player's rating and history (optionally plot it)."""
+    with Store(db) as store:
+        rec = store.player(league, player_id)
+    console = _console()
+    console.print(
+        f"{rec.player} in {league!r}: rank {rec.rank}, mu {rec.state.mu:.3f}, "
+        f"sigma {rec.state.sigma:.3f}, rating {rec.exposed:.3f}, {rec.games} games"
+    )
+    if last and rec.history:
+        table = RichTable()
+        for col in ("match", "time", "mu", "sigma"):
+            table.add_column(col, justify="left" if col == "match" else "right")
+        for h in rec.history[-last:]:
+            table.add_row(h.match_id, f"{h.time:g}", f"{h.mu:.3f}", f"{h.sigma:.3f}")
+        console.print(table)
+    if plot is not None:
+        _plot(rec.player, rec.history, plot)
+        console.print(f"plot written to {plot}")
+
+
+def _plot(name: str, history: list[Any], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(8, 4), dpi=100)
+    ax = fig.add_subplot()
+    t = [h.time for h in history]
+    mu = [h.mu for h in history]
+    sd = [h.sigma for h in history]
+    ax.fill_between(
+        t,
+        [m - s for m, s in zip(mu, sd, strict=True)],
+        [m + s for m, s in zip(mu, sd, strict=True)],
+        alpha=0.25,
+        label="mu ± sigma",
+    )
+    ax.plot(t, mu, marker=".", label="mu")
+    ax.set_title(f"{name}: rating history")
+    ax.set_xlabel("time")
+    ax.set_ylabel("skill")
+    ax.legend(loc="best")
+    fig.tight_layout()
+    fig.savefig(os.fspath(path))
+
+
+@_friendly
+def predict(
+    teams: Annotated[list[str], typer.Argument(help="Two or more teams, each 'a,b,c'.")],
+    league: str = LeagueOption,
+    allow_new: bool = typer.Option(False, "--allow-new", help="Unknown players get the prior."),
+    db: str | None = DbOption,
+) -> None:
+    """Win probability and match quality of TEAM_A against TEAM_B (comma-separated ids)."""
+    if len(teams) < 2:
+        raise MindsportError(f"predict: need at least two teams, got {teams!r}")
+    parsed = [_teams(t, f"team {i + 1}") for i, t in enumerate(teams)]
+    with Store(db) as store:
+        pr = store.predict(league, parsed, allow_new=allow_new)
+    console = _console()
+    names = [",".join(t) for t in pr.teams]
+    if pr.win_probability is not None:
+        lose = pr.pairwise[1][0]
+        draw = None if lose is None else max(0.0, 1.0 - pr.win_probability - lose)
+        console.print(f"P({names[0]} beats {names[1]}) = {pr.win_probability:.4f}")
+        if lose is not None and draw is not None:
+            console.print(f"P({names[1]} beats {names[0]}) = {lose:.4f}, P(draw) = {draw:.4f}")
+    if pr.rank_probabilities is not None:
+        for name, row in zip(names, pr.rank_probabilities, strict=True):
+            places = ", ".join(f"{k + 1}: {p:.3f}" for k, p in enumerate(row))
+            console.print(f"{name} finishes  {places}")
+    if pr.quality is not None:
+        console.print(f"match quality = {pr.quality:.4f}")
+    if pr.new_players:
+        console.print(f"new players (prior rating): {', '.join(pr.new_players)}")
+
+
+@_friendly
+def matchmake(
+    players: str = typer.Option(..., help="Waiting players, comma-separated."),
+    shape: str = typer.Option("1v1", help="1v1, 2v2, 1v2 (landlord vs two farmers) or ffa4."),
+    league: str = LeagueOption,
+    allow_new: bool = typer.Option(False, "--allow-new", help="Unknown players get the prior."),
+    db: str | None = DbOption,
+) -> None:
+    """Seat waiting players at balanced tables (maximise the worst table's quality)."""
+    with Store(db) as store:
+        plan = store.matchmake(league, _teams(players, "--players"), shape, allow_new=allow_new)
+    console = _console()
+    table = RichTable(
+        title=f"{len(plan.tables)} tables ({shape}{'' if plan.exact else ', heuristic'})"
+    )
+    table.add_column("table", justify="right")
+    table.add_column("teams")
+    table.add_column("quality", justify="right")
+    for i, tb in enumerate(plan.tables, 1):
+        table.add_row(str(i), "  vs  ".join(",".join(t) for t in tb.teams), f"{tb.quality:.4f}")
+    console.print(table)
+    if plan.waiting:
+        console.print(f"still waiting: {', '.join(plan.waiting)}")
+
+
+@_friendly
+def recompute(
+    league: str | None = typer.Option(None, "--league", "-l", help="One league (default: all)."),
+    db: str | None = DbOption,
+) -> None:
+    """Rebuild ratings and history from the match log."""
+    with Store(db) as store:
+        done = store.recompute(league)
+    for name, n in done.items():
+        _console().print(f"{name}: replayed {n} matches")
+
+
+@_friendly
+def serve(
+    host: str = typer.Option("127.0.0.1", help="Interface to listen on."),
+    port: int = typer.Option(8000, help="TCP port."),
+    db: str | None = DbOption,
+) -> None:
+    """Run the HTTP service and leaderboard page (uvicorn)."""
+    import uvicorn
+
+    from mindsport.service import create_app
+
+    uvicorn.run(create_app(db), host=host, port=port, log_level="info")
+
+
+commands: list[Callable[..., Any]] = [
+    rate,
+    leaderboard,
+    player,
+    predict,
+    matchmake,
+    recompute,
+    serve,
+]
+
+# -- keys ---------------------------------------------------------------------------------
+
+keys_app = typer.Typer(help="API keys for writing to a league.", no_args_is_help=True)
+
+
+@keys_app.command("create")
+@_friendly
+def keys_create(league: str = LeagueOption, db: str | None = DbOption) -> None:
+    """Create a write key for a league. It is shown once; only its hash is stored."""
+    with Store(db) as store:
+        key = store.create_key(league)
+    typer.echo(key)
+
+
+# -- leagues ------------------------------------------------------------------------------
+
+leagues_app = typer.Typer(
+    help="Rating pools, each with its own model and settings.", no_args_is_help=True
+)
+
+
+def _params(
+    mu: float | None,
+    sigma: float | None,
+    beta: float | None,
+    tau: float | None,
+    draw_probability: float | None,
+    param: list[str] | None,
+) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in (
+        ("mu", mu),
+        ("sigma", sigma),
+        ("beta", beta),
+        ("tau", tau),
+        ("draw_probability", draw_probability),
+    ):
+        if value is not None:
+            out[key] = value
+    for item in param or []:
+        key, sep, text = item.partition("=")
+        if not sep or not key:
+            raise MindsportError(f"--param {item!r}: expected NAME=VALUE")
+        try:
+            out[key] = float(text)
+        except ValueError:
+            out[key] = text
+    return out
+
+
+@leagues_app.command("create")
+@_friendly
+def leagues_create(
+    name: str = typer.Argument(..., help="League name (letters, digits, '_', '.', '-')."),
+    model: str = typer.Option("trueskill", help="trueskill, elo or glicko2."),
+    mu: float | None = typer.Option(None, help="TrueSkill prior mean."),
+    sigma: float | None = typer.Option(None, help="TrueSkill prior deviation."),
+    beta: float | None = typer.Option(None, help="TrueSkill performance noise."),
+    tau: float | None = typer.Option(None, help="TrueSkill dynamics."),
+    draw_probability: float | None = typer.Option(None, help="TrueSkill draw probability."),
+    param: Annotated[
+        list[str] | None, typer.Option(help="Other model parameter NAME=VALUE.")
+    ] = None,
+    db: str | None = DbOption,
+) -> None:
+    """Create a league."""
+    params = _params(mu, sigma, beta, tau, draw_probability, param)
+    with Store(db) as store:
+        lg = store.create_league(name, model, params)
+    typer.echo(f"league {lg.name!r} created: {lg.model} {lg.params}")
+
+
+@leagues_app.command("set")
+@_friendly
+def leagues_set(
+    name: str = typer.Argument(..., help="League name."),
+    model: str | None = typer.Option(None, help="New model (default: keep)."),
+    mu: float | None = typer.Option(None),
+    sigma: float | None = typer.Option(None),
+    beta: float | None = typer.Option(None),
+    tau: float | None = typer.Option(None),
+    draw_probability: float | None = typer.Option(None),
+    param: Annotated[
+        list[str] | None, typer.Option(help="Other model parameter NAME=VALUE.")
+    ] = None,
+    db: str | None = DbOption,
+) -> None:
+    """Change a league's settings (merged into the current ones) and replay its matches."""
+    with Store(db) as store:
+        current = store.get_league(name)
+        params = dict(current.params) if model is None or model == current.model else {}
+        params.update(_params(mu, sigma, beta, tau, draw_probability, param))
+        lg = store.update_league(name, model=model, params=params)
+    typer.echo(f"league {lg.name!r}: {lg.model} {lg.params}; {lg.matches} matches replayed")
+
+
+@leagues_app.command("list")
+@_friendly
+def leagues_list(db: str | None = DbOption) -> None:
+    """List the leagues."""
+    with Store(db) as store:
+        for lg in store.list_leagues():
+            typer.echo(f"{lg.name}\t{lg.model}\t{lg.params}\t{lg.matches} matches")
+
+
+def register(target: typer.Typer) -> None:
+    """Add the store commands and the ``keys``/``leagues`` groups to ``target``."""
+    for cmd in commands:
+        target.command()(cmd)
+    target.add_typer(keys_app, name="keys")
+    target.add_typer(leagues_app, name="leagues")
+
+
+app = typer.Typer(
+    name="mindsport-store",
+    help="Ratings stored in a database: ingest, leaderboard, predictions, service.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+register(app)

@@ -1,0 +1,142 @@
+"""The leaderboard page: server-rendered HTML, and in headless Chromium (marker ``browser``)."""
+
+from __future__ import annotations
+
+import io
+import os
+import random
+import shutil
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mindsport.history import Match
+from mindsport.service import create_app
+from mindsport.store import Store
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from fastapi.testclient import TestClient
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+CHROMIUM = os.environ.get("MINDSPORT_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def league_matches(players: int = 40, n: int = 150, seed: int = 1) -> list[Match]:
+    rng = random.Random(seed)
+    pool = [f"player{i:02d}" for i in range(players)]
+    out = []
+    for i in range(n):
+        a, b = rng.sample(pool, 2)
+        out.append(Match(f"x{i}", i, [[a], [b]], [0, 1] if rng.random() < 0.6 else [1, 0]))
+    return out
+
+
+def test_server_rendered_page(tmp_path: Path) -> None:
+    store = Store(str(tmp_path / "page.db"))
+    store.create_league("main")
+    store.create_league("other")
+    ms = [*league_matches(), Match("evil", 999, [["<script>x</script>"], ["player01"]], [0, 1])]
+    store.add_matches("main", ms)
+    with TestClient(create_app(store=store)) as client:
+        html = client.get("/").text
+        assert 'option value="main" selected' in html
+        assert html.count("<tr data-player=") == 25  # first page, server-side
+        assert "Page 1 of 2" in html  # 41 players, 25 a page
+        html = client.get("/", params={"search": "<script>"}).text
+        assert html.count("<tr data-player=") == 1
+        assert "<script>x" not in html and "&lt;script&gt;x&lt;/script&gt;" in html
+        assert "https://" not in html and "http://" not in html  # no CDN, nothing external
+        html = client.get("/", params={"league": "main", "search": "player0"}).text
+        assert html.count("<tr data-player=") == 10
+        html = client.get("/", params={"league": "main", "offset": 25}).text
+        assert html.count("<tr data-player=") == 16 and "Page 2 of 2" in html
+        html = client.get("/", params={"player": "player01"}).text
+        assert '"player": "player01"' in html  # the chart opens on that player
+        html = client.get("/", params={"league": "nope"}).text
+        assert "does not exist" in html
+        assert "<tr data-player=" not in client.get("/", params={"league": "other"}).text
+    store.close()
+
+
+def _browser() -> Any:
+    if not Path(CHROMIUM).exists() and shutil.which("chromium") is None:
+        pytest.skip(f"headless Chromium not found at {CHROMIUM} (apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("the playwright Python package is not installed (pip install playwright)")
+    return sync_playwright
+
+
+def _inner(img: Any) -> Any:
+    """The canvas screenshot without its 1px CSS border."""
+    w, h = img.size
+    return img.convert("RGB").crop((3, 3, w - 3, h - 3))
+
+
+@pytest.mark.browser
+def test_page_in_chromium(tmp_path: Path, live_server: Any) -> None:
+    sync_playwright = _browser()
+    from PIL import Image
+
+    base, store = live_server(f"sqlite:///{tmp_path / 'browser.db'}")
+    store.create_league("main")
+    store.add_matches("main", league_matches())
+    top = store.leaderboard("main", limit=60)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page.goto(base + "/?league=main")
+            page.wait_for_selector("body[data-ready='1']")
+            rows = page.locator("#rows tr")
+            assert rows.count() == 25
+            assert rows.first.get_attribute("data-player") == top.entries[0].player
+            # paging (live, through the JSON API)
+            page.click("#next")
+            page.wait_for_function(
+                "document.querySelector('#pageinfo').textContent === 'Page 2 of 2'"
+            )
+            assert page.locator("#rows tr").count() == 15
+            assert (
+                page.locator("#rows tr").first.get_attribute("data-player")
+                == top.entries[25].player
+            )
+            # search
+            page.fill("#search", "PLAYER1")
+            page.wait_for_function("document.querySelectorAll('#rows tr').length === 10")
+            names = page.eval_on_selector_all("#rows tr", "rs => rs.map(r => r.dataset.player)")
+            assert sorted(names) == [f"player1{i}" for i in range(10)]
+            # blank canvas before a player is chosen
+            chart = page.locator("#chart")
+            before = _inner(Image.open(io.BytesIO(chart.screenshot())))
+            assert len(set(before.getdata())) == 1
+            # click a player: the chart draws mu and the mu +- sigma band
+            target = names[0]
+            page.click(f"#rows tr[data-player='{target}'] td:nth-child(3)")
+            page.wait_for_selector(f"#chart[data-player='{target}']")
+            assert target in page.text_content("#chart-title")
+            img = _inner(Image.open(io.BytesIO(chart.screenshot())))
+            colours = img.getcolors(maxcolors=1 << 20)
+            assert colours is not None
+            background = max(colours)[1]
+            drawn = sum(c for c, rgb in colours if rgb != background)
+            assert drawn > 0.05 * img.width * img.height  # band, line and axes, not a blank box
+            blue = sum(c for c, (r, g, b) in colours if b > 150 and r < 120)
+            assert blue > 200  # the mu line in blue
+        finally:
+            browser.close()

@@ -1,0 +1,120 @@
+"""The store's command-line commands (typer), end to end on a SQLite file."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from mindsport.history import Match
+from mindsport.store import Store
+from mindsport.store.cli import app
+
+runner = CliRunner()
+
+
+def write_jsonl(path: Path, matches: list[Match], bad_line: int | None = None) -> None:
+    with path.open("w") as f:
+        for i, m in enumerate(matches, 1):
+            obj: dict[str, Any] = {
+                "id": m.id,
+                "time": m.time,
+                "teams": [list(t) for t in m.teams],
+                "ranks": list(m.ranks),
+            }
+            if i == bad_line:
+                obj["ranks"] = [0, 1, 2]  # three ranks for two teams
+            f.write(json.dumps(obj) + "\n")
+
+
+def games(n: int, seed: int = 1) -> list[Match]:
+    rng = random.Random(seed)
+    pool = [f"u{i}" for i in range(8)]
+    out = []
+    for i in range(n):
+        a, b = rng.sample(pool, 2)
+        out.append(Match(f"c{i}", i, [[a], [b]], [0, 1] if rng.random() < 0.6 else [1, 0]))
+    return out
+
+
+def invoke(*args: str) -> Any:
+    return runner.invoke(app, list(args), catch_exceptions=False)
+
+
+def test_commands_end_to_end(tmp_path: Path, reference: Any) -> None:
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    ms = games(80)
+    f = tmp_path / "games.jsonl"
+    write_jsonl(f, ms)
+    r = invoke("leagues", "create", "club", "--beta", "4.0", "--db", db)
+    assert r.exit_code == 0, r.output
+    r = invoke("rate", str(f), "--league", "club", "--db", db)
+    assert r.exit_code == 0, r.output
+    assert "80 new matches" in r.output
+    r = invoke("rate", str(f), "--league", "club", "--db", db)
+    assert "0 new matches, 80 already recorded" in r.output
+    final, _ = reference(ms, beta=4.0)
+    best = max(final, key=lambda p: (final[p][0] - 3 * final[p][1], p))
+    r = invoke("leaderboard", "--league", "club", "--top", "3", "--db", db)
+    assert r.exit_code == 0 and best in r.output and "8 players" in r.output
+    png = tmp_path / "u1.png"
+    r = invoke("player", "u1", "--league", "club", "--plot", str(png), "--db", db)
+    assert r.exit_code == 0, r.output
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000
+    r = invoke("predict", "u1", "u2,u3", "--league", "club", "--db", db)
+    assert r.exit_code == 0 and "match quality" in r.output and "P(u1 beats u2,u3)" in r.output
+    r = invoke(
+        "matchmake", "--players", "u0,u1,u2,u3,u4", "--shape", "2v2", "-l", "club", "--db", db
+    )
+    assert r.exit_code == 0 and "still waiting" in r.output
+    r = invoke("keys", "create", "--league", "club", "--db", db)
+    key = r.output.strip()
+    with Store(db) as st:
+        assert st.check_key("club", key)
+    r = invoke("leagues", "set", "club", "--tau", "0.5", "--db", db)
+    assert r.exit_code == 0, r.output
+    with Store(db) as st:
+        assert st.get_league("club").params == {"beta": 4.0, "tau": 0.5}
+        got = st.states("club")
+    final2, _ = reference(ms, beta=4.0, tau=0.5)
+    assert got["u1"].mu == pytest.approx(final2["u1"][0], abs=2e-5)
+    r = invoke("recompute", "--db", db)
+    assert "club: replayed 80 matches" in r.output
+    r = invoke("leagues", "list", "--db", db)
+    assert "club" in r.output
+
+
+def test_bad_row_500_lines_in_writes_nothing(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    f = tmp_path / "games.jsonl"
+    write_jsonl(f, games(800), bad_line=500)
+    r = runner.invoke(app, ["rate", str(f), "--league", "club", "--db", db])
+    assert r.exit_code == 2
+    assert "500" in r.output and "ranks" in r.output
+    with Store(db) as st:
+        assert st.list_leagues() == []  # not even the league
+
+
+def test_errors_exit_2_without_traceback(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    r = runner.invoke(app, ["leaderboard", "--league", "nope", "--db", db])
+    assert r.exit_code == 2 and "league 'nope' does not exist" in r.output
+    assert "Traceback" not in r.output
+    r = runner.invoke(app, ["leagues", "create", "x", "--model", "chess9", "--db", db])
+    assert r.exit_code == 2 and "chess9" in r.output
+    r = runner.invoke(app, ["rate", str(tmp_path / "missing.jsonl"), "--db", db])
+    assert r.exit_code == 2 and "missing.jsonl" in r.output
+
+
+def test_demo_run(tmp_path: Path, reference: Any) -> None:
+    from mindsport.store.demo import run
+
+    ms = games(50, seed=3)
+    page = run(tmp_path / "demo.db", ms, console=None)
+    final, _ = reference(ms)
+    order = sorted(final, key=lambda p: (-(final[p][0] - 3 * final[p][1]), p))
+    assert [e.player for e in page.entries] == order
