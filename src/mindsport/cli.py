@@ -28,14 +28,16 @@ def _root() -> None:
 
 @app.command()
 def demo(
-    players: int = typer.Option(24, min=2, help="Players in the simulated league."),
-    games: int = typer.Option(600, min=1, help="Games to simulate."),
-    seed: int = typer.Option(2024, help="Seed of the simulation (reproducible)."),
+    db: str = typer.Option("out/mindsport.db", help="SQLite file for the ratings (recreated)."),
+    players: int = typer.Option(24, min=4, help="Players in the simulated league."),
+    games: int = typer.Option(600, min=1, help="Games of the simulated league."),
+    ddz_games: int = typer.Option(600, min=1, help="Dou Dizhu games between graded bots."),
+    seed: int = typer.Option(2024, help="Seed of every random process (reproducible)."),
 ) -> None:
-    """Simulate a league of players with known true skills, rate them, show the leaderboard."""
-    from mindsport.demo import run_league_demo
+    """The main job: simulate, rate and store a league and a ladder of Dou Dizhu bots."""
+    from mindsport.demo import run_demo
 
-    run_league_demo(players=players, games=games, seed=seed)
+    run_demo(db=db, players=players, games=games, ddz_games=ddz_games, seed=seed)
 
 
 def _register() -> None:
