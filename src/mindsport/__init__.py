@@ -8,15 +8,32 @@ True
 """
 
 from mindsport.errors import ConflictError, MindsportError, NotFoundError
-from mindsport.rating import Rating, TrueSkill
+from mindsport.rating import (
+    Elo,
+    EloRating,
+    FideK,
+    Glicko2,
+    Glicko2Rating,
+    PairwiseTrueSkill,
+    Rating,
+    TenhouRating,
+    TrueSkill,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
     "ConflictError",
+    "Elo",
+    "EloRating",
+    "FideK",
+    "Glicko2",
+    "Glicko2Rating",
     "MindsportError",
     "NotFoundError",
+    "PairwiseTrueSkill",
     "Rating",
+    "TenhouRating",
     "TrueSkill",
     "__version__",
 ]

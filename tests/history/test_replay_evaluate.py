@@ -53,10 +53,14 @@ def test_replay_passes_elapsed_to_drift_models() -> None:
         Match("1", t0, [["a"], ["b"]], [0, 1]),
         Match("2", t0 + timedelta(days=4), [["a"], ["c"]], [1, 0]),
     ]
-    r = replay(ts, ms)
     (a1,), _ = ts.rate([(ts.rating(),), (ts.rating(),)], [0, 1], elapsed=[[0.0], [0.0]])
     (a2,), (c2,) = ts.rate([(a1,), (ts.rating(),)], [1, 0], elapsed=[[4.0], [0.0]])
+    r = replay(ts, ms, fast=False)  # the object path: exactly rate() match by match
     assert r.ratings["a"] == a2 and r.ratings["c"] == c2
+    quick = replay(ts, ms)  # the compiled path: the same numbers to rounding
+    for p, want in (("a", a2), ("c", c2)):
+        assert quick.ratings[p].mu == pytest.approx(want.mu, abs=1e-9)
+        assert quick.ratings[p].sigma == pytest.approx(want.sigma, abs=1e-9)
     no_drift = replay(TrueSkill(), ms).ratings["a"]
     assert no_drift != a2
 

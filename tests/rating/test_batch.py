@@ -150,3 +150,31 @@ def test_erfcx_against_scipy():
 
     for z in [0.0, 0.5, 3.0, 10.0, 24.9, 25.0, 30.0, 100.0, 1e4]:
         assert erfcx(z) == pytest.approx(float(ref(z)), rel=1e-14)
+
+
+@pytest.mark.parametrize(
+    "env",
+    [TrueSkill(), TrueSkill(drift=0.2, draw_probability=0.2)],
+    ids=["default", "drift"],
+)
+def test_history_replay_fast_equals_object_path(env):
+    from mindsport.history.replay import replay
+
+    rng = np.random.default_rng(8)
+    matches = random_matches(rng, 300)
+    initial = {"p1": env.rating(30.0, 2.0)}
+    slow = replay(env, matches, fast=False, initial=initial)
+    quick = replay(env, matches, fast=True, initial=initial)
+    assert slow.ratings.keys() == quick.ratings.keys()
+    for p, r in slow.ratings.items():
+        assert (
+            abs(quick.ratings[p].mu - r.mu) < 1e-9 and abs(quick.ratings[p].sigma - r.sigma) < 1e-9
+        )
+    for a, b in zip(slow.predictions, quick.predictions, strict=True):
+        assert a.match_id == b.match_id and len(a.pairs) == len(b.pairs)
+        for x, y in zip(a.pairs, b.pairs, strict=True):
+            assert x[:2] == y[:2] and x[3] == y[3] and abs(x[2] - y[2]) < 1e-9
+    for (ida, ha), (idb, hb) in zip(slow.history, quick.history, strict=True):
+        assert ida == idb and ha.keys() == hb.keys()
+        for p in ha:
+            assert abs(ha[p].mu - hb[p].mu) < 1e-9

@@ -98,14 +98,38 @@ def replay(
     initial: Mapping[str, Any] | None = None,
     time_unit: float | None = None,
     progress: Callable[[int], None] | None = None,
+    fast: bool | None = None,
 ) -> Replay:
     """Replay ``matches`` (in the given order) through ``model``; see the module docstring.
 
     ``initial``: ratings of players known before the first match. ``progress``: called with the
-    number of matches done, every 1000 matches and at the end.
+    number of matches done, every 1000 matches and at the end. ``fast``: use the compiled
+    TrueSkill kernel (:mod:`mindsport.history.fast`; same numbers); ``None`` picks it
+    automatically for :class:`~mindsport.rating.TrueSkill`, ``False`` forces the object path.
     """
     if not hasattr(model, "rate") or not hasattr(model, "rating"):
         raise MindsportError(f"replay: {model!r} is not a rating model (needs rate and rating)")
+    from mindsport.rating.rating import Rating
+    from mindsport.rating.trueskill import TrueSkill
+
+    compiled_ok = type(model) is TrueSkill and all(
+        isinstance(r, Rating) for r in (initial or {}).values()
+    )
+    if fast and not compiled_ok:
+        raise MindsportError(f"replay: no compiled path for {model!r}")
+    if compiled_ok and fast is not False:
+        from mindsport.history.fast import replay_trueskill
+
+        rated, preds, hist = replay_trueskill(
+            model,
+            matches,
+            predict=predict,
+            keep_history=keep_history,
+            initial=initial,
+            time_unit=time_unit,
+            progress=progress,
+        )
+        return Replay(rated, preds, hist)
     ratings: dict[str, Any] = dict(initial or {})
     last: dict[str, float] = {}
     predictions: list[MatchPrediction] = []
@@ -153,12 +177,13 @@ def replay(
                     else (86400.0 if isinstance(m.time, datetime) else 1.0)
                 )
                 el = []
-                for team in m.teams:
+                for k, team in enumerate(m.teams):
                     row = {}
-                    for p in team:
+                    for j, p in enumerate(team):
                         prev = last.get(p)
                         row[p] = 0.0 if prev is None else max(0.0, (now - prev) / unit)
-                        last[p] = now
+                        if m.weights is None or m.weights[k][j] > 0:  # absent players: not
+                            last[p] = now  # a game they played
                     el.append(row)
                 kwargs["elapsed"] = el
             weights: Sequence[Any] | None = None

@@ -29,7 +29,12 @@ from numpy.typing import NDArray
 from mindsport.errors import MindsportError
 from mindsport.history.match import Match
 from mindsport.rating.rating import Rating
-from mindsport.rating.trueskill import ConvergenceError, TrueSkill, draw_margin
+from mindsport.rating.trueskill import (
+    ConvergenceError,
+    InvalidGameError,
+    TrueSkill,
+    draw_margin,
+)
 
 __all__ = [
     "BatchInputError",
@@ -230,16 +235,25 @@ class BatchTrueSkill:
 
     def feed(self, block: MatchBlock) -> tuple[F64, F64]:
         """Rate every match of ``block``; return the pre-game ``mu``/``sigma`` per player slot."""
+        pre_mu, pre_sigma, _, _ = self.feed_full(block)
+        return pre_mu, pre_sigma
+
+    def feed_full(self, block: MatchBlock) -> tuple[F64, F64, F64, F64]:
+        """Rate every match of ``block``; return pre- and post-game ``mu``/``sigma`` per slot."""
         from mindsport.rating.kernels import replay_trueskill
 
         if len(block) == 0:
-            return np.zeros(0), np.zeros(0)
+            return np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0)
         block.validate()
+        if self.env.draw_probability == 0:
+            self._refuse_ties(block)
         self._grow(int(block.players.max()) + 1)
         max_team = int(np.diff(block.player_ptr).max())
         margins = self._margins_for(max_team)
         pre_mu = np.empty(len(block.players))
         pre_sigma = np.empty(len(block.players))
+        post_mu = np.empty(len(block.players))
+        post_sigma = np.empty(len(block.players))
         env = self.env
         status = replay_trueskill(
             self.mu,
@@ -261,10 +275,36 @@ class BatchTrueSkill:
             env.max_iterations,
             pre_mu,
             pre_sigma,
+            post_mu,
+            post_sigma,
         )
         if status < 0:
             raise ConvergenceError(f"match {-status - 1} of the block did not converge")
-        return pre_mu, pre_sigma
+        return pre_mu, pre_sigma, post_mu, post_sigma
+
+    @staticmethod
+    def _refuse_ties(block: MatchBlock) -> None:
+        """With ``draw_probability == 0`` a tie is impossible: name the first match with one."""
+        match_of_team = np.repeat(np.arange(len(block)), np.diff(block.team_ptr))
+        ranked = np.isfinite(block.ranks)
+        keys = np.stack([match_of_team[ranked], block.ranks[ranked]], axis=1)
+        order = np.lexsort((keys[:, 1], keys[:, 0]))
+        k = keys[order]
+        same = np.flatnonzero(np.all(k[1:] == k[:-1], axis=1))
+        if len(same):
+            index = int(k[same[0], 0])
+            err = InvalidGameError(
+                f"match {index} of the block has tied ranks, but "
+                "draw_probability is 0 so a tie is impossible under this model"
+            )
+            err.match_index = index  # type: ignore[attr-defined]
+            raise err
+
+    def set_rating(self, i: int, rating: Rating) -> None:
+        """Start player ``i`` from ``rating`` (e.g. a rating known before the history)."""
+        self._grow(i + 1)
+        self.mu[i] = rating.mu
+        self.sigma[i] = rating.sigma
 
     def rating_of(self, i: int) -> Rating:
         """Rating of the player with index ``i``."""

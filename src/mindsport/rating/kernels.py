@@ -140,6 +140,22 @@ def _down_and_truncate(
 
 
 @jit
+def _fill_post(
+    t0: int,
+    t1: int,
+    team_player_ptr: np.ndarray,
+    players: np.ndarray,
+    mu: np.ndarray,
+    sigma: np.ndarray,
+    post_mu: np.ndarray,
+    post_sigma: np.ndarray,
+) -> None:
+    for s in range(team_player_ptr[t0], team_player_ptr[t1]):
+        post_mu[s] = mu[players[s]]
+        post_sigma[s] = sigma[players[s]]
+
+
+@jit
 def replay_trueskill(
     mu: np.ndarray,
     sigma: np.ndarray,
@@ -160,12 +176,15 @@ def replay_trueskill(
     max_iterations: int,
     pre_mu: np.ndarray,
     pre_sigma: np.ndarray,
+    post_mu: np.ndarray,
+    post_sigma: np.ndarray,
 ) -> int:
     """Rate matches ``0..n-1`` in order, updating ``mu``/``sigma``/``last_time`` in place.
 
     ``team_rank`` is NaN for an unranked team. ``margins[k]`` is the draw margin for ``k``
     present players in the two teams. ``last_time`` is NaN for players not seen yet. The
-    pre-game ``mu``/``sigma`` of every player slot go to ``pre_mu``/``pre_sigma``. Returns 0, or
+    pre-game ``mu``/``sigma`` of every player slot go to ``pre_mu``/``pre_sigma``, the post-game
+    ones to ``post_mu``/``post_sigma``. Returns 0, or
     ``-(i + 1)`` if match ``i`` did not converge.
     """
     n_matches = match_team_ptr.shape[0] - 1
@@ -281,6 +300,7 @@ def replay_trueskill(
                         sg = sigma_floor
                     sigma[p] = sg
                     last_time[p] = now
+            _fill_post(t0, t1, team_player_ptr, players, mu, sigma, post_mu, post_sigma)
             continue
         for j in range(m):
             to_l[j, 0] = 0.0
@@ -390,4 +410,5 @@ def replay_trueskill(
                     sg = sigma_floor
                 sigma[p] = sg
                 last_time[p] = now
+        _fill_post(t0, t1, team_player_ptr, players, mu, sigma, post_mu, post_sigma)
     return 0
