@@ -1,7 +1,7 @@
 """Dou Dizhu bots: random, greedy, the strong plan-based bot and the graded ``level`` family.
 
 :func:`make_bot` builds one from a spec string: ``random``, ``greedy``, ``strong`` or
-``level:N`` (0 <= N <= 100).
+``level:N`` (0 <= N <= 100) or ``tracking`` (strong + card tracking + end-game look-ahead).
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from mindsport.doudizhu.bots.graded import LevelBot
 from mindsport.doudizhu.bots.plan import Plan, Planner
 from mindsport.doudizhu.bots.simple import GreedyBot, RandomBot
 from mindsport.doudizhu.bots.strong import StrongBot
+from mindsport.doudizhu.bots.tracking import TrackingBot
 from mindsport.errors import MindsportError
 
 __all__ = [
@@ -22,6 +23,7 @@ __all__ = [
     "Planner",
     "RandomBot",
     "StrongBot",
+    "TrackingBot",
     "make_bot",
     "make_bots",
 ]
@@ -32,7 +34,7 @@ class BotSpecError(MindsportError):
 
 
 def make_bot(spec: str) -> Bot:
-    """Build a bot from ``random``, ``greedy``, ``strong`` or ``level:N``."""
+    """Build a bot from ``random``, ``greedy``, ``strong``, ``tracking`` or ``level:N``."""
     text = spec.strip().lower()
     if text == "random":
         return RandomBot()
@@ -40,11 +42,13 @@ def make_bot(spec: str) -> Bot:
         return GreedyBot()
     if text == "strong":
         return StrongBot()
+    if text == "tracking":
+        return TrackingBot()
     name, _, arg = text.partition(":")
     if name == "level" and arg.strip().lstrip("-").isdigit():
         return LevelBot(int(arg))
     raise BotSpecError(
-        f"unknown bot {spec!r}: use random, greedy, strong or level:N with N in 0..100"
+        f"unknown bot {spec!r}: use random, greedy, strong, tracking or level:N with N in 0..100"
     )
 
 
