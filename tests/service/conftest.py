@@ -1,85 +1,11 @@
-"""Fixtures: a fresh database per test, SQLite always, PostgreSQL when configured.
-
-PostgreSQL tests (marker ``postgres``) run when ``MINDSPORT_TEST_POSTGRES_URL`` is set, e.g.
-``postgresql://mindsport:mindsport@127.0.0.1:5432/mindsport_test``; the tables of that database
-are dropped before each test.
-"""
+"""Service fixtures: a live server on loopback (database fixtures: ``tests/conftest.py``)."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-PG_ENV = "MINDSPORT_TEST_POSTGRES_URL"
-PG_SKIP = f"PostgreSQL tests need {PG_ENV} (e.g. postgresql://user:pw@127.0.0.1/db)"
-
-
-def _fresh_postgres() -> str:
-    from sqlalchemy import create_engine
-
-    from mindsport.store.schema import metadata
-    from mindsport.store.store import resolve_url
-
-    url = resolve_url(os.environ[PG_ENV])
-    engine = create_engine(url)
-    try:
-        metadata.drop_all(engine)
-    finally:
-        engine.dispose()
-    return url
-
-
-@pytest.fixture(
-    params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)],
-)
-def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """A database URL with no mindsport tables: a SQLite file, or the test PostgreSQL."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'ratings.db'}"
-        return
-    if not os.environ.get(PG_ENV):
-        pytest.skip(PG_SKIP)
-    yield _fresh_postgres()
-
-
-def ts_reference(
-    matches: list,  # type: ignore[type-arg]
-    **params: float,
-) -> tuple[dict[str, tuple[float, float]], dict[str, list[tuple[float, float]]]]:
-    """Independent reference: the ``trueskill`` 0.4.5 package replaying ``matches`` in the order
-    given. Returns the final (mu, sigma) per player and each player's (mu, sigma) after every
-    game."""
-    trueskill = pytest.importorskip("trueskill")
-    env = trueskill.TrueSkill(backend=None, **params)
-    cur: dict[str, tuple[float, float]] = {}
-    hist: dict[str, list[tuple[float, float]]] = {}
-    for m in matches:
-        groups = [
-            {p: env.create_rating(*cur[p]) if p in cur else env.create_rating() for p in t}
-            for t in m.teams
-        ]
-        weights = None
-        if m.weights is not None:
-            weights = {
-                (i, p): w
-                for i, (t, ws) in enumerate(zip(m.teams, m.weights, strict=True))
-                for p, w in zip(t, ws, strict=True)
-            }
-        new = env.rate(groups, ranks=list(m.ranks), weights=weights)
-        for g in new:
-            for p, r in g.items():
-                cur[p] = (r.mu, r.sigma)
-                hist.setdefault(p, []).append((r.mu, r.sigma))
-    return cur, hist
-
-
-@pytest.fixture
-def reference():  # type: ignore[no-untyped-def]
-    """:func:`ts_reference`."""
-    return ts_reference
 
 
 @pytest.fixture

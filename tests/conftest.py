@@ -1,4 +1,4 @@
-"""Fixtures: a fresh database per test, SQLite always, PostgreSQL when configured.
+"""Shared fixtures: a fresh database per test, SQLite always, PostgreSQL when configured.
 
 PostgreSQL tests (marker ``postgres``) run when ``MINDSPORT_TEST_POSTGRES_URL`` is set, e.g.
 ``postgresql://mindsport:mindsport@127.0.0.1:5432/mindsport_test``; the tables of that database
