@@ -31,6 +31,14 @@ class Rating:
     sigma: float
 
     def __post_init__(self) -> None:
+        if (  # the common case first, fast
+            type(self.mu) is float
+            and type(self.sigma) is float
+            and math.isfinite(self.mu)
+            and math.isfinite(self.sigma)
+            and self.sigma > 0
+        ):
+            return
         if isinstance(self.mu, bool) or not isinstance(self.mu, numbers.Real):
             raise InvalidRatingError(f"Rating mu must be a number, got {self.mu!r}")
         if not math.isfinite(self.mu):

@@ -77,6 +77,11 @@ def draw_margin(draw_probability: float, n_players: int, beta: float) -> float:
 
 def _is_number(x: object) -> bool:
     """A finite real number (Python or NumPy), not a bool."""
+    t = type(x)
+    if t is float:
+        return math.isfinite(x)  # type: ignore[arg-type]
+    if t is int:
+        return True
     return (
         not isinstance(x, bool | np.bool_)
         and isinstance(x, numbers.Real)
@@ -203,15 +208,21 @@ class TrueSkill:
         weights: Sequence[Any] | None,
         elapsed: Sequence[Any] | None,
     ) -> _Game:
-        if isinstance(teams, str | bytes | Mapping) or not isinstance(teams, Sequence):
+        if type(teams) is not list and (
+            isinstance(teams, str | bytes | Mapping) or not isinstance(teams, Sequence)
+        ):
             raise InvalidGameError(f"teams must be a list of teams, got {teams!r}")
         if len(teams) < 2:
             raise InvalidGameError(f"teams: a game needs at least two teams, got {len(teams)}")
         keys: list[list[Hashable] | None] = []
         ratings: list[list[Rating]] = []
         for i, team in enumerate(teams):
-            if isinstance(team, Mapping):
-                k: list[Hashable] | None = list(team.keys())
+            k: list[Hashable] | None
+            if type(team) is tuple or type(team) is list:
+                k = None
+                members = list(team)
+            elif isinstance(team, Mapping):
+                k = list(team.keys())
                 members = list(team.values())
             elif isinstance(team, Sequence) and not isinstance(team, str | bytes):
                 k = None
@@ -263,12 +274,16 @@ class TrueSkill:
             return out
 
         w = per_player("weights", weights, 1.0)
-        for i, ws in enumerate(w):
-            for j, x in enumerate(ws):
-                if not _is_number(x) or not 0 <= x <= 1:
-                    raise InvalidGameError(f"weights[{i}][{j}] must be in [0, 1], got {x!r}")
-            if all(x == 0 for x in ws):
-                raise InvalidGameError(f"weights[{i}]: every player of team {i} has weight 0")
+        if weights is not None:
+            for i, ws in enumerate(w):
+                for j, x in enumerate(ws):
+                    if not _is_number(x) or not 0 <= x <= 1:
+                        raise InvalidGameError(f"weights[{i}][{j}] must be in [0, 1], got {x!r}")
+                if all(x == 0 for x in ws):
+                    raise InvalidGameError(f"weights[{i}]: every player of team {i} has weight 0")
+            w = [[float(x) for x in ws] for ws in w]
+        if elapsed is None:
+            return _Game(keys, ratings, w, [[0.0] * len(rs) for rs in ratings])
         e = per_player("elapsed", elapsed, 0.0)
         extra: list[list[float]] = []
         for i, (es, rs) in enumerate(zip(e, ratings, strict=True)):
@@ -278,7 +293,7 @@ class TrueSkill:
                     raise InvalidGameError(f"elapsed[{i}][{j}] must be a number >= 0, got {x!r}")
                 row.append(self.decay(r, x).sigma ** 2 - r.sigma**2 if x else 0.0)
             extra.append(row)
-        return _Game(keys, ratings, [[float(x) for x in ws] for ws in w], extra)
+        return _Game(keys, ratings, w, extra)
 
     def _order(self, ranks: Sequence[Any] | None, n: int) -> tuple[list[int], int, list[Any]]:
         """Team indices sorted by rank (stable), unranked last; and how many are ranked."""
