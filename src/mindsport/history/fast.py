@@ -1,6 +1,7 @@
-"""The compiled path of :func:`mindsport.history.replay` for TrueSkill.
+"""The compiled paths of :func:`mindsport.history.replay`: TrueSkill, Elo, Glicko-2, Tenhou R.
 
-Matches are packed into blocks (:mod:`mindsport.rating.batch`) and rated by the numba kernel;
+Matches are packed into blocks (:mod:`mindsport.rating.batch`) and rated by the numba kernels
+(:mod:`mindsport.rating.kernels`, :mod:`mindsport.rating.kernels_classic`);
 pre-game predictions are computed from the kernel's pre-game values with array arithmetic. The
 results are those of the object path (tested to 1e-9): same ratings, same predictions, same
 history.
@@ -19,10 +20,14 @@ from scipy.special import ndtr
 from mindsport.errors import MindsportError
 from mindsport.history.match import Match
 from mindsport.rating.batch import BatchTrueSkill, PlayerIndex, encode_matches
+from mindsport.rating.batch_classic import BatchElo, BatchGlicko2, BatchTenhou
+from mindsport.rating.elo import Elo
+from mindsport.rating.glicko2 import Glicko2
 from mindsport.rating.rating import Rating
+from mindsport.rating.tenhou import TenhouRating
 from mindsport.rating.trueskill import TrueSkill, draw_margin
 
-__all__ = ["replay_trueskill"]
+__all__ = ["replay_classic", "replay_trueskill"]
 
 _CHUNK = 20_000
 
@@ -149,6 +154,172 @@ def replay_trueskill(
     if progress is not None:
         progress(done)
     ratings = {p: replayer.rating_of(i) for i, p in enumerate(index.ids)}
+    for p, r in (initial or {}).items():
+        ratings.setdefault(p, r)
+    return ratings, predictions, history
+
+
+def _object_error(model: Any, m: Match, predict: bool, use_elapsed: bool) -> MindsportError:
+    """The error the object path raises for match ``m`` (a shape the kernel does not take).
+
+    Shape errors do not depend on rating values, so the match is run through the object API
+    with new ratings, predictions first as :func:`~mindsport.history.replay` does.
+    """
+    from mindsport.history.replay import pair_outcome, pair_probability
+
+    teams = [{p: model.rating() for p in team} for team in m.teams]
+    try:
+        if predict:
+            n = len(teams)
+            for i in range(n):
+                for j in range(i + 1, n):
+                    if pair_outcome(m.ranks[i], m.ranks[j]) is not None:
+                        pair_probability(model, tuple(teams[i].values()), tuple(teams[j].values()))
+        weights = None
+        if m.weights is not None:
+            weights = [
+                dict(zip(t, w, strict=True)) for t, w in zip(m.teams, m.weights, strict=True)
+            ]
+        kwargs: dict[str, Any] = {}
+        if use_elapsed:
+            kwargs["elapsed"] = [{p: 0.0 for p in team} for team in m.teams]
+        model.rate(teams, list(m.ranks), weights, **kwargs)
+    except MindsportError as exc:
+        msg = f"match {m.id!r}: {exc}"
+        try:
+            err = type(exc)(msg)
+        except TypeError:
+            err = MindsportError(msg)
+        err.__cause__ = exc
+        return err
+    return MindsportError(f"match {m.id!r}: no compiled path for this match")
+
+
+def _first_refused(model: Any, block: Any) -> int | None:
+    """Index of the first match of ``block`` that ``model.rate`` refuses (None: all fine)."""
+    if type(model) is Elo:
+        return None
+    bad_team = np.diff(block.player_ptr) != 1
+    bad_team |= np.logical_or.reduceat(block.weights != 1, block.player_ptr[:-1])
+    if type(model) is TenhouRating:
+        bad_team |= np.isnan(block.ranks)
+    if not bad_team.any():
+        return None
+    match_of_team = np.repeat(np.arange(len(block)), np.diff(block.team_ptr))
+    return int(match_of_team[np.flatnonzero(bad_team)[0]])
+
+
+def replay_classic(
+    model: Elo | Glicko2 | TenhouRating,
+    matches: Iterable[Match],
+    *,
+    predict: bool,
+    keep_history: bool,
+    initial: Mapping[str, Any] | None,
+    time_unit: float | None,
+    progress: Callable[[int], None] | None,
+) -> tuple[dict[str, Any], list[Any], list[tuple[str, dict[str, Any]]]]:
+    """:func:`~mindsport.history.replay` for Elo, Glicko-2 and Tenhou R by the compiled kernels.
+
+    Ratings, predictions and history as the object path returns them (to rounding). A match
+    whose shape the model refuses raises the object path's error.
+    """
+    from mindsport.history.replay import MatchPrediction, pair_outcome
+
+    replayer: BatchElo | BatchGlicko2 | BatchTenhou
+    if isinstance(model, Elo):
+        replayer = BatchElo(model)
+    elif isinstance(model, Glicko2):
+        replayer = BatchGlicko2(model)
+    else:
+        replayer = BatchTenhou(model)
+    use_elapsed = isinstance(model, Glicko2) and model.period is not None
+    index = PlayerIndex()
+    for player, rating in (initial or {}).items():
+        replayer.set_rating(index.get(player), rating)
+    predictions: list[MatchPrediction] = []
+    history: list[tuple[str, dict[str, Any]]] = []
+    done = 0
+    for chunk in _chunks(matches, _CHUNK):
+        not_match: tuple[int, object] | None = None
+        for k, m in enumerate(chunk):
+            if not isinstance(m, Match):
+                not_match = (k, m)
+                chunk = chunk[:k]
+                break
+        if chunk:
+            block = encode_matches(chunk, index)
+            refused = _first_refused(model, block)
+            if refused is not None:
+                raise _object_error(model, chunk[refused], predict, use_elapsed)
+            if isinstance(replayer, BatchGlicko2):
+                units = None
+                if use_elapsed:
+                    units = np.array(
+                        [
+                            time_unit
+                            if time_unit is not None
+                            else (86400.0 if isinstance(m.time, datetime) else 1.0)
+                            for m in chunk
+                        ],
+                        dtype=np.float64,
+                    )
+                pre, post = replayer.feed_with_units(block, units)
+            else:
+                pre, post = replayer.feed_full(block)
+            if predict:
+                left: list[int] = []
+                right: list[int] = []
+                outcomes: list[float] = []
+                owners: list[tuple[int, int, int]] = []
+                for k, m in enumerate(chunk):
+                    t0 = int(block.team_ptr[k])
+                    n = len(m.teams)
+                    for i in range(n):
+                        for j in range(i + 1, n):
+                            o = pair_outcome(m.ranks[i], m.ranks[j])
+                            if o is None:
+                                continue
+                            left.append(t0 + i)
+                            right.append(t0 + j)
+                            outcomes.append(o)
+                            owners.append((k, i, j))
+                prob = replayer.pair_probabilities(
+                    block, pre, np.asarray(left, np.int64), np.asarray(right, np.int64)
+                )
+                per_match: list[list[tuple[int, int, float, float]]] = [[] for _ in chunk]
+                for (k, i, j), p, o in zip(owners, prob.tolist(), outcomes, strict=True):
+                    per_match[k].append((i, j, p, o))
+                for k, m in enumerate(chunk):
+                    predictions.append(MatchPrediction(done + k, m.id, tuple(per_match[k])))
+            if keep_history:
+                ids = index.ids
+                cols = [a.tolist() for a in post]
+                make = replayer.value_from
+                players = block.players.tolist()
+                ptr = block.player_ptr.tolist()
+                tptr = block.team_ptr.tolist()
+                for k, m in enumerate(chunk):
+                    history.append(
+                        (
+                            m.id,
+                            {
+                                ids[players[s]]: make(*(c[s] for c in cols))
+                                for s in range(ptr[tptr[k]], ptr[tptr[k + 1]])
+                            },
+                        )
+                    )
+        if not_match is not None:
+            raise MindsportError(
+                f"replay: item {done + not_match[0]} is not a Match: {not_match[1]!r}"
+            )
+        before = done
+        done += len(chunk)
+        if progress is not None and done // 1000 > before // 1000:
+            progress(done)
+    if progress is not None:
+        progress(done)
+    ratings = replayer.ratings(index)
     for p, r in (initial or {}).items():
         ratings.setdefault(p, r)
     return ratings, predictions, history

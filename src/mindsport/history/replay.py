@@ -104,23 +104,45 @@ def replay(
 
     ``initial``: ratings of players known before the first match. ``progress``: called with the
     number of matches done, every 1000 matches and at the end. ``fast``: use the compiled
-    TrueSkill kernel (:mod:`mindsport.history.fast`; same numbers); ``None`` picks it
-    automatically for :class:`~mindsport.rating.TrueSkill`, ``False`` forces the object path.
+    kernels (:mod:`mindsport.history.fast`; same numbers); ``None`` picks them automatically
+    for :class:`~mindsport.rating.TrueSkill`, :class:`~mindsport.rating.Elo` (constant K or
+    :class:`~mindsport.rating.FideK`), :class:`~mindsport.rating.Glicko2` and
+    :class:`~mindsport.rating.TenhouRating` (exact classes, ``initial`` ratings of the model's
+    own type); anything else, e.g. another callable K, takes the object path. ``False`` forces
+    the object path, ``True`` raises if there is no compiled path.
     """
     if not hasattr(model, "rate") or not hasattr(model, "rating"):
         raise MindsportError(f"replay: {model!r} is not a rating model (needs rate and rating)")
+    from mindsport.rating.batch_classic import compiled_model
+    from mindsport.rating.elo import Elo, EloRating
+    from mindsport.rating.glicko2 import Glicko2, Glicko2Rating
     from mindsport.rating.rating import Rating
+    from mindsport.rating.tenhou import TenhouR, TenhouRating
     from mindsport.rating.trueskill import TrueSkill
 
-    compiled_ok = type(model) is TrueSkill and all(
-        isinstance(r, Rating) for r in (initial or {}).values()
+    value_type: dict[type, type] = {
+        TrueSkill: Rating,
+        Elo: EloRating,
+        Glicko2: Glicko2Rating,
+        TenhouRating: TenhouR,
+    }
+    want = value_type.get(type(model))
+    compiled_ok = (
+        want is not None
+        and (type(model) is TrueSkill or compiled_model(model))
+        and all(  # initial ratings of the model's own type (game counts whole numbers)
+            (isinstance(r, Rating) if want is Rating else type(r) is want)
+            and (not hasattr(r, "games") or type(r.games) is int)
+            for r in (initial or {}).values()
+        )
     )
     if fast and not compiled_ok:
         raise MindsportError(f"replay: no compiled path for {model!r}")
     if compiled_ok and fast is not False:
-        from mindsport.history.fast import replay_trueskill
+        from mindsport.history.fast import replay_classic, replay_trueskill
 
-        rated, preds, hist = replay_trueskill(
+        compiled = replay_trueskill if type(model) is TrueSkill else replay_classic
+        rated, preds, hist = compiled(
             model,
             matches,
             predict=predict,
