@@ -454,3 +454,33 @@ def test_late_match_replays_only_what_depends_on_it(db_url: str, reference: Any)
             got = [x for h in rec.history for x in (h.mu, h.sigma)]
             assert got == pytest.approx([x for pair in hist[p] for x in pair], abs=TOL)
             assert rec.games == len(hist[p])
+
+
+def test_long_replays_use_the_compiled_kernel_with_the_same_numbers(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A bulk ingest above the threshold goes through the kernel; the object path agrees."""
+    import numpy as np
+
+    from mindsport.history import Match, replay
+    from mindsport.rating import TrueSkill
+    from mindsport.store import Store
+
+    rng = np.random.default_rng(5)
+    names = [f"p{i}" for i in range(40)]
+    games = []
+    for g in range(300):
+        k = int(rng.choice([2, 4]))
+        chosen = [str(x) for x in rng.choice(names, size=k, replace=False)]
+        teams = [chosen[:1], chosen[1:2]] if k == 2 else [chosen[:2], chosen[2:]]
+        ranks = [0, 0] if rng.random() < 0.1 else [int(x) for x in rng.permutation(2)]
+        games.append(Match(f"g{g}", g, teams, ranks))
+    expected = replay(TrueSkill(), games, fast=False).ratings
+    with Store(str(tmp_path / "fast.db")) as store:
+        store.compiled_min_matches = 100
+        store.ensure_league("main", "trueskill", {})
+        store.add_matches("main", games)
+        got = store.ratings("main")
+        store.recompute("main")
+        again = store.ratings("main")
+    for p, r in expected.items():
+        assert abs(got[p].mu - r.mu) < 1e-9 and abs(got[p].sigma - r.sigma) < 1e-9
+        assert abs(again[p].mu - r.mu) < 1e-9

@@ -54,6 +54,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+import numpy as np
 from sqlalchemy import (
     Connection,
     Engine,
@@ -286,13 +287,28 @@ class _Player:
 # --------------------------------------------------------------------------------------------
 
 
+def _compiled_trueskill(model: LeagueModel) -> bool:
+    """A league whose updates the compiled kernel reproduces: plain TrueSkill without drift
+    (the store passes no elapsed times)."""
+    from mindsport.rating.trueskill import TrueSkill
+
+    m = model.model
+    return type(m) is TrueSkill and m.drift == 0 and type(model) is LeagueModel
+
+
 class Store:
     """Leagues, their match logs and derived ratings in one SQL database.
 
     ``url``: a SQLAlchemy URL or a file path (default: ``$MINDSPORT_DATABASE_URL`` or
     ``./mindsport.db``). Tables are created when missing. ``models`` maps model names to factories
     (default: trueskill, elo, glicko2). Use as a context manager or call :meth:`close`.
+
+    Replays of at least ``compiled_min_matches`` matches in a TrueSkill league (file ingests,
+    :meth:`recompute`, a late match far back) run through the compiled kernel of
+    :mod:`mindsport.rating.batch`, with the same numbers as the object path.
     """
+
+    compiled_min_matches = 1000
 
     def __init__(
         self,
@@ -616,6 +632,8 @@ class Store:
     ) -> tuple[list[dict[str, Any]], set[str]]:
         """Replay ``rows`` (in order) on ``players``; returns history rows and touched players."""
         rows = list(rows)
+        if len(rows) >= self.compiled_min_matches and _compiled_trueskill(model):
+            return self._rate_all_compiled(lid, model, rows, players, progress)
         history: list[dict[str, Any]] = []
         touched: set[str] = set()
         initial = model.initial()
@@ -650,6 +668,91 @@ class Store:
                             "games": games,
                         }
                     )
+        return history, touched
+
+    def _rate_all_compiled(
+        self,
+        lid: int,
+        model: LeagueModel,
+        rows: list[Any],
+        players: dict[str, _Player],
+        progress: Callable[[int, int], None] | None,
+    ) -> tuple[list[dict[str, Any]], set[str]]:
+        """:meth:`_rate_all` through the compiled TrueSkill kernel (same numbers, tested).
+
+        Used for long replays (a file ingest, ``recompute``, a late match far back); the
+        object path serves the short ones, where loading the kernel would cost more than it
+        saves.
+        """
+        from mindsport.rating.batch import BatchTrueSkill, MatchBlock, PlayerIndex
+        from mindsport.rating.rating import Rating
+
+        index = PlayerIndex()
+        replayer = BatchTrueSkill(model.model)
+        seen = {p for r in rows for t in r["teams"] for p in t}
+        for p in seen:
+            known = players.get(p)
+            if known is not None:
+                replayer.set_rating(index.get(p), Rating(known.state.mu, known.state.sigma))
+        history: list[dict[str, Any]] = []
+        touched: set[str] = set()
+        step = 20_000
+        for start in range(0, len(rows), step):
+            chunk = rows[start : start + step]
+            team_ptr, player_ptr, slots, weights, ranks, times = [0], [0], [], [], [], []
+            for r in chunk:
+                for k, team in enumerate(r["teams"]):
+                    for j, p in enumerate(team):
+                        slots.append(index.get(p))
+                        weights.append(1.0 if r["weights"] is None else r["weights"][k][j])
+                    player_ptr.append(len(slots))
+                    rank = r["ranks"][k]
+                    ranks.append(float("nan") if rank is None else float(rank))
+                team_ptr.append(len(ranks))
+                times.append(float(r["time_value"]))
+            block = MatchBlock(
+                np.asarray(team_ptr, np.int64),
+                np.asarray(player_ptr, np.int64),
+                np.asarray(slots, np.int64),
+                np.asarray(weights, np.float64),
+                np.asarray(ranks, np.float64),
+                np.asarray(times, np.float64),
+            )
+            try:
+                _, _, post_mu, post_sigma = replayer.feed_full(block)
+            except MindsportError as exc:
+                bad = getattr(exc, "match_index", None)
+                if bad is None:
+                    raise
+                mid = chunk[int(bad)]["match_id"]
+                raise StoreError(f"match {mid!r}: model rejected it: {exc}") from exc
+            mu_list, sigma_list = post_mu.tolist(), post_sigma.tolist()
+            s = 0
+            for r in chunk:
+                tv = float(r["time_value"])
+                seq = int(r["seq"])
+                for team in r["teams"]:
+                    for p in team:
+                        prev = players.get(p)
+                        games = 1 if prev is None else prev.games + 1
+                        state = PlayerState(mu_list[s], sigma_list[s])
+                        players[p] = _Player(state, games, tv)
+                        touched.add(p)
+                        history.append(
+                            {
+                                "league_id": lid,
+                                "player": p,
+                                "seq": seq,
+                                "time_value": tv,
+                                "mu": state.mu,
+                                "sigma": state.sigma,
+                                "extra": None,
+                                "games": games,
+                            }
+                        )
+                        s += 1
+            if progress is not None:
+                progress(min(start + step, len(rows)), len(rows))
         return history, touched
 
     def _write_derived(
