@@ -1,13 +1,15 @@
-"""Games per second: RLCard's Dou Dizhu with its rule agents vs mindsport's engine and bots.
+"""Games per second: RLCard's Dou Dizhu with its rule agents vs mindsport's engines and bots.
 
 Everything runs in this one process, one core, one after the other; rates are games per CPU
 second of this process (time.process_time), so other load on the machine does not skew the ratio:
 
 * RLCard: ``rlcard.make("doudizhu")`` with three ``DouDizhuRuleAgentV1``, ``env.run``;
-* mindsport: ``play(deal(rng), bots)`` with the strong bot in all seats, graded bots, random.
+* mindsport python: ``play(deal(rng), bots)`` per game (the reference engine);
+* mindsport compiled: ``simulate_fast`` (numba: deal, moves, bots and game loop; the same games
+  as the Python engine for the same seeds), after a warm-up call that loads or compiles it.
 
     .venv/bin/pip install rlcard
-    .venv/bin/python benchmarks/bench_ddz.py --games 1000
+    .venv/bin/python benchmarks/bench_ddz.py --games 1000 --fast-games 20000
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ import numpy as np
 
 from mindsport.doudizhu import deal, play
 from mindsport.doudizhu.bots import make_bots
+from mindsport.doudizhu.compiled import simulate_fast
+
+BOTS = ("strong", "level:100,level:50,level:50", "level:50", "greedy", "random")
 
 
 def rlcard_rate(games: int, seed: int) -> float:
@@ -45,18 +50,28 @@ def mindsport_rate(games: int, seed: int, bots: str) -> float:
     return games / (time.process_time() - start)
 
 
+def compiled_rate(games: int, seed: int, bots: str) -> float:
+    simulate_fast(3, bots, seed=seed + 1)  # load (or compile) the kernels
+    start = time.process_time()
+    simulate_fast(games, bots, seed=seed)
+    return games / (time.process_time() - start)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=1000, help="games per engine/bot line")
+    parser.add_argument("--games", type=int, default=1000, help="games per Python-engine line")
+    parser.add_argument("--fast-games", type=int, default=20000, help="games per compiled line")
     parser.add_argument("--rlcard-games", type=int, default=300)
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
     base = rlcard_rate(args.rlcard_games, args.seed)
-    print(f"{'engine / bots':44s} {'games/s':>9s} {'vs RLCard':>10s}")
-    print(f"{'rlcard doudizhu, 3 x DouDizhuRuleAgentV1':44s} {base:9.1f} {1.0:9.1f}x")
-    for bots in ("strong", "level:100,level:50,level:50", "level:50", "greedy", "random"):
+    print(f"{'engine / bots':48s} {'games/s':>9s} {'vs RLCard':>10s}")
+    print(f"{'rlcard doudizhu, 3 x DouDizhuRuleAgentV1':48s} {base:9.1f} {1.0:9.1f}x")
+    for bots in BOTS:
         rate = mindsport_rate(args.games, args.seed, bots)
-        print(f"{'mindsport ' + bots:44s} {rate:9.1f} {rate / base:9.1f}x")
+        print(f"{'mindsport python   ' + bots:48s} {rate:9.1f} {rate / base:9.1f}x")
+        rate = compiled_rate(args.fast_games, args.seed, bots)
+        print(f"{'mindsport compiled ' + bots:48s} {rate:9.1f} {rate / base:9.1f}x")
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, cast
 
 import numpy as np
 import typer
@@ -16,7 +16,7 @@ from mindsport.doudizhu.deal import SEAT_NAMES, deal
 from mindsport.doudizhu.game import play
 from mindsport.doudizhu.logs import write_logs
 from mindsport.doudizhu.scoring import SCORING_RULES, ScoringRule
-from mindsport.doudizhu.simulate import game_rng, simulate
+from mindsport.doudizhu.simulate import Engine, game_rng, simulate
 from mindsport.errors import MindsportError
 
 _DEFAULT_OUT = Path("logs.jsonl")
@@ -84,12 +84,17 @@ def simulate_cmd(
     seed: int = typer.Option(0, help="Seed: game i uses (seed, i), whatever --jobs."),
     jobs: int = typer.Option(1, min=1, help="Worker processes."),
     scoring: str = typer.Option("linear", help="Scoring: linear, ccpc2016 or classic."),
+    engine: str = typer.Option(
+        "auto", help="auto (compiled for built-in bots), python or compiled: same games."
+    ),
 ) -> None:
     """Simulate many games and write them as JSONL."""
     console = Console()
     try:
         rule = _scoring(scoring)
         make_bots(bots)
+        if engine not in ("auto", "python", "compiled"):
+            raise MindsportError(f"unknown engine {engine!r}; use auto, python or compiled")
         with Progress(console=console, transient=True) as progress:
             task = progress.add_task("games", total=games)
             records = simulate(
@@ -99,6 +104,7 @@ def simulate_cmd(
                 jobs=jobs,
                 scoring=rule,
                 progress=lambda n: progress.advance(task, n),
+                engine=cast(Engine, engine),
             )
         write_logs(out, records)
     except MindsportError as exc:

@@ -1,18 +1,30 @@
-"""Many games with deterministic per-game seeds (same results whatever the number of jobs)."""
+"""Many games with deterministic per-game seeds (same results whatever the number of jobs).
+
+Games between the built-in bots (``random``, ``greedy``, ``strong``, ``level:N``) run on the
+compiled engine (:mod:`mindsport.doudizhu.compiled`), which plays exactly the same games as
+:func:`~mindsport.doudizhu.game.play` from the same seeds; other bots (any
+:class:`~mindsport.doudizhu.bots.Bot` object) are played by :func:`play`.
+"""
 
 from __future__ import annotations
 
 import multiprocessing
 from collections.abc import Callable, Iterator, Sequence
+from typing import Literal
 
 import numpy as np
 
-from mindsport.doudizhu.bots import make_bots
+from mindsport.doudizhu.bots import Bot, make_bots
 from mindsport.doudizhu.deal import deal
 from mindsport.doudizhu.game import GameRecord, play
 from mindsport.doudizhu.scoring import LINEAR, ScoringRule
+from mindsport.errors import MindsportError
 
-__all__ = ["game_rng", "simulate"]
+__all__ = ["Engine", "game_rng", "simulate"]
+
+#: ``auto``: compiled when every bot has a compiled version, else Python.
+Engine = Literal["auto", "python", "compiled"]
+Bots = str | Sequence[Bot]
 
 
 def game_rng(seed: int, index: int) -> np.random.Generator:
@@ -20,13 +32,37 @@ def game_rng(seed: int, index: int) -> np.random.Generator:
     return np.random.default_rng([seed, index])
 
 
-def _run_chunk(args: tuple[str, int, Sequence[int], ScoringRule]) -> list[GameRecord]:
-    specs, seed, indices, scoring = args
-    bots = make_bots(specs)
+def _players(bots: Bots) -> list[Bot]:
+    players = make_bots(bots) if isinstance(bots, str) else list(bots)
+    if len(players) != 3:
+        raise MindsportError(f"a game needs 3 players, got {len(players)}")
+    return players
+
+
+def _use_compiled(bots: Bots, engine: Engine) -> bool:
+    if engine == "python":
+        return False
+    from mindsport.doudizhu.compiled import supported
+
+    ok = supported(bots)
+    if engine == "compiled" and not ok:
+        raise MindsportError("the compiled engine plays only random, greedy, strong and level:N")
+    return ok
+
+
+def _run_chunk(
+    args: tuple[Bots, int, Sequence[int], ScoringRule, bool],
+) -> list[GameRecord]:
+    bots, seed, indices, scoring, compiled = args
+    if compiled:
+        from mindsport.doudizhu.compiled import simulate_records
+
+        return simulate_records(indices, bots, seed=seed, scoring=scoring)
+    players = _players(bots)
     out = []
     for i in indices:
         rng = game_rng(seed, i)
-        out.append(play(deal(rng), bots, scoring=scoring, rng=rng))
+        out.append(play(deal(rng), players, scoring=scoring, rng=rng))
     return out
 
 
@@ -37,20 +73,24 @@ def _chunks(games: int, size: int) -> Iterator[range]:
 
 def simulate(
     games: int,
-    bots: str,
+    bots: Bots,
     seed: int = 0,
     jobs: int = 1,
     scoring: ScoringRule = LINEAR,
     progress: Callable[[int], None] | None = None,
+    engine: Engine = "auto",
 ) -> list[GameRecord]:
-    """Play ``games`` games between the bots of spec ``bots`` (e.g. ``"strong,level:40,level:40"``).
+    """Play ``games`` games between ``bots``: a spec (e.g. ``"strong,level:40,level:40"``) or
+    three :class:`~mindsport.doudizhu.bots.Bot` objects (landlord, farmer1, farmer2).
 
     Game i deals and plays from :func:`game_rng` ``(seed, i)``, so the records are the same for
-    any ``jobs``. ``progress(n)`` is called with the number of games just finished.
+    any ``jobs`` and either ``engine``. ``progress(n)`` is called with the number of games just
+    finished. ``engine="auto"`` uses the compiled engine when all bots are built-in.
     """
-    make_bots(bots)  # fail early on a bad spec
+    _players(bots)  # fail early on a bad spec
+    compiled = _use_compiled(bots, engine)
     chunk = max(1, min(200, games // (4 * max(1, jobs)) or 1))
-    tasks = [(bots, seed, list(r), scoring) for r in _chunks(games, chunk)]
+    tasks = [(bots, seed, list(r), scoring, compiled) for r in _chunks(games, chunk)]
     results: list[GameRecord] = []
     if jobs <= 1:
         for task in tasks:
@@ -62,7 +102,7 @@ def simulate(
     # fork shares the parent's compiled numba kernels; warm them up once before forking
     methods = multiprocessing.get_all_start_methods()
     if "fork" in methods:
-        _run_chunk((bots, seed, [0], scoring))
+        _run_chunk((bots, seed, [0], scoring, compiled))
     context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     with context.Pool(jobs) as pool:
         for part in pool.imap(_run_chunk, tasks):

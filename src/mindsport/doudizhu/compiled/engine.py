@@ -1,0 +1,188 @@
+# mypy: allow-untyped-defs
+# ruff: noqa: SIM108  (numba kernels: plain loops and comparisons compile best)
+"""The compiled game loop: deal (optional), play, outcome, and optionally every move.
+
+:func:`run_games` plays a batch. Game ``g`` starts from the PCG64 state ``states[g]`` (the
+state of the Python engine's ``np.random.Generator`` for that game); when ``deals`` is empty
+the kernel deals from that state first exactly like :func:`mindsport.doudizhu.deal.deal`,
+otherwise it plays ``deals[g]`` (3 x 15 counts). Then the bots draw on the same state as in
+:func:`mindsport.doudizhu.game.play`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from mindsport.doudizhu.compiled.bots import (
+    BOT_GREEDY,
+    BOT_LEVEL,
+    BOT_STRONG,
+    MAX_GROUPS,
+    _greedy,
+    _lead,
+    _respond,
+)
+from mindsport.doudizhu.compiled.movegen import BOMB, MAX_MOVES, N_RANKS, PASS, ROCKET, legal
+from mindsport.doudizhu.compiled.rng import bounded, next_double, permutation
+
+__all__ = ["MAX_TURNS", "REC_WIDTH", "run_games"]
+
+MAX_TURNS = 1000
+#: A recorded turn: seat, kind (-1 pass), main, then the 15 counts.
+REC_WIDTH = 3 + N_RANKS
+_DECK = np.repeat(np.arange(N_RANKS), (4,) * 13 + (1, 1)).astype(np.int64)
+
+
+@njit(cache=True)
+def _deal(st, deck, hands):  # pragma: no cover - compiled
+    order = permutation(st, 54)
+    for s in range(3):
+        for r in range(N_RANKS):
+            hands[s, r] = 0
+    for i in range(51):
+        hands[i % 3, deck[order[i]]] += 1
+    for i in range(51, 54):
+        hands[0, deck[order[i]]] += 1
+
+
+@njit(cache=True)
+def run_games(
+    states, deals, codes, levels, deck, out_deals, results, rec, rec_count, game_turns
+):  # pragma: no cover - compiled
+    """Play games 0.. of the batch; returns how many were played.
+
+    ``results[g]`` = (winner seat, bombs, rockets, spring, plays of seats 0, 1, 2, turns).
+    ``out_deals`` (G x 3 x 15, or empty) receives the deals. When ``rec`` is not empty every
+    turn is appended to it (``rec_count[0]`` rows used) and ``game_turns[g]`` holds the game's
+    number of turns; the batch stops early (returning fewer games) when the next game might not
+    fit.
+    """
+    mc = np.zeros((MAX_MOVES, N_RANKS), np.int64)
+    mk = np.zeros(MAX_MOVES, np.int64)
+    mm = np.zeros(MAX_MOVES, np.int64)
+    ms = np.zeros(MAX_MOVES, np.int64)
+    gk = np.zeros(MAX_GROUPS, np.int64)
+    gm = np.zeros(MAX_GROUPS, np.int64)
+    gs = np.zeros(MAX_GROUPS, np.int64)
+    gc = np.zeros((MAX_GROUPS, N_RANKS), np.int64)
+    out = np.zeros(N_RANKS, np.int64)
+    hands = np.zeros((3, N_RANKS), np.int64)
+    left = np.zeros(3, np.int64)
+    last = np.zeros(N_RANKS, np.int64)
+    plays = np.zeros(3, np.int64)
+    recording = rec.shape[0] > 0
+    dealing = deals.shape[0] == 0
+    n_games = states.shape[0]
+    for g in range(n_games):
+        if recording and rec_count[0] + MAX_TURNS > rec.shape[0] and g > 0:
+            return g
+        st = states[g]
+        if dealing:
+            _deal(st, deck, hands)
+        else:
+            for s in range(3):
+                for r in range(N_RANKS):
+                    hands[s, r] = deals[g, s, r]
+        if out_deals.shape[0] > 0:
+            for s in range(3):
+                for r in range(N_RANKS):
+                    out_deals[g, s, r] = hands[s, r]
+        for s in range(3):
+            t = 0
+            for r in range(N_RANKS):
+                t += hands[s, r]
+            left[s] = t
+            plays[s] = 0
+        current = 0
+        last_player = -1
+        lk = -1
+        lmain = -1
+        lsize = 0
+        bombs = 0
+        rockets = 0
+        winner = -1
+        turns = 0
+        while winner < 0 and turns < MAX_TURNS:
+            seat = current
+            if last_player == -1 or last_player == seat:
+                pk = -1
+            else:
+                pk = lk
+            # the decision of the bot in this seat (one kernel: see bots.decide)
+            code = codes[seat]
+            level = levels[seat]
+            strong = code == BOT_STRONG
+            if code == BOT_LEVEL:
+                strong = level >= 100 or (level > 0 and next_double(st) * 100 < level)
+            if strong and pk < 0:
+                kind, main = _lead(seat, hands, left, mc, mk, mm, ms, gk, gm, gs, gc, out)
+            else:
+                n = legal(hands[seat], pk, lmain, lsize, mc, mk, mm, ms)
+                if code == BOT_GREEDY:
+                    i = _greedy(n, mk, mm, ms) if n > 0 else -1
+                elif strong:
+                    i = _respond(seat, hands, left, pk, n, last_player, mc, mk, mm, ms)
+                else:  # random: uniform over the moves and (when allowed) the pass
+                    i = bounded(st, n + (0 if pk < 0 else 1))
+                    if i >= n:
+                        i = -1
+                if i < 0:
+                    kind = PASS
+                    main = -1
+                else:
+                    for r in range(N_RANKS):
+                        out[r] = mc[i, r]
+                    kind = mk[i]
+                    main = mm[i]
+            if recording:
+                row = rec_count[0]
+                rec[row, 0] = seat
+                rec[row, 1] = kind
+                rec[row, 2] = main
+                for r in range(N_RANKS):
+                    rec[row, 3 + r] = out[r] if kind != PASS else 0
+                rec_count[0] = row + 1
+            turns += 1
+            if kind != PASS:
+                size = 0
+                for r in range(N_RANKS):
+                    hands[seat, r] -= out[r]
+                    last[r] = out[r]
+                    size += out[r]
+                left[seat] -= size
+                lk = kind
+                lmain = main
+                lsize = size
+                last_player = seat
+                plays[seat] += 1
+                if kind == BOMB:
+                    bombs += 1
+                elif kind == ROCKET:
+                    rockets += 1
+                if left[seat] == 0:
+                    winner = seat
+                    break
+            current = (seat + 1) % 3
+        if winner < 0:
+            raise ValueError("a game did not end in MAX_TURNS turns")
+        if winner == 0:
+            spring = plays[1] == 0 and plays[2] == 0
+        else:
+            spring = plays[0] == 1
+        results[g, 0] = winner
+        results[g, 1] = bombs
+        results[g, 2] = rockets
+        results[g, 3] = 1 if spring else 0
+        results[g, 4] = plays[0]
+        results[g, 5] = plays[1]
+        results[g, 6] = plays[2]
+        results[g, 7] = turns
+        if recording:
+            game_turns[g] = turns
+    return n_games
+
+
+def deck() -> np.ndarray:
+    """The deck as ranks (54), in the order :func:`mindsport.doudizhu.deal.deal` indexes it."""
+    return _DECK

@@ -1,0 +1,342 @@
+# mypy: allow-untyped-defs
+
+"""The strong bot's hand planner, compiled for the game kernels.
+
+The cost search is a verbatim copy of :mod:`mindsport.doudizhu.bots.fastplan` (compiled with
+``cache=True`` here, so a change there cannot leave a stale cached kernel here; the identity
+tests compare the two). :func:`plan_groups` mirrors :meth:`Planner.plan
+<mindsport.doudizhu.bots.plan.Planner.plan>`: the chains of the best plan in search order,
+then :func:`~mindsport.doudizhu.bots.plan._base_plan`'s groups.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from mindsport.doudizhu.compiled.movegen import (
+    ACE,
+    BIG_JOKER,
+    BOMB,
+    KING,
+    N_RANKS,
+    PAIR,
+    PAIR_STRAIGHT,
+    PLANE,
+    PLANE_PAIR,
+    PLANE_SINGLE,
+    ROCKET,
+    SINGLE,
+    SMALL_JOKER,
+    STRAIGHT,
+    TRIO,
+    TRIO_PAIR,
+    TRIO_SINGLE,
+    TWO,
+)
+
+__all__ = ["best", "plan_groups"]
+
+_SMALL_JOKER = 13
+_BIG_JOKER = 14
+_TWO = 12
+_ACE = 11
+_KING = 10
+
+
+@njit(cache=True)
+def _g(main: int) -> float:  # pragma: no cover - compiled
+    return 1.0 - 0.07 * max(0, main - 7)
+
+
+@njit(cache=True)
+def _base_cost(c: np.ndarray) -> float:  # pragma: no cover - compiled
+    cost = 0.0
+    fs = np.empty(16, np.int64)
+    fp = np.empty(16, np.int64)
+    nfs = 0
+    nfp = 0
+    if c[_SMALL_JOKER] > 0 and c[_BIG_JOKER] > 0:
+        cost -= 0.4
+    else:
+        if c[_SMALL_JOKER] > 0:
+            cost += _g(_SMALL_JOKER)
+        if c[_BIG_JOKER] > 0:
+            cost += _g(_BIG_JOKER)
+    for r in range(_TWO + 1):
+        n = c[r]
+        if n == 4:
+            cost -= 0.3
+        elif n == 2:
+            cost += _g(r)
+            if r <= _KING:
+                fp[nfp] = r
+                nfp += 1
+        elif n == 1:
+            cost += _g(r)
+            if r <= _KING:
+                fs[nfs] = r
+                nfs += 1
+    i_s = 0
+    i_p = 0
+    r = 0
+    while r <= _TWO:
+        if c[r] != 3:
+            r += 1
+            continue
+        n = 1
+        if r <= _ACE:
+            while r + n <= _ACE and c[r + n] == 3 and n < 5:
+                n += 1
+        end = r + n - 1
+        cost += _g(end)
+        if n >= 2:
+            if nfs - i_s >= n:
+                for k in range(n):
+                    cost -= _g(fs[i_s + k])
+                i_s += n
+            elif nfp - i_p >= n:
+                for k in range(n):
+                    cost -= _g(fp[i_p + k])
+                i_p += n
+        elif i_s < nfs:
+            cost -= _g(fs[i_s])
+            i_s += 1
+        elif i_p < nfp:
+            cost -= _g(fp[i_p])
+            i_p += 1
+        r = end + 1
+    return cost
+
+
+_MAX_DEPTH = 16
+
+
+@njit(cache=True)
+def best(c: np.ndarray, start: int) -> float:  # pragma: no cover - compiled
+    """Best plan cost of ``c`` (chains starting at ``start`` or later); ``c`` is restored.
+
+    fastplan's recursive ``_best`` run on an explicit stack (numba cannot cache recursive
+    kernels called from other cached kernels): the same additions and comparisons in the same
+    order, hence bit-identical costs.
+    """
+    f_bst = np.empty(_MAX_DEPTH, np.float64)
+    f_s = np.empty(_MAX_DEPTH, np.int64)
+    f_kind = np.empty(_MAX_DEPTH, np.int64)
+    f_end = np.empty(_MAX_DEPTH, np.int64)
+    f_len = np.empty(_MAX_DEPTH, np.int64)
+    d = 0
+    f_bst[0] = _base_cost(c)
+    f_s[0] = start
+    f_kind[0] = 0
+    f_len[0] = -1
+    while True:
+        # frame d scans (s, kind) from (f_s, f_kind) for the next chain to take
+        s = f_s[d]
+        kind = f_kind[d]
+        pushed = False
+        while s < _ACE - 1:
+            if c[s] == 0 or kind >= 2:
+                s += 1
+                kind = 0
+                continue
+            width = 1 if kind == 0 else 2
+            min_len = 5 if kind == 0 else 3
+            max_len = 12 if kind == 0 else 10
+            if c[s] < width:
+                kind += 1
+                continue
+            end = s
+            while end <= _ACE and c[end] >= width and end - s < max_len:
+                end += 1
+            if end - s < min_len:
+                kind += 1
+                continue
+            for r in range(s, s + min_len - 1):
+                c[r] -= width
+            c[s + min_len - 1] -= width
+            f_s[d] = s
+            f_kind[d] = kind
+            f_end[d] = end
+            f_len[d] = min_len
+            d += 1
+            f_bst[d] = _base_cost(c)
+            f_s[d] = s
+            f_kind[d] = 0
+            f_len[d] = -1
+            pushed = True
+            break
+        if pushed:
+            continue
+        # frame d is done: its parent adds it, then tries the next length or moves on
+        while True:
+            result = f_bst[d]
+            if d == 0:
+                return result
+            d -= 1
+            s = f_s[d]
+            kind = f_kind[d]
+            width = 1 if kind == 0 else 2
+            length = f_len[d]
+            end = f_end[d]
+            cost = result + _g(s + length - 1)
+            if cost < f_bst[d]:
+                f_bst[d] = cost
+            if length + 1 <= end - s:
+                length += 1
+                c[s + length - 1] -= width
+                f_len[d] = length
+                d += 1
+                f_bst[d] = _base_cost(c)
+                f_s[d] = s
+                f_kind[d] = 0
+                f_len[d] = -1
+                break
+            for r in range(s, end):
+                c[r] += width
+            f_len[d] = -1
+            f_kind[d] = kind + 1
+            break
+
+
+@njit(cache=True)
+def _first_chain(c: np.ndarray, start: int) -> tuple[int, int, int]:  # pragma: no cover
+    bst = _base_cost(c)
+    choice = (0, 0, 0)
+    for s in range(start, _ACE - 1):
+        if c[s] == 0:
+            continue
+        for kind in range(2):
+            width = 1 if kind == 0 else 2
+            min_len = 5 if kind == 0 else 3
+            max_len = 12 if kind == 0 else 10
+            if c[s] < width:
+                continue
+            end = s
+            while end <= _ACE and c[end] >= width and end - s < max_len:
+                end += 1
+            if end - s < min_len:
+                continue
+            for r in range(s, s + min_len - 1):
+                c[r] -= width
+            for length in range(min_len, end - s + 1):
+                c[s + length - 1] -= width
+                cost = best(c, s) + _g(s + length - 1)
+                if cost < bst:
+                    bst = cost
+                    choice = (s, width, length)
+            for r in range(s, end):
+                c[r] += width
+    return choice
+
+
+@njit(cache=True)
+def _group(gk, gm, gc, ng, kind, main):  # pragma: no cover - compiled
+    gk[ng] = kind
+    gm[ng] = main
+    return ng + 1
+
+
+@njit(cache=True)
+def plan_groups(hand, gk, gm, gs, gc):  # pragma: no cover - compiled
+    """Groups of the best plan of ``hand`` (kind, main, size, counts rows); returns the count."""
+    c = hand.copy()
+    ng = 0
+    for i in range(gc.shape[0]):
+        for r in range(N_RANKS):
+            gc[i, r] = 0
+    start = 0
+    while True:
+        s, width, length = _first_chain(c, start)
+        if width == 0:
+            break
+        for r in range(s, s + length):
+            gc[ng, r] = width
+            c[r] -= width
+        ng = _group(gk, gm, gc, ng, STRAIGHT if width == 1 else PAIR_STRAIGHT, s + length - 1)
+        start = s
+    # base plan of the rest
+    rocket = c[SMALL_JOKER] > 0 and c[BIG_JOKER] > 0
+    if rocket:
+        gc[ng, SMALL_JOKER] = 1
+        gc[ng, BIG_JOKER] = 1
+        ng = _group(gk, gm, gc, ng, ROCKET, BIG_JOKER)
+    trios = np.empty(N_RANKS, np.int64)
+    pairs = np.empty(N_RANKS, np.int64)
+    singles = np.empty(N_RANKS, np.int64)
+    nt = 0
+    npr = 0
+    ns = 0
+    for r in range(TWO + 1):
+        if c[r] == 3:
+            trios[nt] = r
+            nt += 1
+        elif c[r] == 2:
+            pairs[npr] = r
+            npr += 1
+        elif c[r] == 1:
+            singles[ns] = r
+            ns += 1
+    if not rocket:
+        for r in (SMALL_JOKER, BIG_JOKER):
+            if c[r] > 0:
+                singles[ns] = r
+                ns += 1
+    for r in range(TWO + 1):
+        if c[r] == 4:
+            gc[ng, r] = 4
+            ng = _group(gk, gm, gc, ng, BOMB, r)
+    n_free_s = 0
+    for i in range(ns):
+        if singles[i] <= KING:
+            n_free_s += 1
+    n_free_p = 0
+    for i in range(npr):
+        if pairs[i] <= KING:
+            n_free_p += 1
+    used_s = 0
+    used_p = 0
+    i = 0
+    while i < nt:
+        j = i + 1
+        while j < nt and trios[j] <= ACE and trios[j] == trios[j - 1] + 1 and j - i < 5:
+            j += 1
+        n = j - i
+        for k in range(i, j):
+            gc[ng, trios[k]] = 3
+        if n >= 2 and n_free_s - used_s >= n:
+            for k in range(used_s, used_s + n):
+                gc[ng, singles[k]] += 1
+            used_s += n
+            kind = PLANE_SINGLE
+        elif n >= 2 and n_free_p - used_p >= n:
+            for k in range(used_p, used_p + n):
+                gc[ng, pairs[k]] = 2
+            used_p += n
+            kind = PLANE_PAIR
+        elif n >= 2:
+            kind = PLANE
+        elif used_s < n_free_s:
+            gc[ng, singles[used_s]] += 1
+            used_s += 1
+            kind = TRIO_SINGLE
+        elif used_p < n_free_p:
+            gc[ng, pairs[used_p]] = 2
+            used_p += 1
+            kind = TRIO_PAIR
+        else:
+            kind = TRIO
+        ng = _group(gk, gm, gc, ng, kind, trios[j - 1])
+        i = j
+    for k in range(used_p, npr):
+        gc[ng, pairs[k]] = 2
+        ng = _group(gk, gm, gc, ng, PAIR, pairs[k])
+    for k in range(used_s, ns):
+        gc[ng, singles[k]] = 1
+        ng = _group(gk, gm, gc, ng, SINGLE, singles[k])
+    for i in range(ng):
+        size = 0
+        for r in range(N_RANKS):
+            size += gc[i, r]
+        gs[i] = size
+    return ng
