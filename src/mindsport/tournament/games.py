@@ -91,28 +91,45 @@ def random_deals(count: int, rng: np.random.Generator, *, one_bomb: bool = False
 
 
 def _play_chunk(task: tuple[int, tuple[Game, ...], Any]) -> list[float]:
+    """Play a chunk of games. Line-ups of built-in bots go through the compiled engine
+    (:func:`mindsport.doudizhu.compiled.play_fast`, move for move the game ``play`` gives for
+    the same generator); anything else through :func:`mindsport.doudizhu.play`."""
+    from mindsport.doudizhu.compiled import play_fast, supported
+
     seed, games, scoring = task
     bots: dict[str, Any] = {}
     deals: dict[str, Deal] = {}
+    compiled: dict[tuple[str, ...], bool] = {}
     out = []
     for game in games:
-        seats = []
-        for spec in game.bots:
-            if spec not in bots:
-                bots[spec] = make_bot(spec)
-            seats.append(bots[spec])
         d = deals.get(game.deal)
         if d is None:
             d = deals[game.deal] = Deal.parse(game.deal)
         rng = task_rng(seed, *game.key)
+        specs = tuple(game.bots)
+        fast = compiled.get(specs)
+        if fast is None:
+            fast = compiled[specs] = supported(",".join(specs))
+        if fast:
+            out.append(float(play_fast(d, ",".join(specs), scoring, rng).landlord_score))
+            continue
+        seats = []
+        for spec in specs:
+            if spec not in bots:
+                bots[spec] = make_bot(spec)
+            seats.append(bots[spec])
         out.append(float(play(d, seats, scoring, rng).landlord_score))
     return out
 
 
 def warm_engine() -> None:
-    """Play one game so compiled kernels exist before worker processes fork."""
+    """Play one game on each engine so compiled kernels exist before worker processes fork."""
+    from mindsport.doudizhu.compiled import play_fast
+
     rng = np.random.default_rng(0)
-    play(deal(rng), [make_bot("strong"), make_bot("strong"), make_bot("strong")], LINEAR, rng)
+    d = deal(rng)
+    play(d, [make_bot("strong"), make_bot("strong"), make_bot("strong")], LINEAR, rng)
+    play_fast(d, "strong,strong,strong", LINEAR, np.random.default_rng(0))
 
 
 def play_games(
