@@ -20,9 +20,13 @@ run: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest
 
-## bench: side-by-side benchmarks against the peer libraries (not part of the tests)
+## bench: side-by-side benchmarks against the peer libraries (not part of the tests; ~10 min)
 bench: $(STAMP)
 	$(PY) benchmarks/bench_rate.py
+	$(PY) benchmarks/bench_replay.py --scale 0.3
+	$(PY) benchmarks/bench_ddz.py --games 300 --fast-games 5000 --rlcard-games 100
+	$(PY) benchmarks/bench_dih.py
+	$(PY) benchmarks/tournament_scale.py --hands 40
 
 ## lint: ruff and mypy
 lint: $(STAMP)
