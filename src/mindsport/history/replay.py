@@ -23,6 +23,7 @@ from typing import Any
 
 from mindsport.errors import MindsportError
 from mindsport.history.match import Match
+from mindsport.rating.elo import pair_score as pair_outcome
 
 __all__ = ["MatchPrediction", "Replay", "pair_outcome", "pair_probability", "replay"]
 
@@ -54,17 +55,6 @@ class Replay:
     ratings: dict[str, Any]
     predictions: list[MatchPrediction] = field(default_factory=list)
     history: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
-
-
-def pair_outcome(ri: int | float | None, rj: int | float | None) -> float | None:
-    """1.0 if rank ``ri`` is ahead of ``rj``, 0.0 behind, 0.5 tied, None if both unranked."""
-    if ri is None and rj is None:
-        return None
-    if ri is None:
-        return 0.0
-    if rj is None:
-        return 1.0
-    return 1.0 if ri < rj else 0.5 if ri == rj else 0.0
 
 
 def pair_probability(model: Any, team_a: Any, team_b: Any) -> float:

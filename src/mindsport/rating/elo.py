@@ -137,7 +137,11 @@ def check_weights(
 
 
 def pair_score(ri: int | float | None, rj: int | float | None) -> float | None:
-    """Score of team i against team j from ranks (1 ahead, 0.5 tie, 0 behind, None unknown)."""
+    """Score of team i against team j from ranks (1 ahead, 0.5 tie, 0 behind, None unknown).
+
+    Unranked teams (``None``) finished below every ranked team; two unranked teams are not
+    compared. Also the outcome :func:`mindsport.history.replay` scores predictions against.
+    """
     if ri is None and rj is None:
         return None
     if ri is None:
