@@ -241,3 +241,13 @@ def test_bad_moves_name_the_input() -> None:
         Move("pair", "3334")
     with pytest.raises(MoveError, match="unknown move kind"):
         Move("triple", "333")  # type: ignore[arg-type]
+
+
+def test_previous_given_as_text_or_refused() -> None:
+    from mindsport.doudizhu.moves import MoveError, parse_move
+
+    assert legal_moves("34567889TTJQ", "56789") == legal_moves("34567889TTJQ", parse_move("56789"))
+    with pytest.raises(MoveError, match="previous must be a Move"):
+        legal_moves("3345", 5)  # type: ignore[arg-type]
+    with pytest.raises(MoveError):
+        legal_moves("3345", "3456")  # four cards of no kind

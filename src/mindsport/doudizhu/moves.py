@@ -378,17 +378,25 @@ def _reading(counts: Counts, kind: Kind) -> Move | None:
     return None if main is None else _make(kind, counts, main)
 
 
-def legal_moves(hand: str | Counts, previous: Move | None = None) -> list[Move]:
+def legal_moves(hand: str | Counts, previous: Move | str | None = None) -> list[Move]:
     """Every distinct move (kind, cards) from ``hand`` that may lead or that beats ``previous``.
 
-    ``hand`` is a card string or a 15-length count vector. Pass is not listed.
+    ``hand`` is a card string or a 15-length count vector; ``previous`` a :class:`Move`, its
+    text (read by :func:`parse_move`: ``"55"``, ``"plane_single:33344456"``) or ``None`` to
+    lead. Pass is not listed.
 
     >>> [str(m) for m in legal_moves("3345", Move("single", "4"))]
     ['single 5']
     >>> [str(m) for m in legal_moves("XD2")]
     ['single 2', 'single X', 'single D', 'rocket XD']
+    >>> [m.cards for m in legal_moves("34567889TTJQ", "56789")]
+    ['6789T', '789TJ', '89TJQ']
     """
     c = parse_counts(hand) if isinstance(hand, str) else tuple(hand)
+    if isinstance(previous, str):
+        previous = parse_move(previous)
+    elif previous is not None and not isinstance(previous, Move):
+        raise MoveError(f"previous must be a Move, its text or None, got {previous!r}")
     if previous is None:
         out: list[Move] = []
         for kind in Kind:
