@@ -53,3 +53,31 @@ def test_deals_are_uniform_enough() -> None:
     rng = np.random.default_rng(5)
     jokers_with_landlord = sum("D" in deal(rng).landlord for _ in range(3000))
     assert abs(jokers_with_landlord / 3000 - 20 / 54) < 0.03
+
+
+def test_kitty_is_the_last_three_shuffled_cards_and_is_public() -> None:
+    """Algorithm 2 gives cards 52..54 to the landlord: the deal records them as the kitty."""
+    import numpy as np
+
+    from mindsport.doudizhu import GameState, deal
+    from mindsport.doudizhu.cards import DECK_COUNTS, RANKS
+
+    rng = np.random.default_rng(11)
+    state = rng.bit_generator.state
+    d = deal(rng)
+    rng2 = np.random.default_rng()
+    rng2.bit_generator.state = state
+    deck = np.repeat(np.arange(len(RANKS)), DECK_COUNTS)[rng2.permutation(54)]
+    assert sorted(d.kitty) == sorted(RANKS[i] for i in deck[51:])
+    view = GameState(d).view(1)  # a farmer sees the kitty
+    assert view.kitty is not None and sum(view.kitty) == 3
+
+
+def test_bad_kitty_is_refused() -> None:
+    from mindsport.doudizhu import Deal, DealError
+
+    hands = ("33334444555566667777", "88889999TTTTJJJJQ", "QQQKKKKAAAA2222XD")
+    assert Deal(*hands, kitty="345").kitty == "345"
+    assert Deal(*hands, kitty="345") == Deal(*hands)  # the kitty is not part of the identity
+    with pytest.raises(DealError, match="bad kitty"):
+        Deal(*hands, kitty="88K")

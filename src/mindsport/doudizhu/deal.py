@@ -49,6 +49,10 @@ class Deal:
     landlord: str
     farmer1: str
     farmer2: str
+    #: The three kitty cards (part of the landlord's 20), public once the landlord takes them;
+    #: known for deals made by :func:`deal`, ``None`` when only the hands are known (the
+    #: seeds' notation does not record it). Not part of a deal's identity.
+    kitty: str | None = field(default=None, compare=False)
     _counts: tuple[Counts, Counts, Counts] = field(
         default=((), (), ()), init=False, repr=False, compare=False
     )
@@ -77,13 +81,25 @@ class Deal:
             problems.append(f"more copies than the deck has: {extra}")
         if problems:
             raise DealError(f"bad deal {self._notation(texts)}: " + "; ".join(problems))
+        if self.kitty is not None:
+            try:
+                k = _count(self.kitty)
+            except CardError as exc:
+                raise DealError(f"bad kitty {self.kitty!r}: {exc}") from None
+            if sum(k) != 3 or any(a > b for a, b in zip(k, counts[0], strict=True)):
+                raise DealError(
+                    f"bad kitty {self.kitty!r}: three cards of the landlord's hand "
+                    f"{format_counts(counts[0])} expected"
+                )
+            object.__setattr__(self, "kitty", format_counts(k))
 
     @classmethod
-    def _trusted(cls, hands: list[list[int]]) -> Deal:
+    def _trusted(cls, hands: list[list[int]], kitty: list[int] | None = None) -> Deal:
         """A deal from count vectors known to split the deck (no checks: used by :func:`deal`)."""
         self = object.__new__(cls)
         for name, counts in zip(SEAT_NAMES, hands, strict=True):
             object.__setattr__(self, name, format_counts(counts))
+        object.__setattr__(self, "kitty", None if kitty is None else format_counts(kitty))
         object.__setattr__(self, "_counts", (tuple(hands[0]), tuple(hands[1]), tuple(hands[2])))
         return self
 
@@ -125,12 +141,18 @@ def deal(rng: np.random.Generator) -> Deal:
 
     Shuffle the 54 cards into (c1..c54); card ci for i = 1..51 goes to the landlord when
     i mod 3 = 1, to farmer 1 when i mod 3 = 2 and to farmer 2 when i mod 3 = 0; the remaining
-    c52, c53, c54 (the kitty) go to the landlord.
+    c52, c53, c54 (the kitty) go to the landlord; the deal records them as ``kitty``.
+
+    >>> d = deal(np.random.default_rng(7))
+    >>> d.kitty, all(d.landlord.count(c) >= d.kitty.count(c) for c in d.kitty)
+    ('58K', True)
     """
     order = _DECK[rng.permutation(_DECK.size)].tolist()
     hands: list[list[int]] = [[0] * len(RANKS) for _ in range(3)]
     for i in range(51):  # i is 0-based: (i + 1) mod 3 == 1 -> landlord
         hands[i % 3][order[i]] += 1
+    kitty = [0] * len(RANKS)
     for i in range(51, 54):
         hands[0][order[i]] += 1
-    return Deal._trusted(hands)
+        kitty[order[i]] += 1
+    return Deal._trusted(hands, kitty)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mindsport.doudizhu.cards import DECK_COUNTS, N_RANKS, Counts, format_counts
+from mindsport.doudizhu.cards import DECK_COUNTS, N_RANKS, Counts, format_counts, parse_counts
 from mindsport.doudizhu.deal import Deal
 from mindsport.doudizhu.moves import Kind, Move, MoveError, beats, legal_moves, parse_move
 from mindsport.doudizhu.scoring import LINEAR, Outcome, ScoringRule
@@ -42,6 +42,7 @@ class StateView:
     cards_left: tuple[int, int, int]
     previous: Move | None  # the play to beat; None when this seat leads
     previous_player: int  # who made ``previous`` (-1 when leading)
+    kitty: Counts | None = None  # the landlord's public kitty, when the deal records it
 
     @property
     def hand_text(self) -> str:
@@ -153,6 +154,7 @@ class GameState:
             cards_left=(sum(self.hands[0]), sum(self.hands[1]), sum(self.hands[2])),
             previous=prev,
             previous_player=self._last_player if prev is not None else -1,
+            kitty=None if self.deal.kitty is None else parse_counts(self.deal.kitty),
         )
 
     def apply_action(self, action: Move | str | None) -> None:

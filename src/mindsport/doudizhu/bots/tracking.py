@@ -76,8 +76,9 @@ class TrackingBot:
         self.deviations = 0  # ... of which differed from the strong bot's choice
 
     def set_kitty(self, kitty: str | Sequence[int] | None) -> None:
-        """The landlord's public kitty for the games to come, until set again (the view does not
-        carry it; ``None``: unknown, the tracker then uses the other evidence only)."""
+        """The landlord's public kitty for the games to come, until set again. Without it the
+        bot reads the kitty from the view (deals made by :func:`~mindsport.doudizhu.deal`
+        record it); when neither knows it, the tracker uses the other evidence only."""
         self._kitty = kitty
         self._trackers.clear()
 
@@ -85,7 +86,8 @@ class TrackingBot:
         """The tracker of ``view.seat``, brought up to date with ``view``."""
         t = self._trackers.get(view.seat)
         if t is None or not t.follows(view):
-            t = CardTracker.from_view(view, kitty=self._kitty, pass_model=self.pass_model)
+            kitty = self._kitty if self._kitty is not None else view.kitty
+            t = CardTracker.from_view(view, kitty=kitty, pass_model=self.pass_model)
             self._trackers[view.seat] = t
         else:
             t.update(view)
