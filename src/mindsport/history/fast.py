@@ -15,11 +15,12 @@ from itertools import islice
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 from scipy.special import ndtr
 
 from mindsport.errors import MindsportError
 from mindsport.history.match import Match
-from mindsport.rating.batch import BatchTrueSkill, PlayerIndex, encode_matches
+from mindsport.rating.batch import BatchTrueSkill, MatchBlock, PlayerIndex, encode_matches
 from mindsport.rating.batch_classic import BatchElo, BatchGlicko2, BatchTenhou
 from mindsport.rating.elo import Elo
 from mindsport.rating.glicko2 import Glicko2
@@ -38,6 +39,48 @@ def _chunks(matches: Iterable[Match], size: int) -> Iterator[list[Match]]:
         yield chunk
 
 
+def _decided_pairs(
+    chunk: list[Match], block: MatchBlock
+) -> tuple[NDArray[np.int64], NDArray[np.int64], list[float], list[tuple[int, int, int]]]:
+    """Every pair of teams whose order the result decides: block team indices of the left and
+    right team, the outcome for the left one, and ``(match in chunk, i, j)``."""
+    from mindsport.history.replay import pair_outcome
+
+    left: list[int] = []
+    right: list[int] = []
+    outcomes: list[float] = []
+    owners: list[tuple[int, int, int]] = []
+    for k, m in enumerate(chunk):
+        t0 = int(block.team_ptr[k])
+        n = len(m.teams)
+        for i in range(n):
+            for j in range(i + 1, n):
+                o = pair_outcome(m.ranks[i], m.ranks[j])
+                if o is None:
+                    continue
+                left.append(t0 + i)
+                right.append(t0 + j)
+                outcomes.append(o)
+                owners.append((k, i, j))
+    return np.asarray(left, np.int64), np.asarray(right, np.int64), outcomes, owners
+
+
+def _predictions(
+    chunk: list[Match],
+    done: int,
+    owners: list[tuple[int, int, int]],
+    probs: list[float],
+    outcomes: list[float],
+) -> list[Any]:
+    """One :class:`~mindsport.history.replay.MatchPrediction` per match of the chunk."""
+    from mindsport.history.replay import MatchPrediction
+
+    per_match: list[list[tuple[int, int, float, float]]] = [[] for _ in chunk]
+    for (k, i, j), p, o in zip(owners, probs, outcomes, strict=True):
+        per_match[k].append((i, j, p, o))
+    return [MatchPrediction(done + k, m.id, tuple(per_match[k])) for k, m in enumerate(chunk)]
+
+
 def replay_trueskill(
     model: TrueSkill,
     matches: Iterable[Match],
@@ -49,7 +92,7 @@ def replay_trueskill(
     progress: Callable[[int], None] | None,
 ) -> tuple[dict[str, Rating], list[Any], list[tuple[str, dict[str, Rating]]]]:
     """Ratings, predictions and history as :func:`~mindsport.history.replay` returns them."""
-    from mindsport.history.replay import MatchPrediction, pair_outcome
+    from mindsport.history.replay import MatchPrediction
 
     index = PlayerIndex()
     replayer = BatchTrueSkill(model)
@@ -93,24 +136,7 @@ def replay_trueskill(
             team_mu = np.add.reduceat(pre_mu, starts)
             team_var = np.add.reduceat(pre_sigma**2 + tau2 + beta2, starts)
             team_size = np.diff(block.player_ptr)
-            left: list[int] = []
-            right: list[int] = []
-            outcomes: list[float] = []
-            owners: list[tuple[int, int, int]] = []
-            for k, m in enumerate(chunk):
-                t0 = int(block.team_ptr[k])
-                n = len(m.teams)
-                for i in range(n):
-                    for j in range(i + 1, n):
-                        o = pair_outcome(m.ranks[i], m.ranks[j])
-                        if o is None:
-                            continue
-                        left.append(t0 + i)
-                        right.append(t0 + j)
-                        outcomes.append(o)
-                        owners.append((k, i, j))
-            a = np.asarray(left, dtype=np.int64)
-            b = np.asarray(right, dtype=np.int64)
+            a, b, outcomes, owners = _decided_pairs(chunk, block)
             sizes = team_size[a] + team_size[b] if len(a) else np.zeros(0, np.int64)
             e = np.array(
                 [
@@ -126,11 +152,7 @@ def replay_trueskill(
             loss = ndtr((-d - e) / c) if len(a) else np.zeros(0)
             tot = win + loss
             prob = np.where(tot > 0, win / np.where(tot > 0, tot, 1.0), 0.5)
-            per_match: list[list[tuple[int, int, float, float]]] = [[] for _ in chunk]
-            for (k, i, j), p, o in zip(owners, prob.tolist(), outcomes, strict=True):
-                per_match[k].append((i, j, p, o))
-            for k, m in enumerate(chunk):
-                predictions.append(MatchPrediction(done + k, m.id, tuple(per_match[k])))
+            predictions.extend(_predictions(chunk, done, owners, prob.tolist(), outcomes))
         if keep_history:
             ids = index.ids
             for k, m in enumerate(chunk):
@@ -224,7 +246,7 @@ def replay_classic(
     Ratings, predictions and history as the object path returns them (to rounding). A match
     whose shape the model refuses raises the object path's error.
     """
-    from mindsport.history.replay import MatchPrediction, pair_outcome
+    from mindsport.history.replay import MatchPrediction
 
     replayer: BatchElo | BatchGlicko2 | BatchTenhou
     if isinstance(model, Elo):
@@ -268,30 +290,9 @@ def replay_classic(
             else:
                 pre, post = replayer.feed_full(block)
             if predict:
-                left: list[int] = []
-                right: list[int] = []
-                outcomes: list[float] = []
-                owners: list[tuple[int, int, int]] = []
-                for k, m in enumerate(chunk):
-                    t0 = int(block.team_ptr[k])
-                    n = len(m.teams)
-                    for i in range(n):
-                        for j in range(i + 1, n):
-                            o = pair_outcome(m.ranks[i], m.ranks[j])
-                            if o is None:
-                                continue
-                            left.append(t0 + i)
-                            right.append(t0 + j)
-                            outcomes.append(o)
-                            owners.append((k, i, j))
-                prob = replayer.pair_probabilities(
-                    block, pre, np.asarray(left, np.int64), np.asarray(right, np.int64)
-                )
-                per_match: list[list[tuple[int, int, float, float]]] = [[] for _ in chunk]
-                for (k, i, j), p, o in zip(owners, prob.tolist(), outcomes, strict=True):
-                    per_match[k].append((i, j, p, o))
-                for k, m in enumerate(chunk):
-                    predictions.append(MatchPrediction(done + k, m.id, tuple(per_match[k])))
+                a, b, outcomes, owners = _decided_pairs(chunk, block)
+                prob = replayer.pair_probabilities(block, pre, a, b)
+                predictions.extend(_predictions(chunk, done, owners, prob.tolist(), outcomes))
             if keep_history:
                 ids = index.ids
                 cols = [a.tolist() for a in post]
