@@ -16,7 +16,6 @@ only its :class:`~mindsport.junqi.state.Observation` (enemy kinds hidden).
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
@@ -28,7 +27,6 @@ from mindsport.errors import MindsportError
 from mindsport.junqi.board import (
     CAMPS,
     HEADQUARTERS,
-    RAIL_NEIGHBOURS,
     RAILWAY_POSTS,
     RAYS,
     ROAD_NEIGHBOURS,
@@ -36,7 +34,7 @@ from mindsport.junqi.board import (
     row_of,
 )
 from mindsport.junqi.pieces import Outcome, PieceKind, collide
-from mindsport.junqi.rules import Rules
+from mindsport.junqi.rules import Rules, rail_reach
 from mindsport.junqi.state import NO_PIECE, Observation, decode_action
 from mindsport.junqi.tracker import BeliefMethod, EnemyTracker
 
@@ -141,19 +139,10 @@ def _attackers(board: Sequence[int], enemy: dict[int, int], target: int) -> list
                 if pid in enemy and pid not in found:
                     found[pid] = False
                 break
-        visited = {target}
-        queue = deque([target])
-        while queue:
-            cur = queue.popleft()
-            for q in RAIL_NEIGHBOURS[cur]:
-                if q in visited:
-                    continue
-                visited.add(q)
-                pid = board[q]
-                if pid < 0:
-                    queue.append(q)
-                elif pid in enemy and pid not in found:
-                    found[pid] = True
+        for q in rail_reach(board, target):  # an engineer may turn on the way
+            pid = board[q]
+            if pid >= 0 and pid in enemy and pid not in found:
+                found[pid] = True
     return list(found.items())
 
 

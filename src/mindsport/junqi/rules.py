@@ -164,6 +164,27 @@ def random_setup(rng: np.random.Generator) -> Setup:
 _PLACED_FIRST = frozenset({PieceKind.FLAG, PieceKind.MINE, PieceKind.BOMB})
 
 
+def rail_reach(board: Sequence[int], start: int) -> list[int]:
+    """Posts an engineer on ``start`` reaches along the railway, turning anywhere.
+
+    Breadth-first from ``start`` through empty posts: every empty post reached and every
+    occupied post where the way is blocked, in the order they are met.
+    """
+    out: list[int] = []
+    visited = {start}
+    queue = deque([start])
+    while queue:
+        cur = queue.popleft()
+        for q in RAIL_NEIGHBOURS[cur]:
+            if q in visited:
+                continue
+            visited.add(q)
+            out.append(q)
+            if board[q] < 0:
+                queue.append(q)
+    return out
+
+
 def destinations(
     board: Sequence[int],
     owner: Sequence[int],
@@ -184,23 +205,11 @@ def destinations(
             seen.add(q)
     if post in RAILWAY_POSTS:
         if engineer:
-            visited = {post}
-            queue = deque([post])
-            while queue:
-                cur = queue.popleft()
-                for q in RAIL_NEIGHBOURS[cur]:
-                    if q in visited:
-                        continue
-                    visited.add(q)
-                    occ = board[q]
-                    if occ < 0:
-                        queue.append(q)
-                        if q not in seen:
-                            out.append(q)
-                            seen.add(q)
-                    elif owner[occ] != me and q not in seen:
-                        out.append(q)
-                        seen.add(q)
+            for q in rail_reach(board, post):
+                occ = board[q]
+                if q not in seen and (occ < 0 or owner[occ] != me):
+                    out.append(q)
+                    seen.add(q)
         else:
             for ray in RAYS[post]:
                 for q in ray:
