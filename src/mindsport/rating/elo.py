@@ -89,6 +89,23 @@ def join_teams(values: list[list[V]], keys: list[list[Hashable] | None]) -> list
     return out
 
 
+def split_single_players(
+    teams: Sequence[Any], cls: type, model: str, weights: Sequence[Any] | None
+) -> tuple[list[list[Any]], list[list[Hashable] | None]]:
+    """:func:`split_teams` for models that rate individual players without partial play."""
+    values, keys = split_teams(teams, cls, model)
+    for i, t in enumerate(values):
+        if len(t) != 1:
+            raise ShapeError(
+                f"{model} rates individual players only: team {i} has {len(t)} players"
+            )
+    if weights is not None:
+        flat = [x for w in weights for x in (w.values() if isinstance(w, dict) else w)]
+        if any(x != 1 for x in flat):
+            raise ShapeError(f"{model} has no partial play: weights {weights!r}")
+    return values, keys
+
+
 def check_ranks(ranks: Sequence[int | None] | None, n: int, model: str) -> tuple[int | None, ...]:
     """Validated ranks (default: input order)."""
     if ranks is None:

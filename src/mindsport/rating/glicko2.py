@@ -29,7 +29,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from mindsport.errors import MindsportError
-from mindsport.rating.elo import ShapeError, check_ranks, join_teams, pair_score, split_teams
+from mindsport.rating.elo import (
+    ShapeError,
+    check_ranks,
+    join_teams,
+    pair_score,
+    split_single_players,
+    split_teams,
+)
 
 __all__ = ["SCALE", "Glicko2", "Glicko2Rating"]
 
@@ -221,16 +228,7 @@ class Glicko2:
         ``elapsed``: time since each player's previous game, in the shape of ``teams``; used only
         when ``period`` is set (idle periods before this one).
         """
-        values, keys = split_teams(teams, Glicko2Rating, "Glicko2")
-        for i, t in enumerate(values):
-            if len(t) != 1:
-                raise ShapeError(
-                    f"Glicko2 rates individual players only: team {i} has {len(t)} players"
-                )
-        if weights is not None:
-            flat = [x for w in weights for x in (w.values() if isinstance(w, dict) else w)]
-            if any(x != 1 for x in flat):
-                raise ShapeError(f"Glicko2 has no partial play: weights {weights!r}")
+        values, keys = split_single_players(teams, Glicko2Rating, "Glicko2", weights)
         rk = check_ranks(ranks, len(values), "Glicko2")
         players = [t[0] for t in values]
         if elapsed is not None and self.period is not None:

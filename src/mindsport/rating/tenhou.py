@@ -30,7 +30,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from mindsport.errors import MindsportError
-from mindsport.rating.elo import ShapeError, check_ranks, join_teams, logistic10, split_teams
+from mindsport.rating.elo import (
+    ShapeError,
+    check_ranks,
+    join_teams,
+    logistic10,
+    split_single_players,
+    split_teams,
+)
 
 __all__ = ["TenhouR", "TenhouRating"]
 
@@ -123,16 +130,7 @@ class TenhouRating:
 
         Teams of several players, unranked players and partial-play weights are refused.
         """
-        values, keys = split_teams(teams, TenhouR, "TenhouRating")
-        for i, t in enumerate(values):
-            if len(t) != 1:
-                raise ShapeError(
-                    f"TenhouRating rates individual players only: team {i} has {len(t)} players"
-                )
-        if weights is not None:
-            flat = [x for w in weights for x in (w.values() if isinstance(w, dict) else w)]
-            if any(x != 1 for x in flat):
-                raise ShapeError(f"TenhouRating has no partial play: weights {weights!r}")
+        values, keys = split_single_players(teams, TenhouR, "TenhouRating", weights)
         rk = check_ranks(ranks, len(values), "TenhouRating")
         if any(r is None for r in rk):
             raise ShapeError(f"TenhouRating needs every player ranked: ranks {list(rk)!r}")
