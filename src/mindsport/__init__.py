@@ -8,6 +8,7 @@ True
 """
 
 from mindsport.errors import ConflictError, MindsportError, NotFoundError
+from mindsport.match import Match
 from mindsport.rating import (
     Elo,
     EloRating,
@@ -29,6 +30,7 @@ __all__ = [
     "FideK",
     "Glicko2",
     "Glicko2Rating",
+    "Match",
     "MindsportError",
     "NotFoundError",
     "PairwiseTrueSkill",

@@ -24,7 +24,7 @@ from rich.console import Console
 from rich.progress import Progress
 from scipy.stats import kendalltau, spearmanr
 
-from mindsport.history.match import Match
+from mindsport.match import Match
 from mindsport.rating.trueskill import TrueSkill
 
 __all__ = ["LeagueSimulation", "run_demo", "simulate_ddz_ladder", "simulate_league"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mindsport.history.match import Match
+from mindsport.match import Match
 from mindsport.rating.batch import (
     BatchInputError,
     BatchTrueSkill,

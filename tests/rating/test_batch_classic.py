@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from mindsport.errors import MindsportError
-from mindsport.history.match import Match
 from mindsport.history.replay import replay
+from mindsport.match import Match
 from mindsport.rating.batch import BatchInputError, PlayerIndex, encode_matches
 from mindsport.rating.batch_classic import BatchElo, BatchGlicko2, BatchTenhou, compiled_model
 from mindsport.rating.elo import Elo, EloRating, FideK

@@ -4,8 +4,8 @@ from mindsport.history.evaluate import CalibrationBin, Evaluation, Metrics, eval
 from mindsport.history.fit import DEFAULT_GRIDS, FitResult, fit, make_model
 from mindsport.history.importers import load_matches, read_atp, read_halo, read_ti4
 from mindsport.history.io import MatchFileError, iter_matches, read_matches, write_matches
-from mindsport.history.match import InvalidMatchError, Match, ranks_from_scores
 from mindsport.history.replay import MatchPrediction, Replay, replay
+from mindsport.match import InvalidMatchError, Match, ranks_from_scores
 
 __all__ = [
     "DEFAULT_GRIDS",

@@ -25,8 +25,8 @@ from mindsport.errors import MindsportError
 from mindsport.history.evaluate import Metrics, score_predictions
 from mindsport.history.fit import MODEL_NAMES, fit, make_model
 from mindsport.history.importers import load_matches
-from mindsport.history.match import Match
 from mindsport.history.replay import Replay, replay
+from mindsport.match import Match
 
 __all__ = ["app", "evaluate_command", "run_evaluation"]
 

@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mindsport.errors import MindsportError
-from mindsport.history.match import Match
 from mindsport.history.replay import MatchPrediction, Replay, replay
+from mindsport.match import Match
 
 __all__ = ["CalibrationBin", "Evaluation", "Metrics", "evaluate", "score_predictions"]
 

@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 from scipy.special import ndtr
 
 from mindsport.errors import MindsportError
-from mindsport.history.match import Match
+from mindsport.match import Match
 from mindsport.rating.batch import BatchTrueSkill, MatchBlock, PlayerIndex, encode_matches
 from mindsport.rating.batch_classic import BatchElo, BatchGlicko2, BatchTenhou
 from mindsport.rating.elo import Elo

@@ -25,8 +25,8 @@ from typing import Any, Literal
 
 from mindsport.errors import MindsportError
 from mindsport.history.evaluate import Metrics, score_predictions
-from mindsport.history.match import Match
 from mindsport.history.replay import replay
+from mindsport.match import Match
 
 __all__ = ["DEFAULT_GRIDS", "MODEL_NAMES", "FitResult", "default_grid", "fit", "make_model"]
 

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from mindsport.errors import MindsportError, NotFoundError
 from mindsport.history.io import MatchFileError, read_matches
-from mindsport.history.match import InvalidMatchError, Match
+from mindsport.match import InvalidMatchError, Match
 
 __all__ = ["detect_source", "load_matches", "read_atp", "read_halo", "read_ti4"]
 

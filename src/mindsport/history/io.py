@@ -32,7 +32,7 @@ from datetime import datetime
 from typing import IO, Any, Literal
 
 from mindsport.errors import MindsportError, NotFoundError
-from mindsport.history.match import InvalidMatchError, Match
+from mindsport.match import InvalidMatchError, Match
 
 __all__ = [
     "CSV_COLUMNS",

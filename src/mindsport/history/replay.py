@@ -22,8 +22,7 @@ from datetime import datetime
 from typing import Any
 
 from mindsport.errors import MindsportError
-from mindsport.history.match import Match
-from mindsport.rating.elo import pair_score as pair_outcome
+from mindsport.match import Match, pair_outcome
 
 __all__ = ["MatchPrediction", "Replay", "pair_outcome", "pair_probability", "replay"]
 

@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from mindsport.errors import MindsportError
-from mindsport.history.match import Match
+from mindsport.match import Match
 from mindsport.rating.rating import Rating
 from mindsport.rating.trueskill import (
     ConvergenceError,

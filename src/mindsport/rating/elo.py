@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
 from mindsport.errors import MindsportError
+from mindsport.match import pair_outcome
 
 __all__ = ["Elo", "EloRating", "FideK", "ShapeError"]
 
@@ -153,21 +154,6 @@ def check_weights(
     return out
 
 
-def pair_score(ri: int | float | None, rj: int | float | None) -> float | None:
-    """Score of team i against team j from ranks (1 ahead, 0.5 tie, 0 behind, None unknown).
-
-    Unranked teams (``None``) finished below every ranked team; two unranked teams are not
-    compared. Also the outcome :func:`mindsport.history.replay` scores predictions against.
-    """
-    if ri is None and rj is None:
-        return None
-    if ri is None:
-        return 0.0
-    if rj is None:
-        return 1.0
-    return 1.0 if ri < rj else 0.5 if ri == rj else 0.0
-
-
 def logistic10(x: float) -> float:
     """``1 / (1 + 10 ** -x)`` without overflow for any finite ``x``."""
     z = x * math.log(10.0)
@@ -284,7 +270,7 @@ class Elo:
             for j in range(n):
                 if i == j:
                     continue
-                s = pair_score(rk[i], rk[j])
+                s = pair_outcome(rk[i], rk[j])
                 if s is None:
                     continue
                 diff += s - self.expected_score(strengths[i], strengths[j])

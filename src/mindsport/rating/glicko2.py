@@ -29,11 +29,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from mindsport.errors import MindsportError
+from mindsport.match import pair_outcome
 from mindsport.rating.elo import (
     ShapeError,
     check_ranks,
     join_teams,
-    pair_score,
     split_single_players,
     split_teams,
 )
@@ -248,7 +248,7 @@ class Glicko2:
             res = []
             for j, q in enumerate(players):
                 if i != j:
-                    s = pair_score(rk[i], rk[j])
+                    s = pair_outcome(rk[i], rk[j])
                     if s is not None:
                         res.append((q, s))
             out.append([self.rate_period(p, res)])

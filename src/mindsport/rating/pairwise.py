@@ -36,11 +36,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from mindsport.errors import MindsportError
+from mindsport.match import pair_outcome
 from mindsport.rating.elo import (
     check_ranks,
     check_weights,
     join_teams,
-    pair_score,
     split_teams,
 )
 from mindsport.rating.gaussian import norm_cdf
@@ -148,7 +148,7 @@ class PairwiseTrueSkill:
             for j in range(n):
                 if i == j or (not self.both_orders and j < i):
                     continue
-                s = pair_score(rk[i], rk[j])
+                s = pair_outcome(rk[i], rk[j])
                 if s is not None:
                     pairs.append((i, j, s))
         for _ in range(self.iterations):

@@ -33,7 +33,7 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from mindsport.errors import ConflictError, MindsportError, NotFoundError
-from mindsport.history.match import InvalidMatchError, Match
+from mindsport.match import InvalidMatchError, Match
 from mindsport.service.page import render_page
 from mindsport.store import Store
 

@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.table import Table as RichTable
 
 from mindsport.errors import MindsportError
-from mindsport.history.match import Match
+from mindsport.match import Match
 from mindsport.store.store import Store
 
 __all__ = ["app", "commands", "keys_app", "leagues_app", "register"]

@@ -18,7 +18,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from mindsport.history.match import Match
+from mindsport.match import Match
 from mindsport.store.store import LeaderboardPage, Store
 
 __all__ = ["run"]

@@ -74,7 +74,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError
 
 from mindsport.errors import ConflictError, MindsportError, NotFoundError
-from mindsport.history.match import Match
+from mindsport.match import Match
 from mindsport.matchmaking import Pairing, matchmake, parse_shape
 from mindsport.store.models import LeagueModel, ModelFactory, PlayerState, build_model
 from mindsport.store.schema import api_keys, leagues, matches, metadata, rating_history, ratings

@@ -1,4 +1,9 @@
-"""One recorded game: who played in which team, and how the teams finished."""
+"""The match value type: one recorded game, who played in which team, and how the teams finished.
+
+This module sits at the bottom of the package (beside :mod:`mindsport.errors`): the rating
+models, the history tools, the store and the service all speak :class:`Match`, and it imports
+nothing of them.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +14,7 @@ from datetime import datetime
 
 from mindsport.errors import MindsportError
 
-__all__ = ["InvalidMatchError", "Match", "ranks_from_scores"]
+__all__ = ["InvalidMatchError", "Match", "pair_outcome", "ranks_from_scores"]
 
 Time = datetime | float | int
 
@@ -25,6 +30,24 @@ def ranks_from_scores(scores: Sequence[float]) -> tuple[int, ...]:
     (2, 0, 0, 3)
     """
     return tuple(sum(1 for other in scores if other > s) for s in scores)
+
+
+def pair_outcome(ri: float | None, rj: float | None) -> float | None:
+    """Outcome for team i against team j from their ranks: 1 ahead, 0.5 tie, 0 behind.
+
+    ``None`` is an unranked team, which finished below every ranked team; two unranked teams
+    are not compared (``None``).
+
+    >>> pair_outcome(0, 1), pair_outcome(2, 2), pair_outcome(None, 3), pair_outcome(None, None)
+    (1.0, 0.5, 0.0, None)
+    """
+    if ri is None and rj is None:
+        return None
+    if ri is None:
+        return 0.0
+    if rj is None:
+        return 1.0
+    return 1.0 if ri < rj else 0.5 if ri == rj else 0.0
 
 
 @dataclass(frozen=True, slots=True)
