@@ -43,13 +43,14 @@ def demo(
 def _register() -> None:
     """Attach the sub-command groups of each area (imported here, not at package import)."""
     from mindsport.doudizhu.cli import app as ddz_app
-    from mindsport.history.cli import evaluate_command
+    from mindsport.history.cli import evaluate_command, import_command
     from mindsport.junqi.cli import app as junqi_app
     from mindsport.store.cli import register as register_store
     from mindsport.tournament.cli import app as tournament_app
 
     register_store(app)
     app.command("evaluate")(evaluate_command)
+    app.command("import")(import_command)
 
     app.add_typer(ddz_app, name="ddz", help="Dou Dizhu: deal, play and simulate games of bots.")
     app.add_typer(junqi_app, name="junqi", help="Luzhanqi: play games between bots.")

@@ -2,7 +2,15 @@
 
 from mindsport.history.evaluate import CalibrationBin, Evaluation, Metrics, evaluate
 from mindsport.history.fit import DEFAULT_GRIDS, FitResult, fit, make_model
-from mindsport.history.importers import load_matches, read_atp, read_halo, read_ti4
+from mindsport.history.importers import (
+    Dropped,
+    Imported,
+    import_matches,
+    load_matches,
+    read_atp,
+    read_halo,
+    read_ti4,
+)
 from mindsport.history.io import MatchFileError, iter_matches, read_matches, write_matches
 from mindsport.history.replay import MatchPrediction, Replay, replay
 from mindsport.match import InvalidMatchError, Match, ranks_from_scores
@@ -10,8 +18,10 @@ from mindsport.match import InvalidMatchError, Match, ranks_from_scores
 __all__ = [
     "DEFAULT_GRIDS",
     "CalibrationBin",
+    "Dropped",
     "Evaluation",
     "FitResult",
+    "Imported",
     "InvalidMatchError",
     "Match",
     "MatchFileError",
@@ -20,6 +30,7 @@ __all__ = [
     "Replay",
     "evaluate",
     "fit",
+    "import_matches",
     "iter_matches",
     "load_matches",
     "make_model",
