@@ -21,8 +21,24 @@ app = typer.Typer(
 err_console = Console(stderr=True)
 
 
+def _version(value: bool) -> None:
+    if value:
+        from mindsport import __version__
+
+        typer.echo(f"mindsport {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: bool = typer.Option(
+        False,
+        "--version",
+        callback=_version,
+        is_eager=True,
+        help="Print the version and exit.",
+    ),
+) -> None:
     """Ratings, fair tournaments, simulation and hidden-information inference for mind sports."""
 
 
