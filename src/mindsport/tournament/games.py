@@ -94,7 +94,7 @@ def _play_chunk(task: tuple[int, tuple[Game, ...], Any]) -> list[float]:
     """Play a chunk of games. Line-ups of built-in bots go through the compiled engine
     (:func:`mindsport.doudizhu.compiled.play_fast`, move for move the game ``play`` gives for
     the same generator); anything else through :func:`mindsport.doudizhu.play`."""
-    from mindsport.doudizhu.compiled import play_fast, supported
+    from mindsport.doudizhu.batch import play_fast, supported
 
     seed, games, scoring = task
     bots: dict[str, Any] = {}
@@ -124,7 +124,7 @@ def _play_chunk(task: tuple[int, tuple[Game, ...], Any]) -> list[float]:
 
 def warm_engine() -> None:
     """Play one game on each engine so compiled kernels exist before worker processes fork."""
-    from mindsport.doudizhu.compiled import play_fast
+    from mindsport.doudizhu.batch import play_fast
 
     rng = np.random.default_rng(0)
     d = deal(rng)

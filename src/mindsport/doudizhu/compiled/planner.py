@@ -1,12 +1,20 @@
 # mypy: allow-untyped-defs
 
-"""The strong bot's hand planner, compiled for the game kernels.
+"""The strong bot's hand planner: the one planner of the package (compiled).
 
-The cost search is a verbatim copy of :mod:`mindsport.doudizhu.bots.fastplan` (compiled with
-``cache=True`` here, so a change there cannot leave a stale cached kernel here; the identity
-tests compare the two). :func:`plan_groups` mirrors :meth:`Planner.plan
-<mindsport.doudizhu.bots.plan.Planner.plan>`: the chains of the best plan in search order,
-then :func:`~mindsport.doudizhu.bots.plan._base_plan`'s groups.
+A *plan* splits a hand into groups that are each one legal move: straights and pair straights
+(searched exhaustively, chain starts non-decreasing), then bombs, the rocket, planes and trios
+(which take the lowest single or pair kickers up to a king), pairs and singles. Its *cost* is
+the sum over groups of about one play each, less for high main ranks (a 2 or a joker wins
+tricks), negative for bombs (-0.3) and the rocket (-0.4): they win the lead back. Lower is
+better.
+
+* :func:`best`: the best plan's cost (the search over chains runs on an explicit stack, so the
+  kernel is cached and called from the other cached kernels);
+* :func:`plan_groups`: the groups of the best plan: its chains in search order, then the split
+  of the rest (:func:`_base_cost` scores that split without listing it).
+
+The tests check both against an exhaustive enumeration of chain sets written in plain Python.
 """
 
 from __future__ import annotations
@@ -14,12 +22,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mindsport.doudizhu.compiled.movegen import (
-    ACE,
-    BIG_JOKER,
+from mindsport.doudizhu.cards import ACE, BIG_JOKER, KING, N_RANKS, SMALL_JOKER, TWO
+from mindsport.doudizhu.kinds import (
     BOMB,
-    KING,
-    N_RANKS,
     PAIR,
     PAIR_STRAIGHT,
     PLANE,
@@ -27,26 +32,23 @@ from mindsport.doudizhu.compiled.movegen import (
     PLANE_SINGLE,
     ROCKET,
     SINGLE,
-    SMALL_JOKER,
     STRAIGHT,
     TRIO,
     TRIO_PAIR,
     TRIO_SINGLE,
-    TWO,
 )
 
-__all__ = ["best", "plan_groups"]
+__all__ = ["best", "group_cost", "plan_groups"]
 
-_SMALL_JOKER = 13
-_BIG_JOKER = 14
-_TWO = 12
-_ACE = 11
-_KING = 10
+#: ranks above ``T`` lower a group's cost by 0.07 each
+_HIGH = 7
+_ROCKET_COST = -0.4
+_BOMB_COST = -0.3
 
 
 @njit(cache=True)
 def _g(main: int) -> float:  # pragma: no cover - compiled
-    return 1.0 - 0.07 * max(0, main - 7)
+    return 1.0 - 0.07 * max(0, main - _HIGH)
 
 
 @njit(cache=True)
@@ -56,37 +58,37 @@ def _base_cost(c: np.ndarray) -> float:  # pragma: no cover - compiled
     fp = np.empty(16, np.int64)
     nfs = 0
     nfp = 0
-    if c[_SMALL_JOKER] > 0 and c[_BIG_JOKER] > 0:
-        cost -= 0.4
+    if c[SMALL_JOKER] > 0 and c[BIG_JOKER] > 0:
+        cost += _ROCKET_COST
     else:
-        if c[_SMALL_JOKER] > 0:
-            cost += _g(_SMALL_JOKER)
-        if c[_BIG_JOKER] > 0:
-            cost += _g(_BIG_JOKER)
-    for r in range(_TWO + 1):
+        if c[SMALL_JOKER] > 0:
+            cost += _g(SMALL_JOKER)
+        if c[BIG_JOKER] > 0:
+            cost += _g(BIG_JOKER)
+    for r in range(TWO + 1):
         n = c[r]
         if n == 4:
-            cost -= 0.3
+            cost += _BOMB_COST
         elif n == 2:
             cost += _g(r)
-            if r <= _KING:
+            if r <= KING:
                 fp[nfp] = r
                 nfp += 1
         elif n == 1:
             cost += _g(r)
-            if r <= _KING:
+            if r <= KING:
                 fs[nfs] = r
                 nfs += 1
     i_s = 0
     i_p = 0
     r = 0
-    while r <= _TWO:
+    while r <= TWO:
         if c[r] != 3:
             r += 1
             continue
         n = 1
-        if r <= _ACE:
-            while r + n <= _ACE and c[r + n] == 3 and n < 5:
+        if r <= ACE:
+            while r + n <= ACE and c[r + n] == 3 and n < 5:
                 n += 1
         end = r + n - 1
         cost += _g(end)
@@ -116,9 +118,8 @@ _MAX_DEPTH = 16
 def best(c: np.ndarray, start: int) -> float:  # pragma: no cover - compiled
     """Best plan cost of ``c`` (chains starting at ``start`` or later); ``c`` is restored.
 
-    fastplan's recursive ``_best`` run on an explicit stack (numba cannot cache recursive
-    kernels called from other cached kernels): the same additions and comparisons in the same
-    order, hence bit-identical costs.
+    A depth-first search over chains (start rank non-decreasing, every length) kept on an
+    explicit stack of frames: numba caches no recursive kernel called by other cached ones.
     """
     f_bst = np.empty(_MAX_DEPTH, np.float64)
     f_s = np.empty(_MAX_DEPTH, np.int64)
@@ -135,7 +136,7 @@ def best(c: np.ndarray, start: int) -> float:  # pragma: no cover - compiled
         s = f_s[d]
         kind = f_kind[d]
         pushed = False
-        while s < _ACE - 1:
+        while s < ACE - 1:
             if c[s] == 0 or kind >= 2:
                 s += 1
                 kind = 0
@@ -147,7 +148,7 @@ def best(c: np.ndarray, start: int) -> float:  # pragma: no cover - compiled
                 kind += 1
                 continue
             end = s
-            while end <= _ACE and c[end] >= width and end - s < max_len:
+            while end <= ACE and c[end] >= width and end - s < max_len:
                 end += 1
             if end - s < min_len:
                 kind += 1
@@ -203,7 +204,7 @@ def best(c: np.ndarray, start: int) -> float:  # pragma: no cover - compiled
 def _first_chain(c: np.ndarray, start: int) -> tuple[int, int, int]:  # pragma: no cover
     bst = _base_cost(c)
     choice = (0, 0, 0)
-    for s in range(start, _ACE - 1):
+    for s in range(start, ACE - 1):
         if c[s] == 0:
             continue
         for kind in range(2):
@@ -213,7 +214,7 @@ def _first_chain(c: np.ndarray, start: int) -> tuple[int, int, int]:  # pragma: 
             if c[s] < width:
                 continue
             end = s
-            while end <= _ACE and c[end] >= width and end - s < max_len:
+            while end <= ACE and c[end] >= width and end - s < max_len:
                 end += 1
             if end - s < min_len:
                 continue
@@ -340,3 +341,13 @@ def plan_groups(hand, gk, gm, gs, gc):  # pragma: no cover - compiled
             size += gc[i, r]
         gs[i] = size
     return ng
+
+
+@njit(cache=True)
+def group_cost(kind, main):  # pragma: no cover - compiled
+    """Approximate plays a group costs: 1 for low groups, less for high ones, < 0 for bombs."""
+    if kind == ROCKET:
+        return _ROCKET_COST
+    if kind == BOMB:
+        return _BOMB_COST
+    return _g(main)
