@@ -39,7 +39,7 @@ from numba import njit
 
 from mindsport.doudizhu.cards import N_RANKS
 from mindsport.doudizhu.compiled.movegen import MAX_MOVES, can_beat, legal, reading
-from mindsport.doudizhu.compiled.planner import best, plan_groups
+from mindsport.doudizhu.compiled.planner import new_frames, plan_groups, search
 from mindsport.doudizhu.compiled.rng import bounded, next_double
 from mindsport.doudizhu.kinds import BOMB, N_KINDS, PAIR, PASS, SINGLE
 
@@ -176,13 +176,14 @@ def _respond(seat, hand, unseen, left, pk, n, pplayer, mc, mk, mm, ms, c):  # pr
     urgent = danger <= 2 or left[pplayer] <= 2
     for r in range(N_RANKS):
         c[r] = hand[r]
-    before = best(c, 0)
+    f_bst, f_s, f_kind, f_end, f_len = new_frames()
+    before = search(c, 0, f_bst, f_s, f_kind, f_end, f_len)
     bi = -1
     best_score = _URGENT_PASS if urgent else _PASS_MARGIN
     for i in range(n):
         for r in range(N_RANKS):
             c[r] = hand[r] - mc[i, r]
-        after = best(c, 0)
+        after = search(c, 0, f_bst, f_s, f_kind, f_end, f_len)
         score = after - before
         if mk[i] >= BOMB and not urgent and after > _NEARLY_OUT:
             score += _BOMB_PENALTY

@@ -114,15 +114,16 @@ def _higher_reading(m, first, end):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _kickers(avail, rem, m, first, end, mc, mk, mm, ms, n):  # pragma: no cover - compiled
+def _kickers(avail, rem, m, first, end, mc, mk, mm, ms, n, w):  # pragma: no cover - compiled
     """plane_single: every multiset of ``rem`` kicker ranks within ``avail`` (the hand's
     cards, at most 3 a rank, none of the chain), never both jokers; each card set once."""
-    suffix = np.zeros(N_RANKS + 1, np.int64)
+    suffix = w[3]
+    suffix[N_RANKS] = 0
     for r in range(N_RANKS - 1, -1, -1):
         suffix[r] = suffix[r + 1] + avail[r]
     if suffix[0] < rem:
         return n
-    cnt = np.zeros(N_RANKS, np.int64)
+    cnt = w[4]
     amount = rem
     for j in range(N_RANKS):  # greedy fill: the first multiset in decreasing order
         cnt[j] = min(avail[j], amount)
@@ -154,11 +155,11 @@ def _kickers(avail, rem, m, first, end, mc, mk, mm, ms, n):  # pragma: no cover 
 
 
 @njit(cache=True)
-def _pairs(ranks, nr, rem, m, kind, main, mc, mk, mm, ms, n):  # pragma: no cover - compiled
+def _pairs(ranks, nr, rem, m, kind, main, mc, mk, mm, ms, n, w):  # pragma: no cover - compiled
     """Every choice of ``rem`` distinct pair ranks out of ranks[:nr] (2 cards each)."""
     if rem > nr:
         return n
-    idx = np.empty(max(rem, 1), np.int64)
+    idx = w[5]
     for i in range(rem):
         idx[i] = i
     while True:
@@ -178,13 +179,22 @@ def _pairs(ranks, nr, rem, m, kind, main, mc, mk, mm, ms, n):  # pragma: no cove
 
 
 @njit(cache=True)
-def gen_kind(c, kind, length, above, mc, mk, mm, ms, n):  # pragma: no cover - compiled
+def _workspace():  # pragma: no cover - compiled
+    """Scratch rows of the generator: the move being built, kicker availability, pair ranks,
+    suffix sums, a kicker multiset, combination indices (one allocation per listing)."""
+    return np.empty((6, N_RANKS + 1), np.int64)
+
+
+@njit(cache=True)
+def gen_kind(c, kind, length, above, mc, mk, mm, ms, n, w):  # pragma: no cover - compiled
     """Append the moves of ``kind`` from hand ``c`` with main rank > ``above`` (unsorted).
 
     ``length``: chain length for chained kinds, -1 for every allowed length.
     """
     lo = above + 1
-    m = np.zeros(N_RANKS, np.int64)
+    m = w[0]
+    for r in range(N_RANKS):
+        m[r] = 0
     if kind == SINGLE:
         for r in range(lo, N_RANKS):
             if c[r] > 0:
@@ -222,7 +232,7 @@ def gen_kind(c, kind, length, above, mc, mk, mm, ms, n):  # pragma: no cover - c
                         m[k] = 0
             m[r] = 0
     elif kind == FOUR_TWO_SINGLE or kind == FOUR_TWO_PAIR:
-        ranks = np.empty(N_RANKS, np.int64)
+        ranks = w[2]
         for r in range(lo, TWO + 1):
             if c[r] < 4:
                 continue
@@ -247,7 +257,7 @@ def gen_kind(c, kind, length, above, mc, mk, mm, ms, n):  # pragma: no cover - c
                     if k != r and c[k] >= 2:
                         ranks[nr] = k
                         nr += 1
-                n = _pairs(ranks, nr, 2, m, kind, r, mc, mk, mm, ms, n)
+                n = _pairs(ranks, nr, 2, m, kind, r, mc, mk, mm, ms, n, w)
             m[r] = 0
     else:
         width = _WIDTH[kind]
@@ -258,8 +268,8 @@ def gen_kind(c, kind, length, above, mc, mk, mm, ms, n):  # pragma: no cover - c
                 return n
             lmin = length
             lmax = length
-        avail = np.empty(N_RANKS, np.int64)
-        ranks = np.empty(N_RANKS, np.int64)
+        avail = w[1]
+        ranks = w[2]
         for ln in range(lmin, lmax + 1):
             for end in range(max(lo, ln - 1), ACE + 1):
                 first = end - ln + 1
@@ -277,14 +287,14 @@ def gen_kind(c, kind, length, above, mc, mk, mm, ms, n):  # pragma: no cover - c
                         avail[r] = min(c[r], 3)
                     for r in range(first, end + 1):
                         avail[r] = 0
-                    n = _kickers(avail, ln, m, first, end, mc, mk, mm, ms, n)
+                    n = _kickers(avail, ln, m, first, end, mc, mk, mm, ms, n, w)
                 elif kind == PLANE_PAIR:
                     nr = 0
                     for k in range(TWO + 1):
                         if (k < first or k > end) and c[k] >= 2:
                             ranks[nr] = k
                             nr += 1
-                    n = _pairs(ranks, nr, ln, m, kind, end, mc, mk, mm, ms, n)
+                    n = _pairs(ranks, nr, ln, m, kind, end, mc, mk, mm, ms, n, w)
                 else:
                     n = _push(mc, mk, mm, ms, n, kind, end, m)
                 for r in range(first, end + 1):
@@ -335,8 +345,9 @@ def legal(c, pk, pmain, psize, mc, mk, mm, ms):  # pragma: no cover - compiled
             length = -1
         else:
             length = psize // unit
+    w = _workspace()
     for kind in range(k0, k1):  # one call site: keeps the compiled code small
-        n = gen_kind(c, kind, length, above, mc, mk, mm, ms, n)
+        n = gen_kind(c, kind, length, above, mc, mk, mm, ms, n, w)
     if pk < 0:
         return _checked(n, mc)
     return _checked(_bombs(c, -1, mc, mk, mm, ms, n), mc)
@@ -359,7 +370,7 @@ def reading(c, kind, mc, mk, mm, ms):  # pragma: no cover - compiled
         length = size // unit
         if length < _MIN_LEN[kind] or length > _MAX_LEN[kind]:
             return -1
-    n = _checked(gen_kind(c, kind, length, -1, mc, mk, mm, ms, 0), mc)
+    n = _checked(gen_kind(c, kind, length, -1, mc, mk, mm, ms, 0, _workspace()), mc)
     best = -1
     for i in range(n):
         same = True

@@ -38,7 +38,7 @@ from mindsport.doudizhu.kinds import (
     TRIO_SINGLE,
 )
 
-__all__ = ["best", "group_cost", "plan_groups"]
+__all__ = ["best", "group_cost", "new_frames", "plan_groups", "search"]
 
 #: ranks above ``T`` lower a group's cost by 0.07 each
 _HIGH = 7
@@ -52,10 +52,18 @@ def _g(main: int) -> float:  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def _next_free(c, r, width):  # pragma: no cover - compiled
+    """The next rank from ``r`` up to a king holding exactly ``width`` cards (a king + 1 when
+    there is none): the free singles (pairs) that kickers are taken from, lowest first."""
+    while r <= KING and c[r] != width:
+        r += 1
+    return r
+
+
+@njit(cache=True)
 def _base_cost(c: np.ndarray) -> float:  # pragma: no cover - compiled
+    """Cost of the split of ``c`` without chains of singles or pairs (no allocation)."""
     cost = 0.0
-    fs = np.empty(16, np.int64)
-    fp = np.empty(16, np.int64)
     nfs = 0
     nfp = 0
     if c[SMALL_JOKER] > 0 and c[BIG_JOKER] > 0:
@@ -72,15 +80,15 @@ def _base_cost(c: np.ndarray) -> float:  # pragma: no cover - compiled
         elif n == 2:
             cost += _g(r)
             if r <= KING:
-                fp[nfp] = r
                 nfp += 1
         elif n == 1:
             cost += _g(r)
             if r <= KING:
-                fs[nfs] = r
                 nfs += 1
     i_s = 0
     i_p = 0
+    ps = _next_free(c, 0, 1)
+    pp = _next_free(c, 0, 2)
     r = 0
     while r <= TWO:
         if c[r] != 3:
@@ -94,18 +102,22 @@ def _base_cost(c: np.ndarray) -> float:  # pragma: no cover - compiled
         cost += _g(end)
         if n >= 2:
             if nfs - i_s >= n:
-                for k in range(n):
-                    cost -= _g(fs[i_s + k])
+                for _ in range(n):
+                    cost -= _g(ps)
+                    ps = _next_free(c, ps + 1, 1)
                 i_s += n
             elif nfp - i_p >= n:
-                for k in range(n):
-                    cost -= _g(fp[i_p + k])
+                for _ in range(n):
+                    cost -= _g(pp)
+                    pp = _next_free(c, pp + 1, 2)
                 i_p += n
         elif i_s < nfs:
-            cost -= _g(fs[i_s])
+            cost -= _g(ps)
+            ps = _next_free(c, ps + 1, 1)
             i_s += 1
         elif i_p < nfp:
-            cost -= _g(fp[i_p])
+            cost -= _g(pp)
+            pp = _next_free(c, pp + 1, 2)
             i_p += 1
         r = end + 1
     return cost
@@ -115,17 +127,31 @@ _MAX_DEPTH = 16
 
 
 @njit(cache=True)
+def new_frames():  # pragma: no cover - compiled
+    """Stack frames for :func:`search` (cost, start, kind, end, length per depth)."""
+    return (
+        np.empty(_MAX_DEPTH, np.float64),
+        np.empty(_MAX_DEPTH, np.int64),
+        np.empty(_MAX_DEPTH, np.int64),
+        np.empty(_MAX_DEPTH, np.int64),
+        np.empty(_MAX_DEPTH, np.int64),
+    )
+
+
+@njit(cache=True)
 def best(c: np.ndarray, start: int) -> float:  # pragma: no cover - compiled
-    """Best plan cost of ``c`` (chains starting at ``start`` or later); ``c`` is restored.
+    """Best plan cost of ``c`` (chains starting at ``start`` or later); ``c`` is restored."""
+    f_bst, f_s, f_kind, f_end, f_len = new_frames()
+    return search(c, start, f_bst, f_s, f_kind, f_end, f_len)
+
+
+@njit(cache=True)
+def search(c, start, f_bst, f_s, f_kind, f_end, f_len):  # pragma: no cover - compiled
+    """:func:`best` on the given stack frames (:func:`new_frames`): no allocation.
 
     A depth-first search over chains (start rank non-decreasing, every length) kept on an
     explicit stack of frames: numba caches no recursive kernel called by other cached ones.
     """
-    f_bst = np.empty(_MAX_DEPTH, np.float64)
-    f_s = np.empty(_MAX_DEPTH, np.int64)
-    f_kind = np.empty(_MAX_DEPTH, np.int64)
-    f_end = np.empty(_MAX_DEPTH, np.int64)
-    f_len = np.empty(_MAX_DEPTH, np.int64)
     d = 0
     f_bst[0] = _base_cost(c)
     f_s[0] = start
@@ -202,6 +228,7 @@ def best(c: np.ndarray, start: int) -> float:  # pragma: no cover - compiled
 
 @njit(cache=True)
 def _first_chain(c: np.ndarray, start: int) -> tuple[int, int, int]:  # pragma: no cover
+    f_bst, f_s, f_kind, f_end, f_len = new_frames()
     bst = _base_cost(c)
     choice = (0, 0, 0)
     for s in range(start, ACE - 1):
@@ -222,7 +249,7 @@ def _first_chain(c: np.ndarray, start: int) -> tuple[int, int, int]:  # pragma: 
                 c[r] -= width
             for length in range(min_len, end - s + 1):
                 c[s + length - 1] -= width
-                cost = best(c, s) + _g(s + length - 1)
+                cost = search(c, s, f_bst, f_s, f_kind, f_end, f_len) + _g(s + length - 1)
                 if cost < bst:
                     bst = cost
                     choice = (s, width, length)
