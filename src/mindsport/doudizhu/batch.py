@@ -41,8 +41,10 @@ __all__ = [
     "bot_codes",
     "deal_counts",
     "game_states",
+    "keyed_returns",
     "keyed_states",
     "landlord_scores",
+    "lineup_codes",
     "play_fast",
     "play_one",
     "simulate_fast",
@@ -179,6 +181,98 @@ def _scores(results: IntArray, scoring: ScoringRule, call: int = 1, doubles: int
         dtype=np.float64,
     )
     return values[inverse.reshape(-1)]
+
+
+def _returns(results: IntArray, scoring: ScoringRule) -> FloatArray:
+    """Scores of the three seats (G x 3) via ``scoring.scores``, once per distinct outcome."""
+    keys = np.stack(
+        [(results[:, 0] == 0).astype(np.int64), results[:, 1], results[:, 2], results[:, 3]],
+        axis=1,
+    )
+    uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
+    values = np.array(
+        [
+            scoring.scores(
+                Outcome(landlord_won=bool(w), bombs=int(b), rockets=int(r), spring=bool(s))
+            )
+            for w, b, r, s in uniq
+        ],
+        dtype=np.float64,
+    ).reshape(-1, 3)
+    return values[inverse.reshape(-1)]
+
+
+def lineup_codes(lineups: Sequence[Sequence[str]]) -> tuple[IntArray, IntArray] | None:
+    """Kernel codes and levels (G x 3) of line-ups of bot specs; None when a bot has no engine
+    code (an external program, the tracking bot)."""
+    known: dict[str, tuple[int, int] | None] = {}
+    codes = np.zeros((len(lineups), 3), np.int64)
+    levels = np.zeros((len(lineups), 3), np.int64)
+    for g, lineup in enumerate(lineups):
+        if len(lineup) != 3:
+            raise MindsportError(f"a game needs 3 players, got {len(lineup)}: {list(lineup)}")
+        for seat, spec in enumerate(lineup):
+            if spec not in known:
+                bot = make_bots(spec)[0]
+                known[spec] = bot.engine_code if isinstance(bot, EngineBot) else None
+                close = getattr(bot, "close", None)
+                if callable(close):
+                    close()
+            found = known[spec]
+            if found is None:
+                return None
+            codes[g, seat], levels[g, seat] = found
+    return codes, levels
+
+
+def keyed_returns(
+    deals: Sequence[Deal],
+    codes: IntArray,
+    levels: IntArray,
+    seed: int,
+    keys: Sequence[Sequence[int]],
+    scoring: ScoringRule = LINEAR,
+) -> FloatArray:
+    """Returns (G x 3) of games ``g``: ``deals[g]`` played by the bots ``codes[g]`` /
+    ``levels[g]`` drawing on ``task_rng(seed, *keys[g])`` (:func:`keyed_states`)."""
+    from mindsport.doudizhu.compiled import ensure_compiled
+    from mindsport.doudizhu.compiled.engine import deck, run_games
+
+    ensure_compiled()
+    n = len(deals)
+    if len(keys) != n or codes.shape != (n, 3) or levels.shape != (n, 3):
+        raise MindsportError(f"{n} deals need {n} keys and (n, 3) codes and levels")
+    states = np.zeros((n, 6), np.uint64)
+    by_length: dict[int, list[int]] = {}
+    for g, key in enumerate(keys):
+        by_length.setdefault(len(key), []).append(g)
+    for rows in by_length.values():
+        states[rows] = keyed_states(seed, np.array([keys[g] for g in rows], dtype=np.int64))
+    index: dict[int, int] = {}
+    unique: list[Deal] = []
+    where = np.empty(n, np.int64)
+    for g, d in enumerate(deals):
+        i = index.get(id(d))
+        if i is None:
+            i = index[id(d)] = len(unique)
+            unique.append(d)
+        where[g] = i
+    counts = deal_counts(unique)[where]
+    results = np.zeros((n, 8), np.int64)
+    empty3 = np.zeros((0, 3, 15), np.int64)
+    run_games(
+        states,
+        counts,
+        np.ascontiguousarray(codes, dtype=np.int64),
+        np.ascontiguousarray(levels, dtype=np.int64),
+        deck(),
+        empty3,
+        results,
+        np.zeros((0, 18), np.int64),
+        np.zeros(1, np.int64),
+        np.zeros(0, np.int64),
+    )
+    return _returns(results, scoring)
 
 
 def landlord_scores(

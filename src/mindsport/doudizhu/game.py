@@ -112,6 +112,22 @@ class DouDizhuGame:
     def bot_names(self) -> Sequence[str]:
         return ("random", "greedy", "strong", "tracking", "level:N", "cmd:COMMAND")
 
+    def play_batch(
+        self,
+        chances: Sequence[Deal],
+        lineups: Sequence[tuple[str, ...]],
+        keys: Sequence[tuple[int, ...]],
+        seed: int,
+    ) -> np.ndarray | None:
+        """Many games on the compiled engine (see :class:`~mindsport.games.contract.BatchGame`);
+        None when a line-up has a bot without an engine code."""
+        from mindsport.doudizhu.batch import keyed_returns, lineup_codes
+
+        found = lineup_codes(lineups)
+        if found is None:
+            return None
+        return keyed_returns(chances, found[0], found[1], seed, keys, self.scoring)
+
     def __repr__(self) -> str:
         return f"DouDizhuGame(scoring={self.scoring.name!r})"
 

@@ -34,6 +34,7 @@ from mindsport.errors import MindsportError
 
 __all__ = [
     "TERMINAL",
+    "BatchGame",
     "Bot",
     "Game",
     "GameInfo",
@@ -132,3 +133,24 @@ class Game(Protocol):
     def bot_names(self) -> Sequence[str]:
         """The spec strings of the built-in bots (for help texts)."""
         ...
+
+
+@runtime_checkable
+class BatchGame(Protocol):
+    """A game that can also play many independent games at once, at engine speed (the
+    tournament runners use it when present; Dou Dizhu does it with its compiled engine).
+
+    ``play_batch(chances, lineups, keys, seed)``: game ``g`` starts from ``chances[g]``, its
+    players are the bot specs ``lineups[g]``, and it draws on the generator
+    ``np.random.default_rng(np.random.SeedSequence(seed, spawn_key=keys[g]))``. Returns the
+    returns (G x players), the same numbers the referee would give with that generator, or
+    ``None`` when some line-up has a bot it cannot play (then the referee plays them).
+    """
+
+    def play_batch(
+        self,
+        chances: Sequence[Any],
+        lineups: Sequence[tuple[str, ...]],
+        keys: Sequence[tuple[int, ...]],
+        seed: int,
+    ) -> np.ndarray | None: ...

@@ -51,7 +51,8 @@ def _load(target: str) -> Callable[..., Any]:
 def get_game(name: str, **params: Any) -> Game:
     """A new game object: the factory registered as ``name`` called with ``params`` (e.g.
     ``get_game("doudizhu", scoring="ccpc2016")``)."""
-    target = _factories().get(name.strip().lower())
+    key = name.strip().lower()
+    target = _BUILTIN.get(key) or _factories().get(key)
     if target is None:
         raise GameNotFoundError(f"unknown game {name!r}; games are {', '.join(game_names())}")
     game = _load(target)(**params)

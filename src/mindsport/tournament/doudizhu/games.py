@@ -1,35 +1,33 @@
-"""Engine games in bulk, on any :mod:`executor <mindsport.tournament.executors>`, reproducibly.
+"""Dou Dizhu games in bulk for the tournament experiments, on any executor, reproducibly.
 
-A :class:`Game` names a deal (seeds' notation), the three bots (spec strings of
-:func:`mindsport.doudizhu.bots.make_bot`: ``level:N``, ``strong``...) and a key. Game ``key``
-of a run seeded ``seed`` plays with the generator :func:`~.executors.task_rng` ``(seed, *key)``,
-so a landlord score depends only on (seed, game), never on how games are chunked or on which
-worker plays them. :func:`play_games` chunks the games, maps the chunks on an executor and
-returns the landlord scores in game order.
+A :class:`Game` names a deal (a :class:`~mindsport.doudizhu.Deal` value), the three bots (spec
+strings of :func:`mindsport.doudizhu.bots.make_bot`: ``level:N``, ``strong``, ``cmd:...``) and a
+key. Game ``key`` of a run seeded ``seed`` plays with the generator
+:func:`~mindsport.tournament.executors.task_rng` ``(seed, *key)``, so a landlord score depends
+only on (seed, game). :func:`play_games` hands the games to the game-free runner
+(:func:`mindsport.tournament.runner.play_tables`), which plays line-ups of built-in bots on the
+compiled engine, whole chunks at a time, and anything else move by move through the referee.
 
 Deal helpers for seed 004: :func:`bomb_count` (four-of-a-kinds in the three hands, plus the
 rocket when one hand holds both jokers) and :func:`one_bomb_deal` (rejection sampling of
 Algorithm 2 deals until exactly one bomb is held in all three hands combined).
-
-Uses only the public API of :mod:`mindsport.doudizhu`; ``import mindsport.tournament`` does not
-import this module.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from mindsport.doudizhu import LINEAR, Deal, ScoringRule, deal, play
-from mindsport.doudizhu.bots import make_bot
+from mindsport.doudizhu import LINEAR, Deal, ScoringRule, deal
 from mindsport.tournament.errors import TournamentError
-from mindsport.tournament.executors import Executor, SerialExecutor, task_rng
+from mindsport.tournament.executors import Executor
+from mindsport.tournament.runner import DEFAULT_CHUNK, GameSpec, Table, play_tables
 
 __all__ = [
+    "DEFAULT_CHUNK",
     "Game",
     "bomb_count",
     "landlord_table",
@@ -39,32 +37,29 @@ __all__ = [
     "warm_engine",
 ]
 
-#: games per task handed to an executor (big enough to amortise the pickling)
-DEFAULT_CHUNK = 40
 #: deals tried by :func:`one_bomb_deal` before giving up
 MAX_REDEALS = 10_000
 
 
 @dataclass(frozen=True)
 class Game:
-    """One game: deal (``[landlord][farmer1][farmer2]``), bot specs per seat, seed key."""
+    """One game: the deal, bot specs per seat (landlord, farmer 1, farmer 2), seed key."""
 
-    deal: str
+    deal: Deal
     bots: tuple[str, str, str]
     key: tuple[int, ...]
 
 
-def bomb_count(hand: Deal | str, *, rocket: bool = True) -> int:
+def bomb_count(hand: Deal, *, rocket: bool = True) -> int:
     """Bombs held in the three hands combined: four-of-a-kinds, plus 1 for a hand holding both
     jokers when ``rocket`` (the rocket doubles the score like a bomb).
 
-    >>> deal = "[333344455566677788XD][4567889999TTTJJJQ][TJQQQKKKKAAAA2222]"
+    >>> deal = Deal.parse("[333344455566677788XD][4567889999TTTJJJQ][TJQQQKKKKAAAA2222]")
     >>> bomb_count(deal), bomb_count(deal, rocket=False)
     (6, 5)
     """
-    d = Deal.parse(hand) if isinstance(hand, str) else hand
     count = 0
-    for counts in d.counts():
+    for counts in hand.counts():
         count += sum(1 for n in counts[:13] if n == 4)
         if rocket and counts[13] == 1 and counts[14] == 1:
             count += 1
@@ -82,54 +77,26 @@ def one_bomb_deal(rng: np.random.Generator, *, rocket: bool = True) -> Deal:
     raise TournamentError(f"no one-bomb deal in {MAX_REDEALS} tries")  # pragma: no cover
 
 
-def random_deals(count: int, rng: np.random.Generator, *, one_bomb: bool = False) -> list[str]:
-    """``count`` deals in the seeds' notation (Algorithm 2, or seed 004's one-bomb deals)."""
+def random_deals(count: int, rng: np.random.Generator, *, one_bomb: bool = False) -> list[Deal]:
+    """``count`` deals (Algorithm 2, or seed 004's one-bomb deals)."""
     if isinstance(count, bool) or int(count) != count or count < 0:
         raise TournamentError(f"count must be a non-negative integer, got {count!r}")
     make: Callable[[np.random.Generator], Deal] = one_bomb_deal if one_bomb else deal
-    return [str(make(rng)) for _ in range(int(count))]
-
-
-def _play_chunk(task: tuple[int, tuple[Game, ...], Any]) -> list[float]:
-    """Play a chunk of games. Line-ups of built-in bots go through the compiled engine
-    (:func:`mindsport.doudizhu.compiled.play_fast`, move for move the game ``play`` gives for
-    the same generator); anything else through :func:`mindsport.doudizhu.play`."""
-    from mindsport.doudizhu.batch import play_fast, supported
-
-    seed, games, scoring = task
-    bots: dict[str, Any] = {}
-    deals: dict[str, Deal] = {}
-    compiled: dict[tuple[str, ...], bool] = {}
-    out = []
-    for game in games:
-        d = deals.get(game.deal)
-        if d is None:
-            d = deals[game.deal] = Deal.parse(game.deal)
-        rng = task_rng(seed, *game.key)
-        specs = tuple(game.bots)
-        fast = compiled.get(specs)
-        if fast is None:
-            fast = compiled[specs] = supported(",".join(specs))
-        if fast:
-            out.append(float(play_fast(d, ",".join(specs), scoring, rng).landlord_score))
-            continue
-        seats = []
-        for spec in specs:
-            if spec not in bots:
-                bots[spec] = make_bot(spec)
-            seats.append(bots[spec])
-        out.append(float(play(d, seats, scoring, rng).landlord_score))
-    return out
+    return [make(rng) for _ in range(int(count))]
 
 
 def warm_engine() -> None:
-    """Play one game on each engine so compiled kernels exist before worker processes fork."""
-    from mindsport.doudizhu.batch import play_fast
+    """Load (or compile, once) the engine and build the move table, so that worker processes
+    forked afterwards share them."""
+    from mindsport.doudizhu.compiled import ensure_compiled
+    from mindsport.doudizhu.moves import move_table
 
-    rng = np.random.default_rng(0)
-    d = deal(rng)
-    play(d, [make_bot("strong"), make_bot("strong"), make_bot("strong")], LINEAR, rng)
-    play_fast(d, "strong,strong,strong", LINEAR, np.random.default_rng(0))
+    ensure_compiled()
+    move_table()
+
+
+def _spec(scoring: ScoringRule) -> GameSpec:
+    return GameSpec("doudizhu", (("scoring", scoring),))
 
 
 def play_games(
@@ -142,27 +109,13 @@ def play_games(
     progress: Callable[[int], None] | None = None,
 ) -> npt.NDArray[np.float64]:
     """Landlord score of every game, in game order; ``progress(k)`` after each chunk of k."""
-    if isinstance(chunk, bool) or int(chunk) != chunk or chunk < 1:
-        raise TournamentError(f"chunk must be a positive integer, got {chunk!r}")
-    for spec in {s for g in games for s in g.bots}:
-        make_bot(spec)  # fail early, in the parent, on a bad spec
-    runner = executor or SerialExecutor()
-    tasks = [(int(seed), tuple(games[i : i + chunk]), scoring) for i in range(0, len(games), chunk)]
-    sizes = [len(t[1]) for t in tasks]
-    done = iter(sizes)
-
-    def tick(_: int) -> None:
-        if progress is not None:
-            progress(next(done, 0))
-
-    # progress counts games; the executor reports finished tasks (in completion order, so the
-    # sizes are approximate for the last, shorter chunk only)
-    parts = runner.map(_play_chunk, tasks, tick)
-    return np.array([s for part in parts for s in part], dtype=np.float64)
+    tables = [Table(g.deal, tuple(g.bots), tuple(g.key)) for g in games]
+    returns = play_tables(_spec(scoring), tables, seed, executor, chunk=chunk, progress=progress)
+    return np.ascontiguousarray(returns[:, 0])
 
 
 def landlord_table(
-    deals: Sequence[str],
+    deals: Sequence[Deal],
     landlords: Sequence[str],
     farmers: tuple[str, str],
     seed: int,
