@@ -22,11 +22,12 @@ test: $(STAMP)
 
 ## bench: side-by-side benchmarks against the peer libraries (not part of the tests; ~10 min)
 bench: $(STAMP)
+	$(PY) -m pip install --quiet --no-deps douzero  # DouZero's move generator (no torch needed)
 	$(PY) benchmarks/bench_rate.py
 	$(PY) benchmarks/bench_replay.py --scale 0.3
-	$(PY) benchmarks/bench_ddz.py --games 300 --fast-games 5000 --rlcard-games 100
+	$(PY) benchmarks/bench_ddz.py --hands 3000 --games 300 --fast-games 20000 --rlcard-games 100
 	$(PY) benchmarks/bench_dih.py
-	$(PY) benchmarks/tournament_scale.py --hands 40
+	$(PY) benchmarks/tournament_scale.py --hands 10000 --ray
 
 ## lint: ruff and mypy
 lint: $(STAMP)

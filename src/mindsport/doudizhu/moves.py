@@ -48,7 +48,7 @@ values up, and ``Move("pair", "55")`` is checked by finding its cards in the tab
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -160,6 +160,10 @@ class MoveTable:
     keys: npt.NDArray[np.int64]
     position: dict[int, int]
     objects: npt.NDArray[np.object_]  #: ``moves`` as an object array (fancy indexing)
+    #: the engine's generator: (hand counts, kind, main, size, keys) -> positions
+    generate: Callable[..., npt.NDArray[np.int64]]
+    #: the same from the bytes of a card string -> (read, positions)
+    generate_text: Callable[..., tuple[bool, npt.NDArray[np.int64]]]
 
     def find(self, kind: Kind, counts: Sequence[int]) -> Move | None:
         """The move of ``kind`` made of exactly these cards, if there is one."""
@@ -175,7 +179,7 @@ def move_table() -> MoveTable:
     """The table of every move (built once per process from the engine's list of the full
     deck's moves)."""
     from mindsport.doudizhu.compiled import ensure_compiled
-    from mindsport.doudizhu.compiled.movegen import universe
+    from mindsport.doudizhu.compiled.movegen import legal_indices, legal_text_indices, universe
 
     ensure_compiled()
     mc, mk, mm, _ = universe()
@@ -192,7 +196,9 @@ def move_table() -> MoveTable:
         raise RuntimeError("the move generator listed a move twice")
     objects = np.empty(len(moves), dtype=object)
     objects[:] = moves
-    return MoveTable(tuple(moves), sorted_keys, position, objects)
+    return MoveTable(
+        tuple(moves), sorted_keys, position, objects, legal_indices, legal_text_indices
+    )
 
 
 def _hand(hand: str | Counts) -> npt.NDArray[np.int64]:
@@ -227,21 +233,23 @@ def legal_moves(hand: str | Counts, previous: Move | str | None = None) -> list[
     >>> [m.cards for m in legal_moves("34567889TTJQ", "56789")]
     ['6789T', '789TJ', '89TJQ']
     """
-    from mindsport.doudizhu.compiled.movegen import legal_indices, legal_text_indices
-
-    prev = _previous(previous)
     table = move_table()
-    if prev is None:
+    if previous is None:
         pk, pmain, psize = -1, -1, 0
     else:
-        pk, pmain, psize = KIND_CODE[prev.kind], prev.main, len(prev.cards)
+        if not isinstance(previous, Move):
+            previous = _previous(previous)
+            if previous is None:
+                return legal_moves(hand)
+        pk, pmain, psize = KIND_CODE[previous.kind], previous.main, len(previous.cards)
     if isinstance(hand, str):
-        text = np.frombuffer(hand.encode(), dtype=np.uint8)
-        ok, found = legal_text_indices(text, pk, pmain, psize, table.keys)
+        ok, found = table.generate_text(
+            np.frombuffer(hand.encode(), dtype=np.uint8), pk, pmain, psize, table.keys
+        )
         if not ok:  # other spellings the engine does not read, or an error message to give
-            found = legal_indices(_hand(hand), pk, pmain, psize, table.keys)
+            found = table.generate(_hand(hand), pk, pmain, psize, table.keys)
     else:
-        found = legal_indices(_hand(hand), pk, pmain, psize, table.keys)
+        found = table.generate(_hand(hand), pk, pmain, psize, table.keys)
     result: list[Move] = table.objects[found].tolist()
     return result
 
