@@ -12,8 +12,10 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[all]'
 	touch $(STAMP)
 
-## run: the main job on the embedded default (SQLite file under ./out, generated data)
+## run: the main job on the embedded default (SQLite file under ./out, generated data); the
+## Dou Dizhu engine is loaded (compiled once, on a fresh machine) first, with a message
 run: $(STAMP)
+	$(VENV)/bin/mindsport ddz compile
 	$(VENV)/bin/mindsport demo
 
 ## test: the whole test suite (what CI runs)

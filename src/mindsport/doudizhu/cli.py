@@ -45,6 +45,17 @@ def _fail(exc: MindsportError) -> typer.Exit:
     return typer.Exit(2)
 
 
+@app.command("compile")
+def compile_cmd() -> None:
+    """Load the compiled engine, compiling it first if this machine has not yet (about a
+    minute, once; later commands then start at once)."""
+    from mindsport.doudizhu.moves import move_table
+
+    ensure_compiled()
+    move_table()
+    typer.echo("the Dou Dizhu engine is ready")
+
+
 @app.command("deal")
 def deal_cmd(seed: int = typer.Option(0, help="Seed of the deal (game 0 of that seed).")) -> None:
     """Print a deal as [landlord][farmer1][farmer2]."""

@@ -438,6 +438,7 @@ def _running(
     from mindsport.tournament.doudizhu.games import warm_engine
     from mindsport.tournament.executors import make_executor
 
+    warm_engine()  # compiles once on a fresh machine, saying so, before any progress bar
     count = workers if workers > 0 else None
     columns = (
         TextColumn("{task.description}"),
