@@ -39,7 +39,7 @@ def check_state(state: State, pinned: dict[int, int]) -> None:
 def test_random_games_keep_invariants() -> None:
     rng = np.random.default_rng(2024)
     outcomes = {"flag": 0, "stuck": 0, "draw": 0}
-    for game in range(60):
+    for game in range(30):
         state = State.new_game(rng)
         names = ["random", "greedy", "belief"]
         pair = (names[game % 3], names[(game // 3) % 3]) if game < 12 else ("random", "random")
