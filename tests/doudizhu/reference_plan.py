@@ -8,8 +8,7 @@ chain sets in the tests, for :func:`~mindsport.doudizhu.compiled.planner.best`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from mindsport.doudizhu.bots.plan import Plan  # the value type only
 from mindsport.doudizhu.kinds import Kind
 
 N_RANKS = 15
@@ -27,18 +26,6 @@ def group_cost(kind: Kind, main: int) -> float:
     if kind is Kind.BOMB:
         return -0.3
     return 1.0 - 0.07 * max(0, main - _HIGH)
-
-
-@dataclass(frozen=True, slots=True)
-class Plan:
-    """A split of a hand: total cost and its groups."""
-
-    cost: float
-    groups: tuple[Group, ...]
-
-    @property
-    def plays(self) -> int:
-        return len(self.groups)
 
 
 def _group(kind: Kind, main: int, parts: dict[int, int]) -> Group:

@@ -157,8 +157,10 @@ def deal_counts(deals: Sequence[Deal]) -> IntArray:
     return np.array([d.counts() for d in deals], dtype=np.int64)
 
 
-def _scores(results: IntArray, scoring: ScoringRule, call: int = 1, doubles: int = 0) -> FloatArray:
-    """Landlord scores via ``scoring.scores`` (called once per distinct outcome)."""
+def _returns(
+    results: IntArray, scoring: ScoringRule, call: int = 1, doubles: int = 0
+) -> FloatArray:
+    """Scores of the three seats (G x 3) via ``scoring.scores``, once per distinct outcome."""
     keys = np.stack(
         [(results[:, 0] == 0).astype(np.int64), results[:, 1], results[:, 2], results[:, 3]],
         axis=1,
@@ -175,25 +177,6 @@ def _scores(results: IntArray, scoring: ScoringRule, call: int = 1, doubles: int
                     call=call,
                     doubles=doubles,
                 )
-            )[0]
-            for w, b, r, s in uniq
-        ],
-        dtype=np.float64,
-    )
-    return values[inverse.reshape(-1)]
-
-
-def _returns(results: IntArray, scoring: ScoringRule) -> FloatArray:
-    """Scores of the three seats (G x 3) via ``scoring.scores``, once per distinct outcome."""
-    keys = np.stack(
-        [(results[:, 0] == 0).astype(np.int64), results[:, 1], results[:, 2], results[:, 3]],
-        axis=1,
-    )
-    uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
-    values = np.array(
-        [
-            scoring.scores(
-                Outcome(landlord_won=bool(w), bombs=int(b), rockets=int(r), spring=bool(s))
             )
             for w, b, r, s in uniq
         ],
@@ -310,7 +293,7 @@ def landlord_scores(
         np.zeros(1, np.int64),
         np.zeros(0, np.int64),
     )
-    return _scores(results, scoring)
+    return _returns(results, scoring)[:, 0]
 
 
 def simulate_fast(
@@ -340,7 +323,7 @@ def simulate_fast(
             states, empty3, codes, levels, deck(), empty3, results[lo:hi], empty_rec, count, turns
         )
     return FastResults(
-        landlord_score=_scores(results, scoring),
+        landlord_score=_returns(results, scoring)[:, 0],
         bombs=results[:, 1].copy(),
         rockets=results[:, 2].copy(),
         spring=results[:, 3].astype(bool),

@@ -61,8 +61,24 @@ def engine_decision(code: int, level: int, view: StateView, rng: np.random.Gener
     return move
 
 
+class _EngineDecision:
+    """The built-in bots' ``act``: the engine decides for ``engine_code``."""
+
+    __slots__ = ()
+
+    @property
+    def engine_code(self) -> tuple[int, int]:  # pragma: no cover - every bot overrides it
+        raise NotImplementedError
+
+    def act(
+        self, view: StateView, legal_actions: Sequence[Action], rng: np.random.Generator
+    ) -> Action:
+        code, level = self.engine_code
+        return engine_decision(code, level, view, rng)
+
+
 @dataclass(frozen=True, slots=True)
-class RandomBot:
+class RandomBot(_EngineDecision):
     """Uniformly random legal action, pass included when allowed."""
 
     name: str = "random"
@@ -71,14 +87,9 @@ class RandomBot:
     def engine_code(self) -> tuple[int, int]:
         return (_RANDOM, 0)
 
-    def act(
-        self, view: StateView, legal_actions: Sequence[Action], rng: np.random.Generator
-    ) -> Action:
-        return engine_decision(_RANDOM, 0, view, rng)
-
 
 @dataclass(frozen=True, slots=True)
-class GreedyBot:
+class GreedyBot(_EngineDecision):
     """Plays whenever it can: the lowest main rank (most cards on ties), bombs last."""
 
     name: str = "greedy"
@@ -87,14 +98,9 @@ class GreedyBot:
     def engine_code(self) -> tuple[int, int]:
         return (_GREEDY, 0)
 
-    def act(
-        self, view: StateView, legal_actions: Sequence[Action], rng: np.random.Generator
-    ) -> Action:
-        return engine_decision(_GREEDY, 0, view, rng)
-
 
 @dataclass(frozen=True, slots=True)
-class StrongBot:
+class StrongBot(_EngineDecision):
     """Plan-based heuristic bot (deterministic: draws nothing from ``rng``); its rules are in
     :mod:`mindsport.doudizhu.compiled.bots`."""
 
@@ -104,14 +110,9 @@ class StrongBot:
     def engine_code(self) -> tuple[int, int]:
         return (_STRONG, 0)
 
-    def act(
-        self, view: StateView, legal_actions: Sequence[Action], rng: np.random.Generator
-    ) -> Action:
-        return engine_decision(_STRONG, 0, view, rng)
-
 
 @dataclass(frozen=True, slots=True)
-class LevelBot:
+class LevelBot(_EngineDecision):
     """At each turn, plays the strong bot's move with probability ``level / 100``, otherwise a
     uniformly random legal action. Level 0 is the random bot, level 100 the strong bot, and
     the expected share of strong decisions grows linearly in between (strength is monotone).
@@ -129,8 +130,3 @@ class LevelBot:
     @property
     def engine_code(self) -> tuple[int, int]:
         return (_LEVEL, self.level)
-
-    def act(
-        self, view: StateView, legal_actions: Sequence[Action], rng: np.random.Generator
-    ) -> Action:
-        return engine_decision(_LEVEL, self.level, view, rng)

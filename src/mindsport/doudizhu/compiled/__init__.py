@@ -37,7 +37,7 @@ def compile_notice(stream: TextIO | None = None) -> Iterator[None]:
 
     out = sys.stderr if stream is None else stream
 
-    class Notice(event.Listener):  # type: ignore[misc]
+    class Notice(event.Listener):
         started = 0.0
 
         def on_start(self, ev: Any) -> None:
@@ -62,13 +62,19 @@ def _warm() -> None:
 
     from mindsport.doudizhu.compiled.bots import decide_one
     from mindsport.doudizhu.compiled.engine import deck, run_games
-    from mindsport.doudizhu.compiled.movegen import can_beat, legal_indices, universe
+    from mindsport.doudizhu.compiled.movegen import (
+        can_beat,
+        legal_indices,
+        legal_text_indices,
+        universe,
+    )
     from mindsport.doudizhu.compiled.planner import best, plan_groups
     from mindsport.doudizhu.compiled.rng import int_words, seed_games, seed_keys
 
     hand = np.array([1] * 13 + [1, 1], dtype=np.int64)
     mc, mk, _, _ = universe()
     legal_indices(hand, -1, -1, 0, np.zeros(1, np.int64))
+    legal_text_indices(np.frombuffer(b"3", np.uint8), -1, -1, 0, np.zeros(1, np.int64))
     can_beat(hand, 0, 0, 1)
     best(hand.copy(), 0)
     groups = np.zeros(24, np.int64)

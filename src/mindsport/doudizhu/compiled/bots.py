@@ -51,6 +51,7 @@ __all__ = [
     "MAX_GROUPS",
     "decide",
     "decide_one",
+    "decision_buffers",
 ]
 
 BOT_RANDOM, BOT_GREEDY, BOT_STRONG, BOT_LEVEL = 0, 1, 2, 3
@@ -228,19 +229,28 @@ def decide(
 
 
 @njit(cache=True)
+def decision_buffers():  # pragma: no cover - compiled
+    """The buffers :func:`decide` works in: a move buffer (counts, kind, main, size), a plan
+    buffer (kind, main, size, counts) and a scratch hand."""
+    return (
+        np.zeros((MAX_MOVES, N_RANKS), np.int64),
+        np.zeros(MAX_MOVES, np.int64),
+        np.zeros(MAX_MOVES, np.int64),
+        np.zeros(MAX_MOVES, np.int64),
+        np.zeros(MAX_GROUPS, np.int64),
+        np.zeros(MAX_GROUPS, np.int64),
+        np.zeros(MAX_GROUPS, np.int64),
+        np.zeros((MAX_GROUPS, N_RANKS), np.int64),
+        np.zeros(N_RANKS, np.int64),
+    )
+
+
+@njit(cache=True)
 def decide_one(
     code, level, seat, hand, unseen, left, pk, lmain, lsize, pplayer, st, out
 ):  # pragma: no cover - compiled
     """:func:`decide` with its own buffers (one decision asked from Python)."""
-    mc = np.empty((MAX_MOVES, N_RANKS), np.int64)
-    mk = np.empty(MAX_MOVES, np.int64)
-    mm = np.empty(MAX_MOVES, np.int64)
-    ms = np.empty(MAX_MOVES, np.int64)
-    gk = np.zeros(MAX_GROUPS, np.int64)
-    gm = np.zeros(MAX_GROUPS, np.int64)
-    gs = np.zeros(MAX_GROUPS, np.int64)
-    gc = np.zeros((MAX_GROUPS, N_RANKS), np.int64)
-    c = np.zeros(N_RANKS, np.int64)
+    mc, mk, mm, ms, gk, gm, gs, gc, c = decision_buffers()
     return decide(
         code, level, seat, hand, unseen, left, pk, lmain, lsize, pplayer, st,
         mc, mk, mm, ms, gk, gm, gs, gc, c, out,

@@ -15,8 +15,7 @@ import numpy as np
 from numba import njit
 
 from mindsport.doudizhu.cards import DECK_COUNTS, N_RANKS
-from mindsport.doudizhu.compiled.bots import MAX_GROUPS, decide
-from mindsport.doudizhu.compiled.movegen import MAX_MOVES
+from mindsport.doudizhu.compiled.bots import decide, decision_buffers
 from mindsport.doudizhu.compiled.rng import permutation
 from mindsport.doudizhu.kinds import BOMB, PASS, ROCKET
 
@@ -55,17 +54,9 @@ def run_games(
     number of turns; the batch stops early (returning fewer games) when the next game might not
     fit.
     """
-    mc = np.zeros((MAX_MOVES, N_RANKS), np.int64)
-    mk = np.zeros(MAX_MOVES, np.int64)
-    mm = np.zeros(MAX_MOVES, np.int64)
-    ms = np.zeros(MAX_MOVES, np.int64)
-    gk = np.zeros(MAX_GROUPS, np.int64)
-    gm = np.zeros(MAX_GROUPS, np.int64)
-    gs = np.zeros(MAX_GROUPS, np.int64)
-    gc = np.zeros((MAX_GROUPS, N_RANKS), np.int64)
+    mc, mk, mm, ms, gk, gm, gs, gc, scratch = decision_buffers()
     out = np.zeros(N_RANKS, np.int64)
     unseen = np.zeros(N_RANKS, np.int64)
-    scratch = np.zeros(N_RANKS, np.int64)
     hands = np.zeros((3, N_RANKS), np.int64)
     left = np.zeros(3, np.int64)
     plays = np.zeros(3, np.int64)

@@ -579,13 +579,3 @@ def legal_text_indices(text, pk, pmain, psize, keys):  # pragma: no cover - comp
     if not parse_hand(text, c):
         return False, np.empty(0, np.int64)
     return True, legal_indices(c, pk, pmain, psize, keys)
-
-
-@njit(cache=True)
-def key_position(kind, m, keys):  # pragma: no cover - compiled
-    """Position of the move (kind, counts) in ``keys``, -1 when no move has these cards."""
-    key = move_key(kind, m)
-    i = _position(keys, key)
-    if i < keys.shape[0] and keys[i] == key:
-        return i
-    return -1
