@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, TextIO
 
 __all__ = ["COMPILE_MESSAGE", "compile_notice", "ensure_compiled"]
@@ -95,9 +97,40 @@ def _warm() -> None:
     del mc, mk
 
 
+def _sources_digest() -> str:
+    """A digest of every source the kernels are compiled from (this package, the rank and kind
+    tables)."""
+    here = Path(__file__).resolve().parent
+    files = [*sorted(here.glob("*.py")), here.parent / "cards.py", here.parent / "kinds.py"]
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _drop_stale_cache() -> None:
+    """Numba checks a cached kernel against its own file only, not against the kernels of other
+    files it calls: after any change to the engine's sources, drop the whole package's cache
+    so that every kernel is compiled afresh (a read-only installation keeps its cache)."""
+    cache = Path(__file__).resolve().parent / "__pycache__"
+    stamp = cache / "engine-sources.sha256"
+    digest = _sources_digest()
+    try:
+        if stamp.exists() and stamp.read_text() == digest:
+            return
+        for path in [*cache.glob("*.nbi"), *cache.glob("*.nbc")]:
+            path.unlink(missing_ok=True)
+        cache.mkdir(exist_ok=True)
+        stamp.write_text(digest)
+    except OSError:
+        pass
+
+
 @functools.cache
 def ensure_compiled() -> None:
     """Load the engine's kernels, compiling them first when numba's cache lacks them (a
     one-time message on stderr says so while it compiles). Later calls return at once."""
+    _drop_stale_cache()
     with compile_notice():
         _warm()
