@@ -521,8 +521,8 @@ def validate_grid(
     """Seed 001's Table 4: P1 (random hands) vs P2 (top-DIH test cases) for every n and m.
 
     Engine games (line-ups x library hands, then line-ups x selected hands x replays) run on the
-    executor; the events are resampled from them (see mindsport.tournament.validation). Bigger
-    runs: raise --library-hands and --replays (engine games) and --events (cheap).
+    executor; the events are resampled from them (see mindsport.tournament.doudizhu.validation).
+    Bigger runs: raise --library-hands and --replays (engine games) and --events (cheap).
     """
 
     def run() -> None:

@@ -11,7 +11,8 @@ hands in advance. Here a linear model predicts the GDI from the cards alone:
   fitted on a simulated, graded hand library; :meth:`GdiModel.r2` on held-out hands;
 * :func:`propose_deals`: rejection sampling of (one-bomb) deals whose predicted GDI lies within
   epsilon of the target; the proposals are then verified by simulation
-  (:func:`mindsport.tournament.doudizhu.games.landlord_table` + :func:`~.gdi.grade_difficulty`).
+  (:func:`mindsport.tournament.doudizhu.games.landlord_table` and
+  :func:`mindsport.tournament.gdi.grade_difficulty`).
 """
 
 from __future__ import annotations

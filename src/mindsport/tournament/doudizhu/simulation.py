@@ -2,7 +2,7 @@
 
 Entrants are bot line-ups ``(landlord, farmer 1, farmer 2)`` whose result on a hand is the
 landlord score of one game (:func:`lineup_oracle`), or landlord bots at tables with fixed farmer
-bots (:func:`landlord_oracle`). On top of the pure functions of :mod:`.formats`:
+bots (:func:`landlord_oracle`). On top of the pure functions of :mod:`mindsport.tournament.formats`:
 
 * :func:`play_records`: every line-up plays every hand once -> (hand text, landlord score)
   records, the input of hand libraries (score distributions for DIH, GDI per hand);

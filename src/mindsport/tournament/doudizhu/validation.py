@@ -2,9 +2,10 @@
 
 Both experiments run in two stages:
 
-1. **Engine games**, on any executor (:mod:`.executors`), every game seeded by its key
-   (:mod:`.games`): the bots play each hand of a random library (and fresh replays of the hands
-   the method selects) into an *outcome table* ``scores[entrant, hand, replay]``;
+1. **Engine games**, on any executor (:mod:`mindsport.tournament.executors`), every game
+   seeded by its key (:mod:`.games`): the bots play each hand of a random library (and fresh
+   replays of the hands the method selects) into an *outcome table*
+   ``scores[entrant, hand, replay]``;
 2. **Events**, resampled from the outcome tables (cheap, so the seeds' 1,000 events per cell
    cost nothing): in an event each (entrant, hand) cell takes one of its recorded replays at
    random. Within one event every entrant's score on every hand is an independent engine game,
