@@ -95,17 +95,32 @@ def cases(hands: Sequence[str], rng: np.random.Generator) -> list[Case]:
 
 
 # -- the peers --------------------------------------------------------------------------------
-def rlcard_moves(hand: str, previous: Move | None) -> set[str]:
-    """RLCard's playable card sets (jokers back in this notation; pass left out)."""
+def rlcard_moves(hand: str, previous: Move | None) -> set[str] | None:
+    """RLCard's playable card sets (jokers back in this notation; pass left out); None when
+    the play to answer is not in RLCard's action space (it cannot answer it)."""
     from rlcard.games.doudizhu.judger import DoudizhuJudger
-    from rlcard.games.doudizhu.utils import get_gt_cards
+    from rlcard.games.doudizhu.utils import CARD_TYPE, get_gt_cards
 
     rl_hand = hand.translate(_TO_RL)
     if previous is None:
         found = DoudizhuJudger.playable_cards_from_hand(rl_hand)
+    elif not _rl_knows(previous, CARD_TYPE[0]):
+        return None
     else:
         found = get_gt_cards(_rl_player(rl_hand), _rl_played(previous))
     return {c.translate(_FROM_RL) for c in found if c != "pass"}
+
+
+def _rl_knows(previous: Move, card_type: dict[str, Any]) -> bool:
+    """Whether RLCard has the play as it is (a plane with a kicker trio next to it, e.g.
+    ``333`` + ``444555666`` read as a three-trio plane with kickers, is for RLCard only the
+    four-trio plane, or nothing)."""
+    types = card_type.get(previous.cards.translate(_TO_RL))
+    if types is None:
+        return False
+    prefix = {"plane_single": "trio_solo_chain", "plane_pair": "trio_pair_chain"}
+    wanted = prefix.get(previous.kind.value)
+    return wanted is None or any(str(t).startswith(wanted) for t, _ in types)
 
 
 def _rl_player(rl_hand: str) -> Any:
@@ -190,6 +205,9 @@ def agreement(label: str, all_cases: Sequence[Case]) -> int:
             ("RLCard", rlcard_moves(hand, previous), lambda c, p: _rlcard_reason(c)),
             ("DouZero", douzero_moves(hand, previous), _douzero_reason),
         ):
+            if theirs is None:  # a play RLCard lacks: the same omission, seen from the answer
+                reasons[peer]["play to answer outside RLCard's action space"] += 1
+                continue
             differ = theirs ^ ours
             same[peer] += not differ
             for reason in {why(c, previous) for c in differ}:
