@@ -22,8 +22,10 @@ $(VENV)/.bench: $(VENV)/.dev
 	$(PIP) -e '.[dev,bench]'
 	touch $@
 
-## run: the main job on the embedded default (SQLite file under ./out, generated data)
+## run: the main job on the embedded default (SQLite file under ./out, generated data); the
+## Dou Dizhu engine is loaded (compiled once, on a fresh machine) first, with a message
 run: $(VENV)/.base
+	$(VENV)/bin/mindsport ddz compile
 	$(VENV)/bin/mindsport demo
 
 ## test: the whole test suite (what CI runs)
@@ -32,11 +34,12 @@ test: $(VENV)/.dev
 
 ## bench: side-by-side benchmarks against the peer libraries (not part of the tests; ~10 min)
 bench: $(VENV)/.bench
+	$(PY) -m pip install --quiet --no-deps douzero  # DouZero's move generator (no torch needed)
 	$(PY) benchmarks/bench_rate.py
 	$(PY) benchmarks/bench_replay.py --scale 0.3
-	$(PY) benchmarks/bench_ddz.py --games 300 --fast-games 5000 --rlcard-games 100
+	$(PY) benchmarks/bench_ddz.py --hands 3000 --games 300 --fast-games 20000 --rlcard-games 100
 	$(PY) benchmarks/bench_dih.py
-	$(PY) benchmarks/tournament_scale.py --hands 40
+	$(PY) benchmarks/tournament_scale.py --hands 10000 --ray
 
 ## lint: ruff and mypy
 lint: $(VENV)/.dev

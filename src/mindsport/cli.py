@@ -59,6 +59,7 @@ def demo(
 def _register() -> None:
     """Attach the sub-command groups of each area (imported here, not at package import)."""
     from mindsport.doudizhu.cli import app as ddz_app
+    from mindsport.games.cli import app as games_app
     from mindsport.history.cli import evaluate_command, import_command
     from mindsport.junqi.cli import app as junqi_app
     from mindsport.store.cli import register as register_store
@@ -69,6 +70,7 @@ def _register() -> None:
     app.command("import")(import_command)
 
     app.add_typer(ddz_app, name="ddz", help="Dou Dizhu: deal, play and simulate games of bots.")
+    app.add_typer(games_app, name="games", help="Any game: list the games, play bots, any program.")
     app.add_typer(junqi_app, name="junqi", help="Luzhanqi: play games between bots.")
     app.add_typer(
         tournament_app,
