@@ -46,9 +46,9 @@ import hashlib
 import json
 import os
 import re
-import secrets
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -64,8 +64,10 @@ from sqlalchemy import (
     event,
     func,
     insert,
+    inspect,
     or_,
     select,
+    text,
     update,
 )
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -74,13 +76,29 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError
 
 from mindsport.errors import ConflictError, MindsportError, NotFoundError
-from mindsport.match import Match
+from mindsport.match import Match, id_problem, text_problem, time_value
 from mindsport.matchmaking import Pairing, matchmake, parse_shape
+from mindsport.store.commit import GroupCommitter, WorkItem
+from mindsport.store.keys import (
+    PREFIX_LENGTH,
+    ApiKey,
+    KeyRefusedError,
+    KeyRole,
+    MissingKeyError,
+    aware,
+    hash_key,
+    key_matches,
+    key_prefix,
+    new_key,
+)
 from mindsport.store.models import LeagueModel, ModelFactory, PlayerState, build_model
 from mindsport.store.schema import api_keys, leagues, matches, metadata, rating_history, ratings
 
 __all__ = [
     "DEFAULT_DATABASE_URL",
+    "GROUP_MATCHES",
+    "MAX_ID_LENGTH",
+    "MAX_OFFSET",
     "HistoryPoint",
     "IngestResult",
     "LeaderboardEntry",
@@ -96,7 +114,11 @@ __all__ = [
 DEFAULT_DATABASE_URL = "sqlite:///./mindsport.db"
 _CHUNK = 500
 #: longest match or player id the tables hold
-_MAX_ID = 200
+MAX_ID_LENGTH = 200
+#: most matches one group commit takes from the queue (a larger request is a group of its own)
+GROUP_MATCHES = 2_000
+#: largest leaderboard offset
+MAX_OFFSET = 1_000_000_000
 #: first key of the PostgreSQL advisory locks taken per league ("ms")
 _LOCK_SPACE = 0x6D73
 _LEAGUE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
@@ -207,33 +229,50 @@ class Prediction:
 # encoding of matches
 
 
-def _time_value(t: datetime | float | int) -> float:
-    if isinstance(t, datetime):
-        if t.tzinfo is None:  # naive datetimes are read as UTC, never as local time
-            t = t.replace(tzinfo=UTC)
-        return t.timestamp()
-    return float(t)
+def _iso_utc(t: datetime) -> str:
+    """The one stored spelling of a datetime: ISO 8601 in UTC (naive datetimes are UTC)."""
+    return (t.replace(tzinfo=UTC) if t.tzinfo is None else t.astimezone(UTC)).isoformat()
+
+
+def _digest(
+    tv: float,
+    teams: Sequence[Sequence[str]],
+    ranks: Sequence[int | None],
+    weights: Sequence[Sequence[float]] | None,
+    scores: Sequence[float] | None,
+) -> str:
+    """SHA-256 of a match's canonical form: the time as one number (the instant, however it was
+    written), each team's players sorted (with their weights), ranks, weights and scores as
+    numbers. Two records with the same digest are the same result."""
+    order = [sorted(range(len(t)), key=t.__getitem__) for t in teams]
+    body = [
+        float(tv),
+        [[t[i] for i in o] for t, o in zip(teams, order, strict=True)],
+        list(ranks),
+        None
+        if weights is None
+        else [[float(w[i]) for i in o] for w, o in zip(weights, order, strict=True)],
+        None if scores is None else [float(x) for x in scores],
+    ]
+    canon = json.dumps(body, separators=(",", ":"), allow_nan=False, ensure_ascii=False)
+    return hashlib.sha256(canon.encode()).hexdigest()
 
 
 def _encode(m: Match) -> dict[str, Any]:
-    iso = m.time.isoformat() if isinstance(m.time, datetime) else None
-    body = {
-        "time": iso if iso is not None else _time_value(m.time),
-        "teams": [list(t) for t in m.teams],
-        "ranks": list(m.ranks),
-        "weights": None if m.weights is None else [list(w) for w in m.weights],
-        "scores": None if m.scores is None else list(m.scores),
-    }
-    canon = json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    tv = time_value(m.time)
+    teams = [list(t) for t in m.teams]
+    ranks = list(m.ranks)
+    weights = None if m.weights is None else [list(w) for w in m.weights]
+    scores = None if m.scores is None else list(m.scores)
     return {
         "match_id": m.id,
-        "time_value": _time_value(m.time),
-        "time_iso": iso,
-        "teams": body["teams"],
-        "ranks": body["ranks"],
-        "weights": body["weights"],
-        "scores": body["scores"],
-        "digest": hashlib.sha256(canon.encode()).hexdigest(),
+        "time_value": tv,
+        "time_iso": _iso_utc(m.time) if isinstance(m.time, datetime) else None,
+        "teams": teams,
+        "ranks": ranks,
+        "weights": weights,
+        "scores": scores,
+        "digest": _digest(tv, teams, ranks, weights, scores),
     }
 
 
@@ -252,8 +291,69 @@ def _chunks(items: Sequence[Any], n: int = _CHUNK) -> Iterator[Sequence[Any]]:
         yield items[i : i + n]
 
 
-def _hash_key(key: str) -> str:
-    return hashlib.sha256(key.encode()).hexdigest()
+def _check_league_name(name: str) -> None:
+    """A name no league can have is simply not found (and never reaches the database)."""
+    if not isinstance(name, str) or not _LEAGUE_NAME.match(name):
+        raise NotFoundError(f"league {name!r} does not exist")
+
+
+def _encode_batch(items: Sequence[Match]) -> dict[str, dict[str, Any]]:
+    """The encoded matches of one request by id (an identical repeat counts once; a repeat with
+    other data is a :class:`ConflictError`)."""
+    encoded: dict[str, dict[str, Any]] = {}
+    for m in items:
+        if not isinstance(m, Match):
+            raise StoreError(f"expected Match records, got {type(m).__name__}: {m!r}")
+        if len(m.id) > MAX_ID_LENGTH:
+            raise StoreError(f"match {m.id[:40]!r}...: id: longer than {MAX_ID_LENGTH} characters")
+        for p in m.players:
+            if len(p) > MAX_ID_LENGTH:
+                raise StoreError(
+                    f"match {m.id!r}: teams: player id {p[:40]!r}... is longer than "
+                    f"{MAX_ID_LENGTH} characters"
+                )
+        enc = _encode(m)
+        prev = encoded.get(m.id)
+        if prev is not None and prev["digest"] != enc["digest"]:
+            raise ConflictError(f"match {m.id!r} appears twice in the input with different data")
+        encoded[m.id] = enc
+    return encoded
+
+
+@dataclass(slots=True)
+class _Request:
+    """One caller's matches, queued for the group commit."""
+
+    league: str
+    encoded: dict[str, dict[str, Any]]
+    size: int  # matches given, identical repeats included
+    progress: Callable[[int, int], None] | None
+    create: tuple[str, Mapping[str, Any]] | None
+
+
+def _upgrade_key_table(conn: Connection) -> None:
+    """Bring an API key table written by an earlier version (write keys only, no expiry) to
+    today's columns: its keys stay valid as write keys of their leagues."""
+    columns = {c["name"] for c in inspect(conn).get_columns(api_keys.name)}
+    if "role" in columns:
+        return
+    old = [dict(r._mapping) for r in conn.execute(text(f"SELECT * FROM {api_keys.name}"))]
+    conn.execute(text(f"DROP TABLE {api_keys.name}"))
+    api_keys.create(conn)
+    for r in old:
+        conn.execute(
+            insert(api_keys).values(
+                id=r["id"],
+                league_id=r["league_id"],
+                role=KeyRole.WRITE.value,
+                key_hash=r["key_hash"],
+                prefix=r["prefix"][:PREFIX_LENGTH],
+                label=None,
+                created_at=r["created_at"],
+                expires_at=None,
+                revoked_at=None,
+            )
+        )
 
 
 class _FifoLock:
@@ -326,9 +426,17 @@ class Store:
         self._writer_lock: AbstractContextManager[Any] = (
             _FifoLock() if self.is_sqlite else nullcontext()
         )
+        # SQLite: one writer for the whole file (its lock covers every league); PostgreSQL: one
+        # writer per league, in parallel
+        self._committer: GroupCommitter[IngestResult] = GroupCommitter(
+            self._commit_group,
+            max_group_size=GROUP_MATCHES,
+            workers=1 if self.is_sqlite else 8,
+        )
         if create_tables:
             with self._write() as conn:
                 metadata.create_all(conn)
+                _upgrade_key_table(conn)
 
     # -- engine and transactions --------------------------------------------------------------
     @staticmethod
@@ -376,7 +484,8 @@ class Store:
             yield conn
 
     def close(self) -> None:
-        """Release the connection pool."""
+        """Finish queued writes and release the connection pool."""
+        self._committer.close()
         self.engine.dispose()
 
     def __enter__(self) -> Store:
@@ -401,29 +510,40 @@ class Store:
         self, name: str, model: str = "trueskill", params: Mapping[str, Any] | None = None
     ) -> League:
         """Create a league; its settings are checked by building the model first."""
+        params = self._check_new_league(name, model, params)
+        try:
+            with self._write() as conn:
+                return self._insert_league(conn, name, model, params)
+        except IntegrityError as exc:  # lost a creation race on PostgreSQL
+            raise ConflictError(f"league {name!r} already exists") from exc
+
+    def _check_new_league(
+        self, name: str, model: str, params: Mapping[str, Any] | None
+    ) -> dict[str, Any]:
         if not isinstance(name, str) or not _LEAGUE_NAME.match(name):
             raise StoreError(
                 f"league name {name!r}: use 1-100 letters, digits, '_', '.' or '-', "
                 "starting with a letter or digit"
             )
-        params = dict(params or {})
-        self.model_for(model, params)
-        try:
-            with self._write() as conn:
-                if conn.execute(select(leagues.c.id).where(leagues.c.name == name)).first():
-                    raise ConflictError(f"league {name!r} already exists")
-                conn.execute(
-                    insert(leagues).values(
-                        name=name,
-                        model=model,
-                        params=params,
-                        last_seq=0,
-                        max_time=None,
-                        created_at=datetime.now(UTC),
-                    )
-                )
-        except IntegrityError as exc:  # lost a creation race on PostgreSQL
-            raise ConflictError(f"league {name!r} already exists") from exc
+        out = dict(params or {})
+        self.model_for(model, out)
+        return out
+
+    def _insert_league(
+        self, conn: Connection, name: str, model: str, params: dict[str, Any]
+    ) -> League:
+        if conn.execute(select(leagues.c.id).where(leagues.c.name == name)).first():
+            raise ConflictError(f"league {name!r} already exists")
+        conn.execute(
+            insert(leagues).values(
+                name=name,
+                model=model,
+                params=params,
+                last_seq=0,
+                max_time=None,
+                created_at=datetime.now(UTC),
+            )
+        )
         return League(name, model, params, 0)
 
     def ensure_league(
@@ -439,6 +559,7 @@ class Store:
                 return self.get_league(name)
 
     def get_league(self, name: str) -> League:
+        _check_league_name(name)
         with self._read() as conn:
             row = conn.execute(select(leagues).where(leagues.c.name == name)).first()
         if row is None:
@@ -478,6 +599,7 @@ class Store:
         writers; other leagues are not blocked), then the row is read again, so it is the
         latest committed version. SQLite: ``BEGIN IMMEDIATE`` already holds the write lock.
         """
+        _check_league_name(name)
         q = select(leagues).where(leagues.c.name == name)
         row = conn.execute(q).first()
         if row is None:
@@ -490,45 +612,167 @@ class Store:
         return row
 
     def _league_id(self, conn: Connection, name: str) -> int:
+        _check_league_name(name)
         lid = conn.execute(select(leagues.c.id).where(leagues.c.name == name)).scalar()
         if lid is None:
             raise NotFoundError(f"league {name!r} does not exist")
         return int(lid)
 
     # -- API keys ------------------------------------------------------------------------------
-    def create_key(self, league: str) -> str:
-        """A new random write key for ``league``. Shown once: only its SHA-256 is stored."""
-        key = "msk_" + secrets.token_urlsafe(32)
+    def issue_key(
+        self,
+        league: str | None = None,
+        *,
+        admin: bool = False,
+        expires_at: datetime | None = None,
+        label: str | None = None,
+    ) -> tuple[str, ApiKey]:
+        """A new random key and its record: a write key of ``league``, or with ``admin=True``
+        (and no league) an admin key. The key is returned once; only its SHA-256 is stored.
+        ``expires_at`` (naive = UTC) must lie in the future; ``label`` is a free note (at most
+        100 printable characters)."""
+        if admin == (league is not None):
+            raise StoreError(
+                "a key is either an admin key (admin=True, no league) or a write key of one league"
+            )
+        if label is not None:
+            why = id_problem(label)
+            if why is None and len(label) > 100:
+                why = "is longer than 100 characters"
+            if why is not None:
+                raise StoreError(f"key label {label[:40]!r} {why}")
+        now = datetime.now(UTC)
+        expiry = None if expires_at is None else aware(expires_at)
+        if expiry is not None and expiry <= now:
+            raise StoreError(f"expiry {expiry.isoformat()} is not in the future")
+        key = new_key()
+        role = KeyRole.ADMIN if admin else KeyRole.WRITE
         with self._write() as conn:
-            lid = self._lock_league(conn, league).id
-            conn.execute(
+            lid = None if league is None else self._league_id(conn, league)
+            res = conn.execute(
                 insert(api_keys).values(
                     league_id=lid,
-                    key_hash=_hash_key(key),
-                    prefix=key[:10],
-                    created_at=datetime.now(UTC),
+                    role=role.value,
+                    key_hash=hash_key(key),
+                    prefix=key_prefix(key),
+                    label=label,
+                    created_at=now,
+                    expires_at=expiry,
+                    revoked_at=None,
                 )
             )
-        return key
+            pk = res.inserted_primary_key
+            assert pk is not None
+            key_id = int(pk[0])
+        return key, ApiKey(key_id, role, league, key[:PREFIX_LENGTH], label, now, expiry, None)
+
+    def create_key(
+        self,
+        league: str | None = None,
+        *,
+        admin: bool = False,
+        expires_at: datetime | None = None,
+        label: str | None = None,
+    ) -> str:
+        """A new key (see :meth:`issue_key`): shown once, only its SHA-256 is stored."""
+        return self.issue_key(league, admin=admin, expires_at=expires_at, label=label)[0]
+
+    def _key_rows(self) -> Any:
+        k = api_keys.c
+        return select(
+            k.id, k.role, leagues.c.name.label("league"), k.prefix, k.label, k.created_at,
+            k.expires_at, k.revoked_at,
+        ).select_from(api_keys.outerjoin(leagues, leagues.c.id == k.league_id))  # fmt: skip
+
+    @staticmethod
+    def _key_of(row: Any) -> ApiKey:
+        return ApiKey(
+            int(row.id),
+            KeyRole(row.role),
+            row.league,
+            row.prefix,
+            row.label,
+            aware(row.created_at),
+            None if row.expires_at is None else aware(row.expires_at),
+            None if row.revoked_at is None else aware(row.revoked_at),
+        )
+
+    def list_keys(self, league: str | None = None) -> list[ApiKey]:
+        """Every key (revoked and expired ones included), or the write keys of ``league``."""
+        with self._read() as conn:
+            q = self._key_rows().order_by(api_keys.c.id)
+            if league is not None:
+                q = q.where(api_keys.c.league_id == self._league_id(conn, league))
+            return [self._key_of(r) for r in conn.execute(q)]
+
+    def revoke_key(self, key_id: int) -> ApiKey:
+        """Revoke key ``key_id`` (by its number in :meth:`list_keys`): it is refused from now on.
+        Revoking a revoked key changes nothing."""
+        if isinstance(key_id, bool) or not isinstance(key_id, int) or not 0 < key_id < 2**31:
+            raise NotFoundError(f"no API key number {key_id!r}")
+        with self._write() as conn:
+            conn.execute(
+                update(api_keys)
+                .where(api_keys.c.id == key_id, api_keys.c.revoked_at.is_(None))
+                .values(revoked_at=datetime.now(UTC))
+            )
+            row = conn.execute(self._key_rows().where(api_keys.c.id == key_id)).first()
+        if row is None:
+            raise NotFoundError(f"no API key number {key_id}")
+        return self._key_of(row)
+
+    def authorize(self, key: str | None, league: str | None = None) -> KeyRole:
+        """The role of ``key`` when it may write to ``league`` (``None``: admin actions).
+
+        Raises :class:`MissingKeyError` without a key, :class:`KeyRefusedError` for a key that
+        is unknown, revoked, expired or of another league (or not an admin key where one is
+        needed), and :class:`NotFoundError` for a good key and an unknown league. Reads the
+        key's row on every call (a revocation holds at once); the comparison is constant-time.
+        """
+        if not key:
+            raise MissingKeyError("header X-API-Key is required")
+        prefix = key_prefix(key)
+        k = api_keys.c
+        with self._read() as conn:
+            rows: Sequence[Any] = []
+            if prefix is not None:
+                q = select(k.key_hash, k.role, k.league_id, k.expires_at, k.revoked_at).where(
+                    k.prefix == prefix
+                )
+                if league is not None and _LEAGUE_NAME.match(league):
+                    lid = select(leagues.c.id).where(leagues.c.name == league)
+                    q = q.add_columns(lid.scalar_subquery().label("target"))
+                rows = conn.execute(q).all()
+        found = key_matches([r.key_hash for r in rows], key)
+        if found is None:
+            raise KeyRefusedError("X-API-Key is not a valid key")
+        row = rows[found]
+        if row.revoked_at is not None:
+            raise KeyRefusedError(f"X-API-Key {key[:PREFIX_LENGTH]}... was revoked")
+        if row.expires_at is not None and aware(row.expires_at) <= datetime.now(UTC):
+            raise KeyRefusedError(
+                f"X-API-Key {key[:PREFIX_LENGTH]}... expired at {aware(row.expires_at).isoformat()}"
+            )
+        role = KeyRole(row.role)
+        if league is None:
+            if role is not KeyRole.ADMIN:
+                raise KeyRefusedError("this needs an admin key")
+            return role
+        target = getattr(row, "target", None)
+        if target is None:
+            raise NotFoundError(f"league {league!r} does not exist")
+        if role is not KeyRole.ADMIN and row.league_id != target:
+            raise KeyRefusedError(f"X-API-Key is not a write key of league {league!r}")
+        return role
 
     def check_key(self, league: str, key: str | None) -> bool:
-        """Whether ``key`` is a write key of ``league`` (:class:`NotFoundError` if no league)."""
-        with self._read() as conn:
-            row = conn.execute(
-                select(leagues.c.id, api_keys.c.id.label("key_id"))
-                .select_from(leagues)
-                .outerjoin(
-                    api_keys,
-                    and_(
-                        api_keys.c.league_id == leagues.c.id,
-                        api_keys.c.key_hash == _hash_key(key or ""),
-                    ),
-                )
-                .where(leagues.c.name == league)
-            ).first()
-        if row is None:
-            raise NotFoundError(f"league {league!r} does not exist")
-        return bool(key) and row.key_id is not None
+        """Whether ``key`` may write to ``league`` (:class:`NotFoundError` if no such league)."""
+        try:
+            self.authorize(key, league)
+        except (MissingKeyError, KeyRefusedError):
+            self.get_league(league)
+            return False
+        return True
 
     # -- writing matches -----------------------------------------------------------------------
     def add_match(self, league: str, match: Match) -> IngestResult:
@@ -540,86 +784,191 @@ class Store:
         batch: Iterable[Match],
         *,
         progress: Callable[[int, int], None] | None = None,
+        create: tuple[str, Mapping[str, Any]] | None = None,
     ) -> IngestResult:
         """Append matches to ``league`` in one transaction and update the derived ratings.
 
         Identical re-posts are ignored; a match id recorded with different data raises
         :class:`ConflictError` and nothing of the batch is written. ``progress(done, total)`` is
-        called while matches are rated.
+        called while matches are rated. With ``create=(model, params)`` a missing league is
+        created in the same transaction (so a refused batch leaves no empty league behind).
+
+        Concurrent calls are committed together (:mod:`mindsport.store.commit`); each returns
+        once its own matches are committed.
         """
+        return self.submit_matches(league, batch, progress=progress, create=create).result()
+
+    def submit_matches(
+        self,
+        league: str,
+        batch: Iterable[Match],
+        *,
+        progress: Callable[[int, int], None] | None = None,
+        create: tuple[str, Mapping[str, Any]] | None = None,
+    ) -> Future[IngestResult]:
+        """:meth:`add_matches` without waiting: the matches are checked here (bad input raises
+        at once) and queued for the group commit; the future completes after the commit."""
         items = list(batch)
-        for m in items:
-            if not isinstance(m, Match):
-                raise StoreError(f"expected Match records, got {type(m).__name__}: {m!r}")
-            if len(m.id) > _MAX_ID:
-                raise StoreError(f"match {m.id[:40]!r}...: id: longer than {_MAX_ID} characters")
-            for p in m.players:
-                if len(p) > _MAX_ID:
-                    raise StoreError(
-                        f"match {m.id!r}: teams: player id {p[:40]!r}... is longer than "
-                        f"{_MAX_ID} characters"
-                    )
-        encoded: dict[str, dict[str, Any]] = {}
-        for m in items:
-            enc = _encode(m)
-            prev = encoded.get(m.id)
-            if prev is not None and prev["digest"] != enc["digest"]:
-                raise ConflictError(
-                    f"match {m.id!r} appears twice in the input with different data"
-                )
-            encoded[m.id] = enc
-        if not encoded:
+        encoded = _encode_batch(items)
+        made = None
+        if create is not None:
+            made = (create[0], self._check_new_league(league, create[0], create[1]))
+        elif not encoded:
             self.get_league(league)
-            return IngestResult(0, 0, 0)
+        request = _Request(league, encoded, len(items), progress, made)
+        return self._committer.submit(
+            WorkItem(
+                domain=None if self.is_sqlite else league,
+                size=max(1, len(encoded)),
+                payload=request,
+                alone=progress is not None or made is not None,
+            )
+        )
+
+    def _commit_group(self, group: Sequence[WorkItem[IngestResult]]) -> None:
+        """Run queued requests in one transaction and complete their futures after the commit.
+
+        A request refused for its own content (a conflicting match id) is refused alone; if a
+        model rejects a match, the transaction is rolled back and the requests are run one by
+        one, each in its own transaction, so only the request holding that match fails.
+        """
+        requests = [item.payload for item in group]
+        try:
+            outcomes = self._ingest_group(requests)
+        except MindsportError:
+            if len(group) == 1:
+                raise
+            outcomes = []
+            for r in requests:
+                try:
+                    outcomes.extend(self._ingest_group([r]))
+                except MindsportError as exc:
+                    outcomes.append(exc)
+        for item, out in zip(group, outcomes, strict=True):
+            if isinstance(out, BaseException):
+                item.future.set_exception(out)
+            else:
+                item.future.set_result(out)
+
+    def _ingest_group(self, requests: Sequence[_Request]) -> list[IngestResult | MindsportError]:
+        """One transaction for all ``requests`` (league by league, each league's requests
+        together); returns each request's result or the error that refused it."""
+        by_league: dict[str, list[int]] = {}
+        for i, r in enumerate(requests):
+            by_league.setdefault(r.league, []).append(i)
+        out: list[IngestResult | MindsportError | None] = [None] * len(requests)
         with self._write() as conn:
-            row = self._lock_league(conn, league)
-            lid = row.id
-            model = self.model_for(row.model, row.params)
-            known: dict[str, str] = {}
-            ids = list(encoded)
-            for chunk in _chunks(ids):
-                for mid, digest in conn.execute(
-                    select(matches.c.match_id, matches.c.digest).where(
-                        matches.c.league_id == lid, matches.c.match_id.in_(chunk)
-                    )
-                ):
-                    known[mid] = digest
-            new: list[dict[str, Any]] = []
-            dups = len(items) - len(encoded)
-            seq = int(row.last_seq)
-            now = datetime.now(UTC)
-            for mid, enc in encoded.items():
+            for league, idx in by_league.items():
+                try:
+                    row = self._lock_league(conn, league)
+                except NotFoundError as exc:
+                    made = requests[idx[0]].create  # a creating request is always alone
+                    if made is None:
+                        for i in idx:
+                            out[i] = exc
+                        continue
+                    self._insert_league(conn, league, made[0], dict(made[1]))
+                    row = self._lock_league(conn, league)
+                results = self._ingest(conn, row, [requests[i] for i in idx])
+                for i, res in zip(idx, results, strict=True):
+                    out[i] = res
+        return [x for x in out if x is not None]
+
+    def _ingest(
+        self, conn: Connection, row: Any, requests: Sequence[_Request]
+    ) -> list[IngestResult | MindsportError]:
+        """Append the matches of ``requests`` (in order) to the league of ``row`` (locked)."""
+        lid = int(row.id)
+        model = self.model_for(row.model, row.params)
+        ids = list({mid for r in requests for mid in r.encoded})
+        known: dict[str, str] = {}
+        for chunk in _chunks(ids):
+            for mid, digest in conn.execute(
+                select(matches.c.match_id, matches.c.digest).where(
+                    matches.c.league_id == lid, matches.c.match_id.in_(chunk)
+                )
+            ):
+                known[mid] = digest
+        accepted: dict[str, str] = {}  # new match ids of this group so far -> digest
+        new: list[dict[str, Any]] = []
+        per_request: list[list[dict[str, Any]] | MindsportError] = []
+        seq = int(row.last_seq)
+        now = datetime.now(UTC)
+        for r in requests:
+            mine: list[dict[str, Any]] = []
+            refused: MindsportError | None = None
+            for mid, enc in r.encoded.items():
                 old = known.get(mid)
+                digest = enc["digest"]
                 if old is not None:
-                    if old != enc["digest"]:
-                        raise ConflictError(
-                            f"match {mid!r} is already recorded in league {league!r} "
+                    if old != digest and self._stored_digest(conn, lid, mid) != digest:
+                        refused = ConflictError(
+                            f"match {mid!r} is already recorded in league {row.name!r} "
                             "with different data"
                         )
-                    dups += 1
+                        break
                     continue
+                prev = accepted.get(mid)
+                if prev is not None:
+                    if prev != enc["digest"]:
+                        refused = ConflictError(
+                            f"match {mid!r} was just recorded in league {row.name!r} "
+                            "by a concurrent request with different data"
+                        )
+                        break
+                    continue
+                mine.append(enc)
+            if refused is not None:
+                per_request.append(refused)
+                continue
+            rows_r = []
+            for enc in mine:
                 seq += 1
-                new.append({**enc, "league_id": lid, "seq": seq, "created_at": now})
-            if not new:
-                return IngestResult(0, dups, 0)
+                accepted[enc["match_id"]] = enc["digest"]
+                rows_r.append({**enc, "league_id": lid, "seq": seq, "created_at": now})
+            new.extend(rows_r)
+            per_request.append(rows_r)
+        replayed = 0
+        old_max = row.max_time
+        if new:
             for chunk in _chunks(new):
                 conn.execute(insert(matches), list(chunk))
             latest = max(r["time_value"] for r in new)
-            old_max = row.max_time
             conn.execute(
                 update(leagues)
                 .where(leagues.c.id == lid)
                 .values(last_seq=seq, max_time=latest if old_max is None else max(old_max, latest))
             )
+            progress = requests[0].progress if len(requests) == 1 else None
             first = min(new, key=lambda r: (r["time_value"], r["seq"]))
             if old_max is None or first["time_value"] >= old_max:
-                replayed = 0
                 self._append(conn, lid, model, new, progress)
             else:
                 pos = (first["time_value"], first["seq"])
                 new_seqs = {r["seq"] for r in new}
                 replayed = self._replay(conn, lid, model, pos, progress, new_seqs) - len(new)
-            return IngestResult(len(new), dups, replayed)
+        out: list[IngestResult | MindsportError] = []
+        for r, got in zip(requests, per_request, strict=True):
+            if isinstance(got, MindsportError):
+                out.append(got)
+                continue
+            late = old_max is not None and any(x["time_value"] < old_max for x in got)
+            out.append(IngestResult(len(got), r.size - len(got), replayed if late else 0))
+        return out
+
+    @staticmethod
+    def _stored_digest(conn: Connection, lid: int, match_id: str) -> str | None:
+        """The digest of a recorded match in today's canonical form (rows written by earlier
+        versions carry a digest of another form)."""
+        m = matches.c
+        row = conn.execute(
+            select(m.time_value, m.teams, m.ranks, m.weights, m.scores).where(
+                m.league_id == lid, m.match_id == match_id
+            )
+        ).first()
+        if row is None:
+            return None
+        return _digest(row.time_value, row.teams, row.ranks, row.weights, row.scores)
 
     # -- deriving ratings ----------------------------------------------------------------------
     def _rate_all(
@@ -975,10 +1324,14 @@ class Store:
 
         ``search`` keeps players whose id contains it (case-insensitive); ranks stay overall.
         """
-        if offset < 0:
-            raise StoreError(f"offset must be >= 0, got {offset}")
-        if limit < 1:
-            raise StoreError(f"limit must be >= 1, got {limit}")
+        if not 0 <= offset <= MAX_OFFSET:
+            raise StoreError(f"offset must lie in [0, {MAX_OFFSET}], got {offset}")
+        if not 1 <= limit <= MAX_OFFSET:
+            raise StoreError(f"limit must lie in [1, {MAX_OFFSET}], got {limit}")
+        if search is not None:
+            why = text_problem(search)
+            if why is not None:
+                raise StoreError(f"search {search[:40]!r} {why}")
         with self._read() as conn:
             lid = self._league_id(conn, league)
             ranked = self._ranked(lid)
@@ -997,6 +1350,9 @@ class Store:
 
     def player(self, league: str, player: str, *, history: bool = True) -> PlayerRecord:
         """A player's current rating, overall rank and rating after each of their matches."""
+        why = id_problem(player)
+        if why is not None:
+            raise StoreError(f"player id {player[:40]!r} {why}")
         with self._read() as conn:
             lid = self._league_id(conn, league)
             ranked = self._ranked(lid)
@@ -1060,8 +1416,9 @@ class Store:
             if isinstance(t, str) or len(t) == 0:
                 raise StoreError(f"teams: each team is a non-empty list of player ids, got {t!r}")
             for p in t:
-                if not isinstance(p, str) or not p:
-                    raise StoreError(f"teams: player ids are non-empty strings, got {p!r}")
+                why = id_problem(p)
+                if why is not None:
+                    raise StoreError(f"teams: player id {p!r} {why}")
                 if p in seen:
                     raise StoreError(f"teams: player {p!r} appears twice")
                 seen.add(p)
@@ -1113,8 +1470,9 @@ class Store:
             raise StoreError(f"players: expected a list of player ids, got {players!r}")
         seen: set[str] = set()
         for p in players:
-            if not isinstance(p, str) or not p:
-                raise StoreError(f"players: player ids are non-empty strings, got {p!r}")
+            why = id_problem(p)
+            if why is not None:
+                raise StoreError(f"players: player id {p!r} {why}")
             if p in seen:
                 raise StoreError(f"players: player {p!r} appears twice")
             seen.add(p)
