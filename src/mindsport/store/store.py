@@ -77,7 +77,7 @@ from sqlalchemy.exc import IntegrityError
 
 from mindsport.errors import ConflictError, MindsportError, NotFoundError
 from mindsport.match import Match, id_problem, text_problem, time_value
-from mindsport.matchmaking import Pairing, matchmake, parse_shape
+from mindsport.matchmaking import MAX_POOL, Pairing, matchmake, parse_shape
 from mindsport.store.commit import GroupCommitter, WorkItem
 from mindsport.store.keys import (
     PREFIX_LENGTH,
@@ -1463,11 +1463,15 @@ class Store:
         shape: str | Sequence[int],
         *,
         allow_new: bool = False,
+        deadline: float | None = None,
     ) -> Pairing:
-        """Balanced tables of ``shape`` from waiting ``players`` (:mod:`mindsport.matchmaking`)."""
+        """Balanced tables of ``shape`` from waiting ``players`` (:mod:`mindsport.matchmaking`;
+        ``deadline``, a :func:`time.monotonic` value, bounds the search)."""
         parse_shape(shape)
         if isinstance(players, str):
             raise StoreError(f"players: expected a list of player ids, got {players!r}")
+        if len(players) > MAX_POOL:
+            raise StoreError(f"players: {len(players)} players, at most {MAX_POOL}")
         seen: set[str] = set()
         for p in players:
             why = id_problem(p)
@@ -1478,4 +1482,6 @@ class Store:
             seen.add(p)
         lm, states = self.team_states(league, [[p] for p in players], allow_new=allow_new)
         pool = {p: st[0] for p, st in zip(players, states, strict=True)}
-        return matchmake(pool, shape, lambda teams: lm.quality(teams), strength=lm.exposed)
+        return matchmake(
+            pool, shape, lambda teams: lm.quality(teams), strength=lm.exposed, deadline=deadline
+        )
