@@ -25,6 +25,7 @@ __all__ = [
     "id_problem",
     "pair_outcome",
     "ranks_from_scores",
+    "text_problem",
     "time_value",
 ]
 
@@ -42,7 +43,12 @@ _FORBIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
 class InvalidMatchError(MindsportError):
-    """A match record is inconsistent (names the match id and the field)."""
+    """A match record is inconsistent (names the match id and the field; ``field`` holds the
+    field's name when there is one)."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 def ranks_from_scores(scores: Sequence[float]) -> tuple[int, ...]:
@@ -52,6 +58,17 @@ def ranks_from_scores(scores: Sequence[float]) -> tuple[int, ...]:
     (2, 0, 0, 3)
     """
     return tuple(sum(1 for other in scores if other > s) for s in scores)
+
+
+def text_problem(value: str) -> str | None:
+    """Why the string ``value`` cannot be stored as text, or ``None``: a control character
+    (Unicode category Cc, NUL included) or a lone surrogate (category Cs)."""
+    bad = _FORBIDDEN.search(value)
+    if bad is None:
+        return None
+    ch = bad.group()
+    kind = "lone surrogate" if "\ud800" <= ch <= "\udfff" else "control character"
+    return f"contains the {kind} U+{ord(ch):04X} at position {bad.start()}"
 
 
 def id_problem(value: object) -> str | None:
@@ -68,11 +85,9 @@ def id_problem(value: object) -> str | None:
         return f"is not a string ({type(value).__name__})"
     if not value:
         return "is empty"
-    bad = _FORBIDDEN.search(value)
-    if bad is not None:
-        ch = bad.group()
-        kind = "lone surrogate" if "\ud800" <= ch <= "\udfff" else "control character"
-        return f"contains the {kind} U+{ord(ch):04X} at position {bad.start()}"
+    why = text_problem(value)
+    if why is not None:
+        return why
     if value.isspace():
         return "is whitespace only"
     return None
@@ -183,11 +198,11 @@ class Match:
         scores: Sequence[float] | None = None,
     ) -> None:
         def bad(field: str, why: str) -> InvalidMatchError:
-            return InvalidMatchError(f"match {id!r}: {field}: {why}")
+            return InvalidMatchError(f"match {_short(id)}: {field}: {why}", field)
 
         why = id_problem(id)
         if why is not None:
-            raise InvalidMatchError(f"match id {_short(id)} {why}")
+            raise InvalidMatchError(f"match id {_short(id)} {why}", "id")
         why = _time_problem(time)
         if why is not None:
             raise bad("time", why)
@@ -282,6 +297,5 @@ def _check_agreement(
             ):
                 raise bad(
                     "ranks",
-                    f"ranks {list(ranks)} contradict scores {list(scores)} "
-                    f"(teams {i} and {j})",
+                    f"ranks {list(ranks)} contradict scores {list(scores)} (teams {i} and {j})",
                 )

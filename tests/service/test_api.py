@@ -97,7 +97,8 @@ def test_errors_have_status_and_name_the_field(setup: Any) -> None:
     r = client.post("/api/leagues/main/matches", json=[good, {**good, "id": ""}], headers=h)
     assert r.status_code == 422 and r.json()["detail"][0]["loc"][:3] == ["body", 1, "id"]
     r = client.post("/api/leagues/main/matches", json={**good, "ranks": [0, 1, 2]}, headers=h)
-    assert r.status_code == 422 and "ranks" in r.json()["detail"]
+    assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "ranks"]
+    assert "3 ranks for 2 teams" in r.json()["detail"][0]["msg"]
     r = client.post("/api/leagues/main/matches", json={**good, "colour": "red"}, headers=h)
     assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "colour"]
     assert client.post("/api/leagues/main/matches", json=good, headers=h).status_code == 200
@@ -117,7 +118,9 @@ def test_errors_have_status_and_name_the_field(setup: Any) -> None:
     r = client.post("/api/leagues/main/predict", json={"teams": [["a"], ["a"]]})
     assert r.status_code == 400 and "twice" in r.json()["detail"]
     r = client.post("/api/leagues/main/matchmake", json={"players": ["a", "b"], "shape": "7x"})
-    assert r.status_code == 400 and "7x" in r.json()["detail"]
+    assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "shape"]
+    r = client.post("/api/leagues/main/matchmake", json={"players": ["a", "b"], "shape": "0v1"})
+    assert r.status_code == 400 and "0v1" in r.json()["detail"]
 
 
 def test_leaderboard_paging_and_search(setup: Any, reference: Any) -> None:
