@@ -291,6 +291,28 @@ def _chunks(items: Sequence[Any], n: int = _CHUNK) -> Iterator[Sequence[Any]]:
         yield items[i : i + n]
 
 
+def _cursor(conn: Connection) -> Any:
+    """A driver cursor inside ``conn``'s transaction (for the hot path's statements)."""
+    return conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+
+
+def _as_time(value: Any) -> datetime:
+    """A stored timestamp as an aware UTC datetime (SQLite hands back text)."""
+    return aware(datetime.fromisoformat(value) if isinstance(value, str) else value)
+
+
+@dataclass(frozen=True, slots=True)
+class _LeagueRow:
+    """A league's row as a writer sees it under the league's lock."""
+
+    id: int
+    name: str
+    model: str
+    params: dict[str, Any]
+    last_seq: int
+    max_time: float | None
+
+
 def _check_league_name(name: str) -> None:
     """A name no league can have is simply not found (and never reaches the database)."""
     if not isinstance(name, str) or not _LEAGUE_NAME.match(name):
@@ -420,6 +442,7 @@ class Store:
         self.url = resolve_url(url)
         self._factories = dict(models) if models is not None else None
         self._model_cache: dict[str, LeagueModel] = {}
+        self._sql_cache: dict[str, str] = {}
         self._cache_lock = threading.Lock()
         self.engine = self._make_engine(self.url)
         self.is_sqlite = self.engine.dialect.name == "sqlite"
@@ -482,6 +505,21 @@ class Store:
     def _read(self) -> Iterator[Connection]:
         with self.engine.connect() as conn, conn.begin():
             yield conn
+
+    def _fetch(self, sql: str, args: Sequence[Any]) -> list[Any]:
+        """The rows of one read statement (``?`` placeholders), straight through the driver: the
+        hot path's reads skip the SQL toolkit's per-statement work."""
+        raw = self.engine.raw_connection()
+        try:
+            cur = raw.cursor()
+            cur.execute(self._sql(sql), tuple(args))
+            rows = list(cur.fetchall())
+            cur.close()
+            if not self.is_sqlite:
+                raw.rollback()  # end the read's transaction
+            return rows
+        finally:
+            raw.close()
 
     def close(self) -> None:
         """Finish queued writes and release the connection pool."""
@@ -592,7 +630,7 @@ class Store:
             self._replay(conn, row.id, lm, None)
             return League(name, new_model, new_params, row.last_seq)
 
-    def _lock_league(self, conn: Connection, name: str) -> Any:
+    def _lock_league(self, conn: Connection, name: str) -> _LeagueRow:
         """The league row, with the league's write lock held until the transaction ends.
 
         PostgreSQL: a transaction-scoped advisory lock on the league id (a FIFO queue of
@@ -600,16 +638,34 @@ class Store:
         latest committed version. SQLite: ``BEGIN IMMEDIATE`` already holds the write lock.
         """
         _check_league_name(name)
-        q = select(leagues).where(leagues.c.name == name)
-        row = conn.execute(q).first()
+        cur = _cursor(conn)
+        q = self._sql(
+            "SELECT id, name, model, params, last_seq, max_time FROM ms_leagues WHERE name = ?"
+        )
+        cur.execute(q, (name,))
+        row = cur.fetchone()
         if row is None:
             raise NotFoundError(f"league {name!r} does not exist")
         if not self.is_sqlite:
-            conn.execute(select(func.pg_advisory_xact_lock(_LOCK_SPACE, row.id)))
-            row = conn.execute(q).first()
+            cur.execute("SELECT pg_advisory_xact_lock(%s, %s)", (_LOCK_SPACE, row[0]))
+            cur.execute(q, (name,))
+            row = cur.fetchone()
             if row is None:  # pragma: no cover - leagues are never deleted
                 raise NotFoundError(f"league {name!r} does not exist")
-        return row
+        params = json.loads(row[3]) if isinstance(row[3], str) else row[3]
+        return _LeagueRow(int(row[0]), row[1], row[2], dict(params), int(row[4]), row[5])
+
+    def _sql(self, text: str) -> str:
+        """Driver SQL from ``text`` written with ``?`` placeholders and ``JSON(?)`` for a JSON
+        value given as text (SQLite stores the text; PostgreSQL casts it)."""
+        got = self._sql_cache.get(text)
+        if got is None:
+            if self.is_sqlite:
+                got = text.replace("JSON(?)", "?")
+            else:
+                got = text.replace("JSON(?)", "CAST(%s AS JSON)").replace("?", "%s")
+            self._sql_cache[text] = got
+        return got
 
     def _league_id(self, conn: Connection, name: str) -> int:
         _check_league_name(name)
@@ -732,36 +788,33 @@ class Store:
         if not key:
             raise MissingKeyError("header X-API-Key is required")
         prefix = key_prefix(key)
-        k = api_keys.c
-        with self._read() as conn:
-            rows: Sequence[Any] = []
-            if prefix is not None:
-                q = select(k.key_hash, k.role, k.league_id, k.expires_at, k.revoked_at).where(
-                    k.prefix == prefix
-                )
-                if league is not None and _LEAGUE_NAME.match(league):
-                    lid = select(leagues.c.id).where(leagues.c.name == league)
-                    q = q.add_columns(lid.scalar_subquery().label("target"))
-                rows = conn.execute(q).all()
-        found = key_matches([r.key_hash for r in rows], key)
+        rows: list[Any] = []
+        if prefix is not None:
+            sql = "SELECT key_hash, role, league_id, expires_at, revoked_at"
+            args: tuple[Any, ...] = (prefix,)
+            if league is not None and _LEAGUE_NAME.match(league):
+                sql += ", (SELECT id FROM ms_leagues WHERE name = ?)"
+                args = (league, prefix)
+            rows = self._fetch(sql + " FROM ms_api_keys WHERE prefix = ?", args)
+        found = key_matches([r[0] for r in rows], key)
         if found is None:
             raise KeyRefusedError("X-API-Key is not a valid key")
-        row = rows[found]
-        if row.revoked_at is not None:
+        _, role_name, key_league, expires_at, revoked_at, *rest = rows[found]
+        if revoked_at is not None:
             raise KeyRefusedError(f"X-API-Key {key[:PREFIX_LENGTH]}... was revoked")
-        if row.expires_at is not None and aware(row.expires_at) <= datetime.now(UTC):
+        if expires_at is not None and _as_time(expires_at) <= datetime.now(UTC):
             raise KeyRefusedError(
-                f"X-API-Key {key[:PREFIX_LENGTH]}... expired at {aware(row.expires_at).isoformat()}"
+                f"X-API-Key {key[:PREFIX_LENGTH]}... expired at {_as_time(expires_at).isoformat()}"
             )
-        role = KeyRole(row.role)
+        role = KeyRole(role_name)
         if league is None:
             if role is not KeyRole.ADMIN:
                 raise KeyRefusedError("this needs an admin key")
             return role
-        target = getattr(row, "target", None)
+        target = rest[0] if rest else None
         if target is None:
             raise NotFoundError(f"league {league!r} does not exist")
-        if role is not KeyRole.ADMIN and row.league_id != target:
+        if role is not KeyRole.ADMIN and key_league != target:
             raise KeyRefusedError(f"X-API-Key is not a write key of league {league!r}")
         return role
 
@@ -878,21 +931,25 @@ class Store:
         self, conn: Connection, row: Any, requests: Sequence[_Request]
     ) -> list[IngestResult | MindsportError]:
         """Append the matches of ``requests`` (in order) to the league of ``row`` (locked)."""
-        lid = int(row.id)
+        lid = row.id
         model = self.model_for(row.model, row.params)
         ids = list({mid for r in requests for mid in r.encoded})
         known: dict[str, str] = {}
+        cur = _cursor(conn)
         for chunk in _chunks(ids):
-            for mid, digest in conn.execute(
-                select(matches.c.match_id, matches.c.digest).where(
-                    matches.c.league_id == lid, matches.c.match_id.in_(chunk)
-                )
-            ):
-                known[mid] = digest
+            cur.execute(
+                self._sql(
+                    "SELECT match_id, digest FROM ms_matches WHERE league_id = ? AND match_id IN ("
+                    + ",".join("?" * len(chunk))
+                    + ")"
+                ),
+                (lid, *chunk),
+            )
+            known.update(cur.fetchall())
         accepted: dict[str, str] = {}  # new match ids of this group so far -> digest
         new: list[dict[str, Any]] = []
         per_request: list[list[dict[str, Any]] | MindsportError] = []
-        seq = int(row.last_seq)
+        seq = row.last_seq
         now = datetime.now(UTC)
         for r in requests:
             mine: list[dict[str, Any]] = []
@@ -925,24 +982,57 @@ class Store:
             for enc in mine:
                 seq += 1
                 accepted[enc["match_id"]] = enc["digest"]
-                rows_r.append({**enc, "league_id": lid, "seq": seq, "created_at": now})
+                rows_r.append({**enc, "seq": seq})
             new.extend(rows_r)
             per_request.append(rows_r)
         replayed = 0
         old_max = row.max_time
         if new:
-            for chunk in _chunks(new):
-                conn.execute(insert(matches), list(chunk))
+            stamp = now.strftime("%Y-%m-%d %H:%M:%S.%f") if self.is_sqlite else now
+            cur.executemany(
+                self._sql(
+                    "INSERT INTO ms_matches (league_id, seq, match_id, time_value, time_iso, "
+                    "teams, ranks, weights, scores, digest, created_at) "
+                    "VALUES (?, ?, ?, ?, ?, JSON(?), JSON(?), JSON(?), JSON(?), ?, ?)"
+                ),
+                [
+                    (
+                        lid,
+                        r["seq"],
+                        r["match_id"],
+                        r["time_value"],
+                        r["time_iso"],
+                        json.dumps(r["teams"]),
+                        json.dumps(r["ranks"]),
+                        json.dumps(r["weights"]),
+                        json.dumps(r["scores"]),
+                        r["digest"],
+                        stamp,
+                    )
+                    for r in new
+                ],
+            )
             latest = max(r["time_value"] for r in new)
-            conn.execute(
-                update(leagues)
-                .where(leagues.c.id == lid)
-                .values(last_seq=seq, max_time=latest if old_max is None else max(old_max, latest))
+            cur.execute(
+                self._sql("UPDATE ms_leagues SET last_seq = ?, max_time = ? WHERE id = ?"),
+                (seq, latest if old_max is None else max(old_max, latest), lid),
             )
             progress = requests[0].progress if len(requests) == 1 else None
             first = min(new, key=lambda r: (r["time_value"], r["seq"]))
-            if old_max is None or first["time_value"] >= old_max:
-                self._append(conn, lid, model, new, progress)
+            current: dict[str, _Player] | None = None
+            independent = old_max is None or first["time_value"] >= old_max
+            if not independent:
+                # late, but maybe no recorded match comes after a new one of the same player:
+                # then nothing recorded depends on the new matches and they are appended
+                current = self._current(conn, lid, new)
+                independent = all(
+                    p not in current or current[p].last_time <= r["time_value"]
+                    for r in new
+                    for t in r["teams"]
+                    for p in t
+                )
+            if independent:
+                self._append(conn, lid, model, new, progress, current)
             else:
                 pos = (first["time_value"], first["seq"])
                 new_seqs = {r["seq"] for r in new}
@@ -952,7 +1042,7 @@ class Store:
             if isinstance(got, MindsportError):
                 out.append(got)
                 continue
-            late = old_max is not None and any(x["time_value"] < old_max for x in got)
+            late = replayed > 0 and any(x["time_value"] < old_max for x in got)
             out.append(IngestResult(len(got), r.size - len(got), replayed if late else 0))
         return out
 
@@ -1154,20 +1244,36 @@ class Store:
         model: LeagueModel,
         new: list[dict[str, Any]],
         progress: Callable[[int, int], None] | None = None,
+        players: dict[str, _Player] | None = None,
     ) -> None:
-        """Apply matches that come after every recorded one to the current ratings."""
+        """Apply matches that no recorded match depends on (they come after every recorded match
+        of their players) to the current ratings; ``players``: those ratings, if already read."""
         new = sorted(new, key=lambda r: (r["time_value"], r["seq"]))
-        names = sorted({p for r in new for t in r["teams"] for p in t})
-        players: dict[str, _Player] = {}
-        for chunk in _chunks(names):
-            for r in conn.execute(
-                select(ratings).where(ratings.c.league_id == lid, ratings.c.player.in_(chunk))
-            ):
-                players[r.player] = _Player(
-                    PlayerState(r.mu, r.sigma, r.extra), r.games, r.last_time
-                )
+        if players is None:
+            players = self._current(conn, lid, new)
         history, touched = self._rate_all(lid, model, new, players, progress)
         self._write_derived(conn, lid, model, history, players, touched, clear=False)
+
+    def _current(
+        self, conn: Connection, lid: int, rows: list[dict[str, Any]]
+    ) -> dict[str, _Player]:
+        """The current ratings of the players of ``rows`` that have one."""
+        names = sorted({p for r in rows for t in r["teams"] for p in t})
+        players: dict[str, _Player] = {}
+        cur = _cursor(conn)
+        for chunk in _chunks(names):
+            cur.execute(
+                self._sql(
+                    "SELECT player, mu, sigma, extra, games, last_time FROM ms_ratings "
+                    "WHERE league_id = ? AND player IN (" + ",".join("?" * len(chunk)) + ")"
+                ),
+                (lid, *chunk),
+            )
+            for p, mu, sigma, extra, games, last_time in cur.fetchall():
+                if isinstance(extra, str):
+                    extra = json.loads(extra)
+                players[p] = _Player(PlayerState(mu, sigma, extra), games, last_time)
+        return players
 
     def _replay(
         self,
