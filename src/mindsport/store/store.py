@@ -443,6 +443,7 @@ class Store:
         self._factories = dict(models) if models is not None else None
         self._model_cache: dict[str, LeagueModel] = {}
         self._sql_cache: dict[str, str] = {}
+        self._upsert: Any = None
         self._cache_lock = threading.Lock()
         self.engine = self._make_engine(self.url)
         self.is_sqlite = self.engine.dialect.name == "sqlite"
@@ -1225,17 +1226,23 @@ class Store:
                 conn.execute(insert(ratings), list(chunk))
             return
         # upsert (INSERT ... ON CONFLICT DO UPDATE) on SQLite and PostgreSQL
-        dialect_insert = sqlite_insert if self.is_sqlite else pg_insert
+        stmt = self._ratings_upsert()
         for chunk in _chunks(rows, 2000):
+            conn.execute(stmt, list(chunk))
+
+    def _ratings_upsert(self) -> Any:
+        """The statement writing current ratings (built once: building it is not cheap)."""
+        if self._upsert is None:
+            dialect_insert = sqlite_insert if self.is_sqlite else pg_insert
             stmt = dialect_insert(ratings)
-            stmt = stmt.on_conflict_do_update(
+            self._upsert = stmt.on_conflict_do_update(
                 index_elements=[ratings.c.league_id, ratings.c.player],
                 set_={
                     c: stmt.excluded[c]
                     for c in ("mu", "sigma", "extra", "exposed", "games", "last_time")
                 },
             )
-            conn.execute(stmt, list(chunk))
+        return self._upsert
 
     def _append(
         self,
