@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import sys
 import time
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -103,6 +104,10 @@ ApiKeyHeader = Annotated[
 ]
 
 
+#: seconds between the interpreter's thread switches while the app runs (default 0.005)
+SWITCH_INTERVAL = 0.001
+
+
 class ServiceBusyError(MindsportError):
     """Too many predictions or matchmaking searches are waiting (HTTP 429, retry later)."""
 
@@ -155,7 +160,7 @@ class _Runtime:
             self._loop = loop
             self._slots = asyncio.Semaphore(COMPUTE_SLOTS)
         if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=16, thread_name_prefix="mindsport-io")
+            self._pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="mindsport-io")
         return loop
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
@@ -315,10 +320,17 @@ def create_app(database_url: str | None = None, *, store: Store | None = None) -
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        yield
-        rt.close()
-        if own:
-            st.close()
+        # the event loop and the writer threads hand the interpreter lock over often: a short
+        # switch interval keeps a writer that got its database answer from waiting 5 ms
+        interval = sys.getswitchinterval()
+        sys.setswitchinterval(min(interval, SWITCH_INTERVAL))
+        try:
+            yield
+        finally:
+            sys.setswitchinterval(interval)
+            rt.close()
+            if own:
+                st.close()
 
     app = _ServiceApp(
         title="mindsport",
