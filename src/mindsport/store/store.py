@@ -291,6 +291,11 @@ def _chunks(items: Sequence[Any], n: int = _CHUNK) -> Iterator[Sequence[Any]]:
         yield items[i : i + n]
 
 
+def _int_list_json(values: Sequence[int | None]) -> str:
+    """JSON of a list of ints and nulls (ranks), without the general encoder's overhead."""
+    return "[" + ",".join("null" if v is None else str(int(v)) for v in values) + "]"
+
+
 def _cursor(conn: Connection) -> Any:
     """A driver cursor inside ``conn``'s transaction (for the hot path's statements)."""
     return conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
@@ -1033,9 +1038,9 @@ class Store:
                             r["time_value"],
                             r["time_iso"],
                             json.dumps(r["teams"]),
-                            json.dumps(r["ranks"]),
-                            json.dumps(r["weights"]),
-                            json.dumps(r["scores"]),
+                            _int_list_json(r["ranks"]),
+                            "null" if r["weights"] is None else json.dumps(r["weights"]),
+                            "null" if r["scores"] is None else json.dumps(r["scores"]),
                             r["digest"],
                             stamp,
                         )
