@@ -70,8 +70,6 @@ from sqlalchemy import (
     text,
     update,
 )
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError
 
@@ -448,7 +446,6 @@ class Store:
         self._factories = dict(models) if models is not None else None
         self._model_cache: dict[str, LeagueModel] = {}
         self._sql_cache: dict[str, str] = {}
-        self._upsert: Any = None
         self._local = threading.local()
         self._readers: list[Any] = []  # the connections of _fetch, one per thread
         self._cache_lock = threading.Lock()
@@ -1238,44 +1235,52 @@ class Store:
         touched: set[str],
         clear: bool,
     ) -> None:
-        for chunk in _chunks(history, 2000):
-            conn.execute(insert(rating_history), list(chunk))
-        names = sorted(touched)
-        rows = [
-            {
-                "league_id": lid,
-                "player": p,
-                "mu": players[p].state.mu,
-                "sigma": players[p].state.sigma,
-                "extra": players[p].state.extra,
-                "exposed": model.exposed(players[p].state),
-                "games": players[p].games,
-                "last_time": players[p].last_time,
-            }
-            for p in names
-        ]
-        if clear:
-            for chunk in _chunks(rows, 2000):
-                conn.execute(insert(ratings), list(chunk))
-            return
-        # upsert (INSERT ... ON CONFLICT DO UPDATE) on SQLite and PostgreSQL
-        stmt = self._ratings_upsert()
-        for chunk in _chunks(rows, 2000):
-            conn.execute(stmt, list(chunk))
-
-    def _ratings_upsert(self) -> Any:
-        """The statement writing current ratings (built once: building it is not cheap)."""
-        if self._upsert is None:
-            dialect_insert = sqlite_insert if self.is_sqlite else pg_insert
-            stmt = dialect_insert(ratings)
-            self._upsert = stmt.on_conflict_do_update(
-                index_elements=[ratings.c.league_id, ratings.c.player],
-                set_={
-                    c: stmt.excluded[c]
-                    for c in ("mu", "sigma", "extra", "exposed", "games", "last_time")
-                },
-            )
-        return self._upsert
+        # driver-level statements: the SQL toolkit's per-row parameter work cost more than
+        # the database's own (``clear``: the league's rows were deleted, the upsert inserts)
+        cur = _cursor(conn)
+        cur.executemany(
+            self._sql(
+                "INSERT INTO ms_rating_history (league_id, player, seq, time_value, mu, sigma, "
+                "extra, games) VALUES (?, ?, ?, ?, ?, ?, JSON(?), ?)"
+            ),
+            [
+                (
+                    lid,
+                    h["player"],
+                    h["seq"],
+                    h["time_value"],
+                    h["mu"],
+                    h["sigma"],
+                    "null" if h["extra"] is None else json.dumps(h["extra"]),
+                    h["games"],
+                )
+                for h in history
+            ],
+        )
+        cur.executemany(
+            self._sql(
+                "INSERT INTO ms_ratings (league_id, player, mu, sigma, extra, exposed, games, "
+                "last_time) VALUES (?, ?, ?, ?, JSON(?), ?, ?, ?) "
+                "ON CONFLICT (league_id, player) DO UPDATE SET mu = excluded.mu, "
+                "sigma = excluded.sigma, extra = excluded.extra, exposed = excluded.exposed, "
+                "games = excluded.games, last_time = excluded.last_time"
+            ),
+            [
+                (
+                    lid,
+                    p,
+                    players[p].state.mu,
+                    players[p].state.sigma,
+                    "null"
+                    if players[p].state.extra is None
+                    else json.dumps(players[p].state.extra),
+                    model.exposed(players[p].state),
+                    players[p].games,
+                    players[p].last_time,
+                )
+                for p in sorted(touched)
+            ],
+        )
 
     def _append(
         self,
