@@ -1,11 +1,11 @@
 """Group commit: concurrent writes to one lock domain are committed together.
 
-Writers submit work items to a :class:`GroupCommitter`; each *domain* (the part of the database
-one transaction locks: the whole file on SQLite, one league on PostgreSQL) has a FIFO queue and at
-most one writer thread draining it. The writer takes every item waiting (up to a size budget),
-runs them as one group (one transaction, so one commit and one durable flush for all of them),
-and only then completes each item's future: an item is acknowledged after its data are
-committed, never before.
+Writers submit work items to a :class:`GroupCommitter`; each *domain* (what one writer at a time
+may hold: the whole file on SQLite, one league on PostgreSQL) has a FIFO queue and at most one
+writer thread draining it. The writer takes every item waiting (up to a size budget per *part*,
+a league), runs them as one group (the store commits each league's items of the group in one
+transaction, so one commit and one durable flush for all of them), and only then completes
+each item's future: an item is acknowledged after its data are committed, never before.
 
 While a group commits, new items queue up; the next group takes them all. So under load the
 groups grow and the cost of a commit is shared, and a lone writer still commits at once (a group
@@ -28,10 +28,12 @@ R = TypeVar("R")
 
 @dataclass(eq=False)
 class WorkItem(Generic[R]):
-    """One submitted piece of work: its domain, its size (against the group budget), whether it
-    must run alone, its payload and the future completed with its result."""
+    """One submitted piece of work: its domain (what one transaction locks), its part (what the
+    group budget is counted per: a league), its size (against that budget), whether it must run
+    alone, its payload and the future completed with its result."""
 
     domain: Hashable
+    part: Hashable
     size: int
     payload: Any
     alone: bool = False
@@ -43,8 +45,9 @@ class GroupCommitter(Generic[R]):
 
     ``run_group(items)`` runs one group and completes every item's future (with a result or an
     exception); if it raises instead, the exception is set on every future it left open.
-    A group holds whole items, in arrival order, of total size at most ``max_group_size`` (a
-    larger item forms a group of its own), and an item marked ``alone`` is never grouped.
+    A group holds whole items, in arrival order, of total size at most ``max_group_size`` per
+    part (an item larger than that is a part's only item), and an item marked ``alone`` is
+    never grouped.
     """
 
     def __init__(
@@ -75,6 +78,9 @@ class GroupCommitter(Generic[R]):
         return item.future
 
     def _next_group(self, domain: Hashable) -> list[WorkItem[R]]:
+        """The next group: the first item waiting, then every later item that fits its part's
+        budget (``max_group_size`` per ``part``, e.g. per league, so a big writer of one part
+        never keeps another part's items out of the group), in arrival order."""
         with self._lock:
             queue = self._queues[domain]
             if not queue:
@@ -84,11 +90,17 @@ class GroupCommitter(Generic[R]):
             group = [first]
             if first.alone:
                 return group
-            total = first.size
-            while queue and not queue[0].alone and total + queue[0].size <= self._max:
+            used: dict[Hashable, int] = {first.part: first.size}
+            kept: deque[WorkItem[R]] = deque()
+            while queue:
                 item = queue.popleft()
+                share = used.get(item.part, 0)
+                if item.alone or (share and share + item.size > self._max):
+                    kept.append(item)
+                    continue
+                used[item.part] = share + item.size
                 group.append(item)
-                total += item.size
+            self._queues[domain] = kept
             return group
 
     def _drain(self, domain: Hashable) -> None:

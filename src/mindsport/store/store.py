@@ -47,7 +47,7 @@ import json
 import os
 import re
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
@@ -113,7 +113,8 @@ DEFAULT_DATABASE_URL = "sqlite:///./mindsport.db"
 _CHUNK = 500
 #: longest match or player id the tables hold
 MAX_ID_LENGTH = 200
-#: most matches one group commit takes from the queue (a larger request is a group of its own)
+#: most matches of one league one group commit takes from the queue (a larger request is that
+#: league's only one in the group)
 GROUP_MATCHES = 2_000
 #: largest leaderboard offset
 MAX_OFFSET = 1_000_000_000
@@ -227,6 +228,11 @@ class Prediction:
 # encoding of matches
 
 
+_CANONICAL_JSON = json.JSONEncoder(
+    separators=(",", ":"), allow_nan=False, ensure_ascii=False
+).encode
+
+
 def _iso_utc(t: datetime) -> str:
     """The one stored spelling of a datetime: ISO 8601 in UTC (naive datetimes are UTC)."""
     return (t.replace(tzinfo=UTC) if t.tzinfo is None else t.astimezone(UTC)).isoformat()
@@ -252,8 +258,7 @@ def _digest(
         else [[float(w[i]) for i in o] for w, o in zip(weights, order, strict=True)],
         None if scores is None else [float(x) for x in scores],
     ]
-    canon = json.dumps(body, separators=(",", ":"), allow_nan=False, ensure_ascii=False)
-    return hashlib.sha256(canon.encode()).hexdigest()
+    return hashlib.sha256(_CANONICAL_JSON(body).encode()).hexdigest()
 
 
 def _encode(m: Match) -> dict[str, Any]:
@@ -903,6 +908,7 @@ class Store:
         return self._committer.submit(
             WorkItem(
                 domain=None if self.is_sqlite else league,
+                part=league,
                 size=max(1, len(encoded)),
                 payload=request,
                 alone=progress is not None or made is not None,
@@ -910,53 +916,53 @@ class Store:
         )
 
     def _commit_group(self, group: Sequence[WorkItem[IngestResult]]) -> None:
-        """Run queued requests in one transaction and complete their futures after the commit.
+        """Commit a group of queued requests, league by league (one transaction each, the
+        league with the least to write first, so a few matches of one league never wait for
+        more than the batch another league has in flight), completing each request's future
+        right after its league's commit.
 
         A request refused for its own content (a conflicting match id) is refused alone; if a
-        model rejects a match, the transaction is rolled back and the requests are run one by
-        one, each in its own transaction, so only the request holding that match fails.
+        model rejects a match, the league's transaction is rolled back and its requests are run
+        one by one, each in its own transaction, so only the request holding that match fails.
         """
-        requests = [item.payload for item in group]
-        try:
-            outcomes = self._ingest_group(requests)
-        except MindsportError:
-            if len(group) == 1:
-                raise
-            outcomes = []
-            for r in requests:
-                try:
-                    outcomes.extend(self._ingest_group([r]))
-                except MindsportError as exc:
-                    outcomes.append(exc)
-        for item, out in zip(group, outcomes, strict=True):
-            if isinstance(out, BaseException):
-                item.future.set_exception(out)
-            else:
-                item.future.set_result(out)
+        parts: dict[Hashable, list[WorkItem[IngestResult]]] = {}
+        for item in group:
+            parts.setdefault(item.part, []).append(item)
+        for items in sorted(parts.values(), key=lambda its: sum(it.size for it in its)):
+            requests = [item.payload for item in items]
+            outcomes: list[IngestResult | MindsportError]
+            try:
+                outcomes = self._ingest_league(requests)
+            except MindsportError as exc:
+                if len(items) == 1:
+                    outcomes = [exc]
+                else:
+                    outcomes = []
+                    for r in requests:
+                        try:
+                            outcomes.extend(self._ingest_league([r]))
+                        except MindsportError as one:
+                            outcomes.append(one)
+            for item, out in zip(items, outcomes, strict=True):
+                if isinstance(out, BaseException):
+                    item.future.set_exception(out)
+                else:
+                    item.future.set_result(out)
 
-    def _ingest_group(self, requests: Sequence[_Request]) -> list[IngestResult | MindsportError]:
-        """One transaction for all ``requests`` (league by league, each league's requests
-        together); returns each request's result or the error that refused it."""
-        by_league: dict[str, list[int]] = {}
-        for i, r in enumerate(requests):
-            by_league.setdefault(r.league, []).append(i)
-        out: list[IngestResult | MindsportError | None] = [None] * len(requests)
+    def _ingest_league(self, requests: Sequence[_Request]) -> list[IngestResult | MindsportError]:
+        """One transaction for ``requests`` (all to one league); returns each request's result
+        or the error that refused it."""
+        league = requests[0].league
         with self._write() as conn:
-            for league, idx in by_league.items():
-                try:
-                    row = self._lock_league(conn, league)
-                except NotFoundError as exc:
-                    made = requests[idx[0]].create  # a creating request is always alone
-                    if made is None:
-                        for i in idx:
-                            out[i] = exc
-                        continue
-                    self._insert_league(conn, league, made[0], dict(made[1]))
-                    row = self._lock_league(conn, league)
-                results = self._ingest(conn, row, [requests[i] for i in idx])
-                for i, res in zip(idx, results, strict=True):
-                    out[i] = res
-        return [x for x in out if x is not None]
+            try:
+                row = self._lock_league(conn, league)
+            except NotFoundError as exc:
+                made = requests[0].create  # a creating request is always alone
+                if made is None:
+                    return [exc for _ in requests]
+                self._insert_league(conn, league, made[0], dict(made[1]))
+                row = self._lock_league(conn, league)
+            return self._ingest(conn, row, requests)
 
     def _ingest(
         self, conn: Connection, row: Any, requests: Sequence[_Request]
