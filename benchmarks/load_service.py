@@ -54,6 +54,7 @@ from mindsport.store.schema import leagues, metadata, rating_history
 from mindsport.store.store import resolve_url
 
 LEAGUE = "load"
+BULK = "bulk"
 OTHER = "other"
 
 
@@ -240,6 +241,7 @@ def run_backend(label: str, url: str, args: argparse.Namespace) -> tuple[bool, l
     deadline = time.monotonic() + args.timeout
     with Store(url) as st:
         st.create_league(LEAGUE)
+        st.create_league(BULK)
         st.create_league(OTHER)
         st.create_league("warmup")
         key = st.create_key(admin=True)
@@ -316,7 +318,7 @@ def isolation(port: int, key: str, args: argparse.Namespace, deadline: float) ->
     """Latency of single posts to one league while batches go to another."""
     big = make_matches(args.isolation_batch * 8, args.players, 7, prefix="iso")
     reqs = [
-        (request_bytes(LEAGUE, key, big[i : i + args.isolation_batch]), [])
+        (request_bytes(BULK, key, big[i : i + args.isolation_batch]), [])
         for i in range(0, len(big), args.isolation_batch)
     ]
     small = make_matches(400, args.players, 8, prefix="iso-other")
@@ -333,7 +335,7 @@ def isolation(port: int, key: str, args: argparse.Namespace, deadline: float) ->
     worst_batch = max(batches.latencies) * 1000
     worst_single = max(singles.latencies) * 1000
     print(
-        f"isolation: batches of {args.isolation_batch} to {LEAGUE!r}: p50 "
+        f"isolation: batches of {args.isolation_batch} to {BULK!r}: p50 "
         f"{batches.stats()[1]:.0f} ms, worst {worst_batch:.0f} ms; single posts to {OTHER!r} "
         f"meanwhile: p50 {singles.stats()[1]:.1f} ms, worst {worst_single:.0f} ms"
     )

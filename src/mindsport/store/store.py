@@ -248,14 +248,18 @@ def _digest(
     """SHA-256 of a match's canonical form: the time as one number (the instant, however it was
     written), each team's players sorted (with their weights), ranks, weights and scores as
     numbers. Two records with the same digest are the same result."""
-    order = [sorted(range(len(t)), key=t.__getitem__) for t in teams]
+    if weights is None:
+        sorted_teams: list[list[str]] = [sorted(t) for t in teams]
+        sorted_weights = None
+    else:
+        order = [sorted(range(len(t)), key=t.__getitem__) for t in teams]
+        sorted_teams = [[t[i] for i in o] for t, o in zip(teams, order, strict=True)]
+        sorted_weights = [[float(w[i]) for i in o] for w, o in zip(weights, order, strict=True)]
     body = [
         float(tv),
-        [[t[i] for i in o] for t, o in zip(teams, order, strict=True)],
+        sorted_teams,
         list(ranks),
-        None
-        if weights is None
-        else [[float(w[i]) for i in o] for w, o in zip(weights, order, strict=True)],
+        sorted_weights,
         None if scores is None else [float(x) for x in scores],
     ]
     return hashlib.sha256(_CANONICAL_JSON(body).encode()).hexdigest()
