@@ -102,6 +102,8 @@ __all__ = [
     "LeaderboardEntry",
     "LeaderboardPage",
     "League",
+    "MatchConflictError",
+    "MatchRefusedError",
     "PlayerRecord",
     "Prediction",
     "Store",
@@ -125,6 +127,24 @@ _LEAGUE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
 
 class StoreError(MindsportError):
     """A store operation was given something it cannot use (names the input)."""
+
+
+class MatchRefusedError(StoreError):
+    """A match the store cannot take: ``match_id`` and ``field`` name it and what is wrong."""
+
+    def __init__(self, message: str, match_id: str, field: str) -> None:
+        super().__init__(message)
+        self.match_id = match_id
+        self.field = field
+
+
+class MatchConflictError(ConflictError):
+    """A match id recorded (or repeated in the input) with other data (``field`` is ``id``)."""
+
+    def __init__(self, message: str, match_id: str) -> None:
+        super().__init__(message)
+        self.match_id = match_id
+        self.field = "id"
 
 
 def resolve_url(url: str | None = None) -> str:
@@ -339,17 +359,23 @@ def _encode_batch(items: Sequence[Match]) -> dict[str, dict[str, Any]]:
         if not isinstance(m, Match):
             raise StoreError(f"expected Match records, got {type(m).__name__}: {m!r}")
         if len(m.id) > MAX_ID_LENGTH:
-            raise StoreError(f"match {m.id[:40]!r}...: id: longer than {MAX_ID_LENGTH} characters")
+            raise MatchRefusedError(
+                f"match {m.id[:40]!r}...: id: longer than {MAX_ID_LENGTH} characters", m.id, "id"
+            )
         for p in m.players:
             if len(p) > MAX_ID_LENGTH:
-                raise StoreError(
+                raise MatchRefusedError(
                     f"match {m.id!r}: teams: player id {p[:40]!r}... is longer than "
-                    f"{MAX_ID_LENGTH} characters"
+                    f"{MAX_ID_LENGTH} characters",
+                    m.id,
+                    "teams",
                 )
         enc = _encode(m)
         prev = encoded.get(m.id)
         if prev is not None and prev["digest"] != enc["digest"]:
-            raise ConflictError(f"match {m.id!r} appears twice in the input with different data")
+            raise MatchConflictError(
+                f"match {m.id!r} appears twice in the input with different data", m.id
+            )
         encoded[m.id] = enc
     return encoded
 
@@ -1000,18 +1026,20 @@ class Store:
                 digest = enc["digest"]
                 if old is not None:
                     if old != digest and self._stored_digest(conn, lid, mid) != digest:
-                        refused = ConflictError(
+                        refused = MatchConflictError(
                             f"match {mid!r} is already recorded in league {row.name!r} "
-                            "with different data"
+                            "with different data",
+                            mid,
                         )
                         break
                     continue
                 prev = accepted.get(mid)
                 if prev is not None:
                     if prev != enc["digest"]:
-                        refused = ConflictError(
+                        refused = MatchConflictError(
                             f"match {mid!r} was just recorded in league {row.name!r} "
-                            "by a concurrent request with different data"
+                            "by a concurrent request with different data",
+                            mid,
                         )
                         break
                     continue
