@@ -1152,8 +1152,8 @@ class Store:
             states = [[(players[p].state if p in players else initial) for p in t] for t in teams]
             try:
                 new = model.rate(states, r["ranks"], r["weights"])
-            except MindsportError:
-                raise
+            except MindsportError as exc:  # the model's own refusal: say which match
+                raise StoreError(f"match {r['match_id']!r}: model rejected it: {exc}") from exc
             except (ValueError, TypeError, ArithmeticError) as exc:
                 raise StoreError(f"match {r['match_id']!r}: model rejected it: {exc}") from exc
             tv = float(r["time_value"])
