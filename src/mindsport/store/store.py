@@ -120,6 +120,8 @@ MAX_ID_LENGTH = 200
 GROUP_MATCHES = 2_000
 #: largest leaderboard offset
 MAX_OFFSET = 1_000_000_000
+#: length of the public prefix of keys made by earlier versions
+_OLD_PREFIX_LENGTH = 10
 #: first key of the PostgreSQL advisory locks taken per league ("ms")
 _LOCK_SPACE = 0x6D73
 _LEAGUE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
@@ -407,9 +409,9 @@ def _upgrade_key_table(conn: Connection) -> None:
                 league_id=r["league_id"],
                 role=KeyRole.WRITE.value,
                 key_hash=r["key_hash"],
-                prefix=r["prefix"][:PREFIX_LENGTH],
+                prefix=r["prefix"],
                 label=None,
-                created_at=r["created_at"],
+                created_at=_as_time(r["created_at"]),
                 expires_at=None,
                 revoked_at=None,
             )
@@ -857,11 +859,12 @@ class Store:
         rows: list[Any] = []
         if prefix is not None:
             sql = "SELECT key_hash, role, league_id, expires_at, revoked_at"
-            args: tuple[Any, ...] = (prefix,)
+            # keys made before prefixes had 12 characters are stored with 10
+            args: tuple[Any, ...] = (prefix, prefix[:_OLD_PREFIX_LENGTH])
             if league is not None and _LEAGUE_NAME.match(league):
                 sql += ", (SELECT id FROM ms_leagues WHERE name = ?)"
-                args = (league, prefix)
-            rows = self._fetch(sql + " FROM ms_api_keys WHERE prefix = ?", args)
+                args = (league, *args)
+            rows = self._fetch(sql + " FROM ms_api_keys WHERE prefix IN (?, ?)", args)
         found = key_matches([r[0] for r in rows], key)
         if found is None:
             raise KeyRefusedError("X-API-Key is not a valid key")
