@@ -4,20 +4,12 @@ from __future__ import annotations
 
 import random
 import threading
-import warnings
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
 
 from mindsport.history import Match
-from mindsport.service import create_app
-from mindsport.store import Store
-
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    from fastapi.testclient import TestClient
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -41,16 +33,6 @@ def some_matches(n: int, seed: int, players: int = 10, t0: int = 0) -> list[Matc
             teams = [q[:2], q[2:]]
         out.append(Match(f"m{t0 + i}", t0 + i, teams, rng.choice([[0, 1], [1, 0], [0, 0]])))
     return out
-
-
-@pytest.fixture
-def setup(db_url: str) -> Iterator[tuple[TestClient, Store, str]]:
-    store = Store(db_url)
-    store.create_league("main")
-    key = store.create_key("main")
-    with TestClient(create_app(store=store)) as client:
-        yield client, store, key
-    store.close()
 
 
 def test_post_forms_and_reference_ratings(setup: Any, reference: Any) -> None:

@@ -5,33 +5,15 @@ refused request changing nothing."""
 from __future__ import annotations
 
 import socket
-import warnings
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from mindsport.service import create_app
 from mindsport.service.limits import MAX_BODY_BYTES, MAX_TEAMS
-from mindsport.store import Store
-
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    from fastapi.testclient import TestClient
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 GOOD = {"id": "g1", "time": 1, "teams": [["a"], ["b"]], "ranks": [0, 1]}
-
-
-@pytest.fixture
-def setup(db_url: str) -> Iterator[tuple[TestClient, Store, str]]:
-    store = Store(db_url)
-    store.create_league("main")
-    key = store.create_key("main")
-    with TestClient(create_app(store=store)) as client:
-        yield client, store, key
-    store.close()
 
 
 def _raw(base: str, head: str, chunks: list[bytes] | None = None) -> tuple[str, bytes]:

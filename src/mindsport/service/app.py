@@ -82,7 +82,7 @@ from mindsport.service.schemas import (
     PredictOut,
     Search,
 )
-from mindsport.store import Store
+from mindsport.store import League, Store
 from mindsport.store.keys import ApiKey, KeyRefusedError, MissingKeyError, parse_expiry
 
 __all__ = ["MAX_BATCH", "ServiceBusyError", "create_app"]
@@ -307,8 +307,7 @@ def _key_out(k: ApiKey) -> dict[str, Any]:
     }
 
 
-def _league_out(store: Store, name: str) -> dict[str, Any]:
-    lg = store.get_league(name)
+def _league_out(lg: League) -> dict[str, Any]:
     return {"name": lg.name, "model": lg.model, "params": lg.params, "matches": lg.matches}
 
 
@@ -382,12 +381,7 @@ def create_app(database_url: str | None = None, *, store: Store | None = None) -
     async def list_leagues() -> dict[str, Any]:
         """Every league with its model, parameters and number of matches."""
         got = await rt.run(st.list_leagues)
-        return {
-            "leagues": [
-                {"name": lg.name, "model": lg.model, "params": lg.params, "matches": lg.matches}
-                for lg in got
-            ]
-        }
+        return {"leagues": [_league_out(lg) for lg in got]}
 
     @app.get(
         "/api/leagues/{league}/leaderboard",
@@ -511,8 +505,7 @@ def create_app(database_url: str | None = None, *, store: Store | None = None) -
     async def create_league(request: Request) -> dict[str, Any]:
         """Create a league (admin key)."""
         body = await body_of(request, LeagueIn)
-        lg = await rt.run(st.create_league, body.name, body.model, body.params)
-        return {"name": lg.name, "model": lg.model, "params": lg.params, "matches": lg.matches}
+        return _league_out(await rt.run(st.create_league, body.name, body.model, body.params))
 
     @app.patch(
         "/api/leagues/{league}",
@@ -536,7 +529,7 @@ def create_app(database_url: str | None = None, *, store: Store | None = None) -
                 else:
                     params[name] = value
             st.update_league(league, model=body.model, params=params)
-            return _league_out(st, league)
+            return _league_out(st.get_league(league))
 
         return await rt.run(change)
 
