@@ -723,6 +723,22 @@ class Store:
             return nullcontext()
         return conn.connection.driver_connection.pipeline()  # type: ignore[union-attr]
 
+    def _insert_many(
+        self, cur: Any, head: str, row: str, rows: list[tuple[Any, ...]], tail: str = ""
+    ) -> None:
+        """``head VALUES row, row, ... tail`` for ``rows``: SQLite runs one prepared statement per
+        row (a C loop); PostgreSQL gets statements of many rows each (one round trip and one
+        plan per thousand rows, not per row)."""
+        if not rows:
+            return
+        if self.is_sqlite:
+            cur.executemany(self._sql(f"{head} VALUES {row}{tail}"), rows)
+            return
+        one = self._sql(row)
+        for chunk in _chunks(rows, 1000):
+            values = ", ".join([one] * len(chunk))
+            cur.execute(f"{head} VALUES {values}{tail}", [v for r in chunk for v in r])
+
     def _sql(self, text: str) -> str:
         """Driver SQL from ``text`` written with ``?`` placeholders and ``JSON(?)`` for a JSON
         value given as text (SQLite stores the text; PostgreSQL casts it)."""
@@ -1062,12 +1078,11 @@ class Store:
         if new:
             stamp = now.strftime("%Y-%m-%d %H:%M:%S.%f") if self.is_sqlite else now
             with self._pipeline(conn):  # PostgreSQL: one round trip for the three
-                cur.executemany(
-                    self._sql(
-                        "INSERT INTO ms_matches (league_id, seq, match_id, time_value, time_iso, "
-                        "teams, ranks, weights, scores, digest, created_at) "
-                        "VALUES (?, ?, ?, ?, ?, JSON(?), JSON(?), JSON(?), JSON(?), ?, ?)"
-                    ),
+                self._insert_many(
+                    cur,
+                    "INSERT INTO ms_matches (league_id, seq, match_id, time_value, time_iso, "
+                    "teams, ranks, weights, scores, digest, created_at)",
+                    "(?, ?, ?, ?, ?, JSON(?), JSON(?), JSON(?), JSON(?), ?, ?)",
                     [
                         (
                             lid,
@@ -1279,11 +1294,11 @@ class Store:
         # driver-level statements: the SQL toolkit's per-row parameter work cost more than
         # the database's own (``clear``: the league's rows were deleted, the upsert inserts)
         cur = _cursor(conn)
-        cur.executemany(
-            self._sql(
-                "INSERT INTO ms_rating_history (league_id, player, seq, time_value, mu, sigma, "
-                "extra, games) VALUES (?, ?, ?, ?, ?, ?, JSON(?), ?)"
-            ),
+        self._insert_many(
+            cur,
+            "INSERT INTO ms_rating_history (league_id, player, seq, time_value, mu, sigma, "
+            "extra, games)",
+            "(?, ?, ?, ?, ?, ?, JSON(?), ?)",
             [
                 (
                     lid,
@@ -1298,14 +1313,11 @@ class Store:
                 for h in history
             ],
         )
-        cur.executemany(
-            self._sql(
-                "INSERT INTO ms_ratings (league_id, player, mu, sigma, extra, exposed, games, "
-                "last_time) VALUES (?, ?, ?, ?, JSON(?), ?, ?, ?) "
-                "ON CONFLICT (league_id, player) DO UPDATE SET mu = excluded.mu, "
-                "sigma = excluded.sigma, extra = excluded.extra, exposed = excluded.exposed, "
-                "games = excluded.games, last_time = excluded.last_time"
-            ),
+        self._insert_many(
+            cur,
+            "INSERT INTO ms_ratings (league_id, player, mu, sigma, extra, exposed, games, "
+            "last_time)",
+            "(?, ?, ?, ?, JSON(?), ?, ?, ?)",
             [
                 (
                     lid,
@@ -1321,6 +1333,9 @@ class Store:
                 )
                 for p in sorted(touched)
             ],
+            " ON CONFLICT (league_id, player) DO UPDATE SET mu = excluded.mu, "
+            "sigma = excluded.sigma, extra = excluded.extra, exposed = excluded.exposed, "
+            "games = excluded.games, last_time = excluded.last_time",
         )
 
     def _append(
