@@ -72,7 +72,7 @@ def test_commands_end_to_end(tmp_path: Path, reference: Any) -> None:
     )
     assert r.exit_code == 0 and "still waiting" in r.output
     r = invoke("keys", "create", "--league", "club", "--db", db)
-    key = r.output.strip()
+    key = r.output.strip().splitlines()[0]  # the key on stdout, its number on stderr
     with Store(db) as st:
         assert st.check_key("club", key)
     r = invoke("leagues", "set", "club", "--tau", "0.5", "--db", db)

@@ -10,8 +10,11 @@ input prints ``error: <message>`` on stderr and exits with status 2.
 
 from __future__ import annotations
 
+import ast
+import contextlib
 import functools
 import os
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any, ParamSpec, TypeVar
@@ -55,11 +58,34 @@ def _friendly(fn: Callable[P, T]) -> Callable[P, T]:
     return wrapper
 
 
-def _read_file(path: Path) -> Iterator[Match]:
-    """The matches of a JSONL/CSV/Parquet file (``mindsport.history.io``), streamed."""
-    from mindsport.history.io import iter_matches
+def _read_file(path: Path) -> Iterator[tuple[int, Match]]:
+    """The matches of a JSONL/CSV/Parquet file with their lines (``mindsport.history.io``)."""
+    from mindsport.history.io import iter_located
 
-    return iter_matches(path)
+    return iter_located(path)
+
+
+_NAMED_MATCH = re.compile(r"""^match ('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")""")
+
+
+def _in_file(exc: MindsportError, path: Path, lines: dict[str, int]) -> MindsportError:
+    """A store-stage error about one match, restated with the file, line and field of that
+    match (``exc`` itself when it names no match of the file)."""
+    from mindsport.history.io import MatchFileError
+
+    match_id = getattr(exc, "match_id", None)
+    if match_id is None:  # a model's refusal names the match in its text
+        named = _NAMED_MATCH.match(str(exc))
+        if named is not None:
+            with contextlib.suppress(ValueError, SyntaxError):
+                match_id = ast.literal_eval(named.group(1))
+    if not isinstance(match_id, str) or match_id not in lines:
+        return exc
+    field = getattr(exc, "field", None)
+    if field is None:  # the model refused the match: its line-up, its ranks or its weights
+        text = str(exc).lower()
+        field = "weights" if "weight" in text else "ranks" if "rank" in text else "teams"
+    return MatchFileError(path, lines[match_id], field, str(exc))
 
 
 def _teams(text: str, what: str) -> list[str]:
@@ -95,19 +121,24 @@ def rate(
     ):
         reading = bar.add_task(f"reading {file.name}", total=None)
         matches: list[Match] = []
-        for m in _read_file(file):
+        lines: dict[str, int] = {}
+        for line, m in _read_file(file):
             matches.append(m)
+            lines[m.id] = line
             if len(matches) % 500 == 0:
                 bar.update(reading, completed=len(matches))
         bar.update(reading, completed=len(matches), total=len(matches))
-        # the whole file is read (and checked) before anything is written
-        lg = store.ensure_league(league, model)
-        rating = bar.add_task(f"rating into {lg.name!r}", total=None)
+        # the whole file is read (and checked) before anything is written; the league is
+        # created in the same transaction as the matches, so a refused file leaves nothing
+        rating = bar.add_task(f"rating into {league!r}", total=None)
 
         def tick(done: int, total: int) -> None:
             bar.update(rating, completed=done, total=total)
 
-        result = store.add_matches(league, matches, progress=tick)
+        try:
+            result = store.add_matches(league, matches, progress=tick, create=(model, {}))
+        except MindsportError as exc:
+            raise _in_file(exc, file, lines) from exc
         bar.update(rating, total=max(1, result.added + result.replayed))
         bar.update(rating, completed=max(1, result.added + result.replayed))
     console.print(
@@ -292,16 +323,80 @@ commands: list[Callable[..., Any]] = [
 
 # -- keys ---------------------------------------------------------------------------------
 
-keys_app = typer.Typer(help="API keys for writing to a league.", no_args_is_help=True)
+keys_app = typer.Typer(
+    help="API keys: write keys of a league and admin keys (listed, revoked, with an expiry).",
+    no_args_is_help=True,
+)
 
 
 @keys_app.command("create")
 @_friendly
-def keys_create(league: str = LeagueOption, db: str | None = DbOption) -> None:
-    """Create a write key for a league. It is shown once; only its hash is stored."""
+def keys_create(
+    league: str = LeagueOption,
+    admin: bool = typer.Option(
+        False, "--admin", help="An admin key (all leagues, leagues and keys over HTTP)."
+    ),
+    expires: str | None = typer.Option(
+        None, "--expires", help="Expiry: a duration (90m, 12h, 30d, 2w) or an ISO date/datetime."
+    ),
+    label: str | None = typer.Option(None, "--label", help="A note to tell keys apart."),
+    db: str | None = DbOption,
+) -> None:
+    """Create a key and print it (shown this once; only its hash is stored).
+
+    The first admin key of a new server is made here: ``mindsport keys create --admin``.
+    """
+    from mindsport.store.keys import parse_expiry
+
+    when = None if expires is None else parse_expiry(expires)
     with Store(db) as store:
-        key = store.create_key(league)
+        key, info = store.issue_key(
+            None if admin else league, admin=admin, expires_at=when, label=label
+        )
     typer.echo(key)
+    Console(stderr=True).print(
+        f"key {info.id} ({info.role.value}{'' if info.league is None else ' of ' + info.league}"
+        f"{'' if info.expires_at is None else ', expires ' + info.expires_at.isoformat()})",
+        highlight=False,
+    )
+
+
+@keys_app.command("list")
+@_friendly
+def keys_list(
+    league: str | None = typer.Option(None, "--league", "-l", help="Only this league's keys."),
+    db: str | None = DbOption,
+) -> None:
+    """List the keys (never the keys themselves: their prefixes) with their status."""
+    with Store(db) as store:
+        keys = store.list_keys(league)
+    table = RichTable()
+    for col in ("id", "role", "league", "prefix", "label", "created", "expires", "status"):
+        table.add_column(col)
+    for k in keys:
+        table.add_row(
+            str(k.id),
+            k.role.value,
+            k.league or "",
+            k.prefix + "...",
+            k.label or "",
+            k.created_at.strftime("%Y-%m-%d %H:%M"),
+            "" if k.expires_at is None else k.expires_at.strftime("%Y-%m-%d %H:%M"),
+            k.status(),
+        )
+    _console().print(table)
+
+
+@keys_app.command("revoke")
+@_friendly
+def keys_revoke(
+    key_id: int = typer.Argument(..., help="The key's id (see `keys list`)."),
+    db: str | None = DbOption,
+) -> None:
+    """Revoke a key: refused from this moment on (a running server reads keys on every call)."""
+    with Store(db) as store:
+        k = store.revoke_key(key_id)
+    typer.echo(f"key {k.id} ({k.prefix}...) revoked")
 
 
 # -- leagues ------------------------------------------------------------------------------
