@@ -45,10 +45,12 @@ def _register() -> None:
     from mindsport.doudizhu.cli import app as ddz_app
     from mindsport.history.cli import evaluate_command
     from mindsport.junqi.cli import app as junqi_app
+    from mindsport.service.cli import serve
     from mindsport.store.cli import register as register_store
     from mindsport.tournament.cli import app as tournament_app
 
     register_store(app)
+    app.command("serve")(serve)
     app.command("evaluate")(evaluate_command)
 
     app.add_typer(ddz_app, name="ddz", help="Dou Dizhu: deal, play and simulate games of bots.")

@@ -184,8 +184,16 @@ def create_app(database_url: str | None = None, *, store: Store | None = None) -
         search: Annotated[str | None, Query(max_length=200)] = None,
     ) -> dict[str, Any]:
         page = st.leaderboard(league, offset=offset, limit=limit, search=search or None)
+        d = page.display
         return {
             "league": page.league,
+            "display": None
+            if d is None
+            else {  # labels of the rating columns (exposed is what the board is sorted by)
+                "mu": d.value_label,
+                "sigma": d.deviation_label,
+                "exposed": d.conservative,
+            },
             "total": page.total,
             "offset": page.offset,
             "limit": page.limit,
