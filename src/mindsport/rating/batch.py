@@ -17,10 +17,11 @@ encoding costs a few hundred nanoseconds per match.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from itertools import chain, repeat
+from itertools import chain, count, islice, repeat
 from typing import Any
 
 import numpy as np
@@ -50,36 +51,36 @@ class BatchInputError(MindsportError):
 
 
 class PlayerIndex:
-    """Player id <-> dense integer index, growing as new players appear."""
+    """Player id <-> dense integer index, growing as new players appear.
+
+    The ids map to their indices in a dict that numbers a missing key itself (a
+    :class:`~collections.defaultdict` counting from 0), so :meth:`codes` assigns and looks up in
+    one C-level pass over the players.
+    """
 
     def __init__(self) -> None:
         self._ids: list[str] = []
-        self._index: dict[str, int] = {}
+        self._index: defaultdict[str, int] = defaultdict(count().__next__)
 
     def __len__(self) -> int:
+        self._sync()
         return len(self._ids)
 
     def __contains__(self, player: object) -> bool:
         return player in self._index
 
+    def _sync(self) -> None:
+        """Append the ids numbered since the last call to the list of ids."""
+        if len(self._ids) < len(self._index):
+            self._ids.extend(islice(self._index, len(self._ids), None))
+
     def get(self, player: str) -> int:
         """Index of ``player``, assigning the next one to a new player."""
-        i = self._index.get(player)
-        if i is None:
-            i = len(self._ids)
-            self._index[player] = i
-            self._ids.append(player)
-        return i
+        return self._index[player]
 
     def codes(self, players: Sequence[str]) -> I64:
         """Indices of many players, new ones numbered in order of first appearance."""
-        index = self._index
-        new = [p for p in dict.fromkeys(players) if p not in index]
-        if new:
-            start = len(self._ids)
-            index.update(zip(new, range(start, start + len(new)), strict=True))
-            self._ids.extend(new)
-        return np.fromiter(map(index.__getitem__, players), np.int64, len(players))
+        return np.fromiter(map(self._index.__getitem__, players), np.int64, len(players))
 
     def many(self, players: Sequence[str]) -> I64:
         """Indices of many players (:meth:`codes` of their ids as strings)."""
@@ -88,6 +89,7 @@ class PlayerIndex:
     @property
     def ids(self) -> list[str]:
         """Player ids in index order (the list itself: do not change it)."""
+        self._sync()
         return self._ids
 
 
@@ -163,8 +165,11 @@ def encode_columns(
     n = len(teams)
     teams_per_match = np.fromiter(map(len, teams), np.int64, n)
     flat_teams = list(chain.from_iterable(teams))
-    sizes = np.fromiter(map(len, flat_teams), np.int64, len(flat_teams))
     players = list(chain.from_iterable(flat_teams))
+    if len(players) == len(flat_teams):  # every team a single player
+        sizes = np.ones(len(flat_teams), np.int64)
+    else:
+        sizes = np.fromiter(map(len, flat_teams), np.int64, len(flat_teams))
     rank_col = np.array(list(chain.from_iterable(ranks)), dtype=np.float64)
     if weights.count(None) == n:
         w = np.ones(len(players))

@@ -30,6 +30,7 @@ import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any, ClassVar, Literal
 
 import numpy as np
@@ -152,6 +153,11 @@ class Elo:
         check_settings(self, PARAMS, "Elo", MindsportError)
 
     @functools.cached_property
+    def _k_per_player(self) -> bool:
+        """K from a schedule the compiled update does not know (any callable but FideK)."""
+        return callable(self.k) and not isinstance(self.k, FideK)
+
+    @functools.cached_property
     def _settings(self) -> NDArray[np.float64]:
         """The settings as the compiled update takes them (``kernels_classic.elo_update``)."""
         k = self.k
@@ -197,7 +203,7 @@ class Elo:
     def replayer(self) -> Any:
         """The compiled replay (constant K or :class:`FideK`); ``rate`` match by match for any
         other K schedule or a subclass that changes ``rate``."""
-        if self._settings[0] == 2.0 or type(self).rate is not Elo.rate:
+        if self._k_per_player or type(self).rate is not Elo.rate:
             return ObjectReplayer(self)
         return EloReplayer(self)
 
@@ -217,27 +223,20 @@ class Elo:
         ws = check_weights(weights, values, keys, "Elo")
         flat = [r for t in values for r in t]
         n, n_teams = len(flat), len(values)
-        settings = self._settings
-        ptr = [0.0]
-        for t in values:
-            ptr.append(ptr[-1] + len(t))
-        buf = np.array(
-            [
-                *ptr,
-                *(math.nan if r is None else float(r) for r in rk),
-                *(float(r.rating) for r in flat),
-                *(float(r.games) for r in flat),
-                *(1.0 if r.reached_2400 else 0.0 for r in flat),
-                *(x for w in ws for x in w),
-                *(self.k_factor(r) if settings[0] == 2.0 else 0.0 for r in flat),
-            ],
-            dtype=np.float64,
-        )
-        _kernels().elo_game(buf, settings, n_teams, n)
+        nan = math.nan
+        buf = [0.0, *accumulate(map(float, map(len, values)))]
+        buf += [nan if r is None else float(r) for r in rk]
+        buf += [float(r.rating) for r in flat]
+        buf += [float(r.games) for r in flat]
+        buf += [1.0 if r.reached_2400 else 0.0 for r in flat]
+        buf += [x for w in ws for x in w]
+        buf += [self.k_factor(r) for r in flat] if self._k_per_player else [0.0] * n
+        arr = np.array(buf)
+        _kernels().elo_game(arr, self._settings, n_teams, n)
         at = 2 * n_teams + 1
-        out = buf[at : at + 3 * n].tolist()
-        new: list[EloRating] = [
-            r if (x == r.rating and g == r.games) else EloRating(x, int(g), bool(c))
+        out = arr[at : at + 3 * n].tolist()
+        new = [
+            r if (x == r.rating and g == r.games) else EloRating(x, int(g), c != 0.0)
             for r, x, g, c in zip(flat, out[:n], out[n : 2 * n], out[2 * n :], strict=True)
         ]
         rows, at = [], 0

@@ -184,35 +184,36 @@ class Glicko2:
         """
         if not isinstance(player, Glicko2Rating):
             raise ShapeError(f"Glicko2: player must be a Glicko2Rating, got {player!r}")
-        opp: list[Glicko2Rating] = []
-        scores: list[float] = []
-        for item in results:
-            try:
+        games = results if type(results) is list else list(results)
+        for item in games:
+            if type(item) is tuple and len(item) == 2:
                 o, score = item
-            except (TypeError, ValueError):
-                raise ShapeError(
-                    f"Glicko2: a result is a pair (opponent, score), got {item!r}"
-                ) from None
-            if not isinstance(o, Glicko2Rating):
-                raise ShapeError(f"Glicko2: opponent must be a Glicko2Rating, got {o!r}")
-            if isinstance(score, bool) or not isinstance(score, int | float) or not 0 <= score <= 1:
-                raise ShapeError(f"Glicko2: score must lie in [0, 1], got {score!r}")
-            opp.append(o)
-            scores.append(float(score))
-        buf = np.array(
-            [
-                player.rating,
-                player.rd,
-                player.volatility,
-                *(o.rating for o in opp),
-                *(o.rd for o in opp),
-                *scores,
-            ],
-            dtype=np.float64,
-        )
+                if type(o) is Glicko2Rating and (type(score) is int or type(score) is float):
+                    if 0 <= score <= 1:
+                        continue
+            self._check_result(item)
+        m = len(games)
+        buf = [float(player.rating), float(player.rd), float(player.volatility)]
+        buf += [float(o.rating) for o, _ in games]
+        buf += [float(o.rd) for o, _ in games]
+        buf += [float(x) for _, x in games]
         s = self._settings
-        r, d, v = _kernels().glicko2_rate_period(buf, len(opp), s[0], s[1], s[2])
+        r, d, v = _kernels().glicko2_rate_period(np.array(buf), m, s[0], s[1], s[2])
         return Glicko2Rating(r, d, v)
+
+    @staticmethod
+    def _check_result(item: Any) -> None:
+        """Raise the error that says what is wrong with one ``(opponent, score)`` result."""
+        try:
+            o, score = item
+        except (TypeError, ValueError):
+            raise ShapeError(
+                f"Glicko2: a result is a pair (opponent, score), got {item!r}"
+            ) from None
+        if not isinstance(o, Glicko2Rating):
+            raise ShapeError(f"Glicko2: opponent must be a Glicko2Rating, got {o!r}")
+        if isinstance(score, bool) or not isinstance(score, int | float) or not 0 <= score <= 1:
+            raise ShapeError(f"Glicko2: score must lie in [0, 1], got {score!r}")
 
     def rate(
         self,
@@ -244,14 +245,11 @@ class Glicko2:
                     raise ShapeError(f"Glicko2: elapsed[{i}] must be a number >= 0, got {x!r}")
                 away[i] = float(x)
         buf = np.array(
-            [
-                *(math.nan if r is None else float(r) for r in rk),
-                *(p.rating for p in players),
-                *(p.rd for p in players),
-                *(p.volatility for p in players),
-                *away,
-            ],
-            dtype=np.float64,
+            [math.nan if r is None else float(r) for r in rk]
+            + [float(p.rating) for p in players]
+            + [float(p.rd) for p in players]
+            + [float(p.volatility) for p in players]
+            + away
         )
         _kernels().glicko2_game(buf, self._settings, n)
         out = buf[n : 4 * n].tolist()

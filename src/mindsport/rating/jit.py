@@ -22,7 +22,9 @@ import numba as nb
 __all__ = ["compile_functions", "jit"]
 
 #: the options of every compiled function in mindsport (no fast-math: results equal Python's)
-jit: Callable[[Callable[..., Any]], Any] = nb.njit(cache=True, fastmath=False, nogil=True)
+jit: Callable[[Callable[..., Any]], Any] = nb.njit(
+    cache=True, fastmath=False, nogil=True, error_model="numpy"
+)
 
 
 def compile_functions(*modules: types.ModuleType) -> types.SimpleNamespace:

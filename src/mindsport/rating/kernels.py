@@ -440,17 +440,25 @@ def replay_trueskill(
     out_sigma = np.empty(max_slots)
     team_mu = np.empty(max_teams)
     team_var = np.empty(max_teams)
+    workspace_sink = np.empty(1)
     tau2 = tau * tau
     beta2 = beta * beta
     e2 = margin_from_quantile(z, 2, beta)
     with_time = post.shape[1] > 2
     k = 0
+    n_slots = players.shape[0]
+    ahead = 0.0  # rows of the players four matches ahead, read early: their cache misses overlap
     for i in range(n_matches):
         t0 = team_ptr[i]
         n = team_ptr[i + 1] - t0
         s0 = player_ptr[t0]
         ns = player_ptr[t0 + n] - s0
         now = times[i]
+        if i + 4 < n_matches:
+            s2 = player_ptr[team_ptr[i + 4]]
+            ahead += table[players[s2], 0]
+            if s2 + 1 < n_slots:
+                ahead += table[players[s2 + 1], 0]
         if n == 2 and ns == 2 and weights[s0] == 1.0 and weights[s0 + 1] == 1.0:
             pa = players[s0]
             pb = players[s0 + 1]
@@ -559,6 +567,7 @@ def replay_trueskill(
                 post[s0 + q, 1] = table[p, 1]
                 if with_time:
                     post[s0 + q, 2] = table[p, 2]
+    workspace_sink[0] = ahead
     return -1
 
 

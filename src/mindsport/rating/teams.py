@@ -33,14 +33,23 @@ def split_teams(
     teams: Sequence[Any], cls: type | tuple[type, ...], model: str
 ) -> tuple[list[list[Any]], list[list[Hashable] | None]]:
     """Team values as lists, plus each team's keys (None for a tuple team)."""
-    if isinstance(teams, str | bytes | Mapping) or not isinstance(teams, Sequence):
+    tt = type(teams)
+    if (
+        tt is not list
+        and tt is not tuple
+        and (isinstance(teams, str | bytes | Mapping) or not isinstance(teams, Sequence))
+    ):
         raise ShapeError(f"{model}: teams must be a sequence of teams, got {teams!r}")
     if len(teams) < 2:
         raise ShapeError(f"{model}: need at least two teams, got {len(teams)}")
     values: list[list[Any]] = []
     keys: list[list[Hashable] | None] = []
     for i, team in enumerate(teams):
-        if isinstance(team, Mapping):
+        kind = type(team)
+        if kind is tuple or kind is list:
+            v = list(team)
+            keys.append(None)
+        elif isinstance(team, Mapping):
             k = list(team.keys())
             v = [team[x] for x in k]
             keys.append(k)
@@ -55,7 +64,7 @@ def split_teams(
         if not v:
             raise ShapeError(f"{model}: team {i} is empty")
         for j, r in enumerate(v):
-            if not isinstance(r, cls):
+            if type(r) is not cls and not isinstance(r, cls):
                 name = (
                     cls.__name__ if isinstance(cls, type) else " or ".join(c.__name__ for c in cls)
                 )

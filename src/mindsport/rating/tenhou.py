@@ -215,12 +215,9 @@ class TenhouRating:
         players = [t[0] for t in values]
         n = len(players)
         buf = np.array(
-            [
-                *(float(r) for r in rk),  # type: ignore[arg-type]
-                *(float(p.rating) for p in players),
-                *(float(p.games) for p in players),
-            ],
-            dtype=np.float64,
+            [float(r) for r in rk]  # type: ignore[arg-type]
+            + [float(p.rating) for p in players]
+            + [float(p.games) for p in players]
         )
         _kernels().tenhou_game(buf, self.bonus_table(n), self._settings, n)
         out = buf[n:].tolist()

@@ -646,9 +646,9 @@ class Store:
         history: list[dict[str, Any]] = []
         touched: set[str] = set()
         latest: dict[str, tuple[int, float, int]] = {}  # player -> (history row, time, games)
-        sigma_col = model.sigma_col
         width = len(model.stored)
-        states: list[PlayerState] = []
+        plain = not model.extra_cols  # mu and sigma only: no JSON extra
+        sigma_col = model.sigma_col  # post columns are the stored fields, a prefix of the fields
         for start in range(0, len(rows), _REPLAY_CHUNK):
             chunk = rows[start : start + _REPLAY_CHUNK]
             times = np.array(
@@ -681,24 +681,29 @@ class Store:
                 seq = int(r["seq"])
                 for _ in range(n_slots):
                     p = names[slot]
-                    st = model.state(post[slot])
+                    row = post[slot]
+                    if plain:
+                        mu, extra = row[0], None
+                        sigma = 0.0 if sigma_col is None else row[sigma_col]
+                    else:
+                        st = model.state(row)
+                        mu, sigma, extra = st.mu, st.sigma, st.extra
                     prev = latest.get(p)
                     if prev is not None:
                         games = prev[2] + 1
                     else:
                         known = players.get(p)
                         games = 1 if known is None else known.games + 1
-                    latest[p] = (len(states), tv, games)
-                    states.append(st)
+                    latest[p] = (len(history), tv, games)
                     history.append(
                         {
                             "league_id": lid,
                             "player": p,
                             "seq": seq,
                             "time_value": tv,
-                            "mu": st.mu,
-                            "sigma": st.sigma if sigma_col is not None else 0.0,
-                            "extra": st.extra,
+                            "mu": mu,
+                            "sigma": sigma,
+                            "extra": extra,
                             "games": games,
                         }
                     )
@@ -706,7 +711,8 @@ class Store:
             if progress is not None:
                 progress(min(start + _REPLAY_CHUNK, len(rows)), len(rows))
         for p, (at, tv, games) in latest.items():
-            players[p] = _Player(states[at], games, tv)
+            h = history[at]
+            players[p] = _Player(PlayerState(h["mu"], h["sigma"], h["extra"]), games, tv)
             touched.add(p)
         return history, touched
 
