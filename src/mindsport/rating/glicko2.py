@@ -188,9 +188,9 @@ class Glicko2:
         for item in games:
             if type(item) is tuple and len(item) == 2:
                 o, score = item
-                if type(o) is Glicko2Rating and (type(score) is int or type(score) is float):
-                    if 0 <= score <= 1:
-                        continue
+                number = type(score) is int or type(score) is float
+                if type(o) is Glicko2Rating and number and 0 <= score <= 1:
+                    continue
             self._check_result(item)
         m = len(games)
         buf = [float(player.rating), float(player.rd), float(player.volatility)]
