@@ -214,10 +214,10 @@ class TenhouRating:
             raise ShapeError(f"TenhouRating needs every player ranked: ranks {list(rk)!r}")
         players = [t[0] for t in values]
         n = len(players)
-        values: list[float] = [float(r) for r in rk if r is not None]
-        values += [float(p.rating) for p in players]
-        values += [float(p.games) for p in players]
-        buf = np.array(values)
+        packed: list[float] = [float(r) for r in rk if r is not None]
+        packed += [float(p.rating) for p in players]
+        packed += [float(p.games) for p in players]
+        buf = np.array(packed)
         _kernels().tenhou_game(buf, self.bonus_table(n), self._settings, n)
         out = buf[n:].tolist()
         new = [[TenhouR(r, int(g))] for r, g in zip(out[:n], out[n:], strict=True)]
