@@ -24,7 +24,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import islice, repeat
-from typing import Any, overload
+from typing import Any, TypeVar, overload
 
 import numpy as np
 from numpy.typing import NDArray
@@ -48,6 +48,8 @@ __all__ = [
 #: matches encoded and rated at a time
 CHUNK = 65_536
 
+T = TypeVar("T")
+
 
 @dataclass(frozen=True, slots=True)
 class MatchPrediction:
@@ -64,12 +66,43 @@ class MatchPrediction:
     pairs: tuple[tuple[int, int, float, float], ...]
 
 
-class Predictions(Sequence[MatchPrediction]):
+class _Lazy(Sequence[T]):
+    """A sequence whose items are built when read (``_item``), ``len`` given by ``_n``."""
+
+    _what = "item"
+
+    def _item(self, i: int) -> T:
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, i: int) -> T: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[T]: ...
+    def __getitem__(self, i: int | slice) -> T | list[T]:
+        if isinstance(i, slice):
+            return [self._item(k) for k in range(*i.indices(len(self)))]
+        n = len(self)
+        k = i + n if i < 0 else i
+        if not 0 <= k < n:
+            raise IndexError(f"{self._what} index {i} out of range ({n} matches)")
+        return self._item(k)
+
+    def __iter__(self) -> Iterator[T]:
+        for k in range(len(self)):
+            yield self._item(k)
+
+
+class Predictions(_Lazy[MatchPrediction]):
     """One :class:`MatchPrediction` per match, built when read from the arrays below.
 
     ``pair_ptr[i]:pair_ptr[i+1]`` index match ``i``'s pairs in ``pair_a``, ``pair_b``, ``prob``
     and ``outcome``; ``match_ids[i]`` is its id.
     """
+
+    _what = "prediction"
 
     def __init__(
         self,
@@ -120,23 +153,6 @@ class Predictions(Sequence[MatchPrediction]):
         )
         return MatchPrediction(i, self.match_ids[i], pairs)
 
-    @overload
-    def __getitem__(self, i: int) -> MatchPrediction: ...
-    @overload
-    def __getitem__(self, i: slice) -> list[MatchPrediction]: ...
-    def __getitem__(self, i: int | slice) -> MatchPrediction | list[MatchPrediction]:
-        if isinstance(i, slice):
-            return [self._item(k) for k in range(*i.indices(len(self)))]
-        n = len(self)
-        k = i + n if i < 0 else i
-        if not 0 <= k < n:
-            raise IndexError(f"prediction index {i} out of range ({n} matches)")
-        return self._item(k)
-
-    def __iter__(self) -> Iterator[MatchPrediction]:
-        for k in range(len(self)):
-            yield self._item(k)
-
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Sequence) and not isinstance(other, str):
             return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
@@ -148,11 +164,13 @@ class Predictions(Sequence[MatchPrediction]):
         return f"Predictions({len(self)} matches, {len(self.prob)} pairs)"
 
 
-class History(Sequence[tuple[str, dict[str, Any]]]):
+class History(_Lazy[tuple[str, dict[str, Any]]]):
     """``(match_id, {player: rating after the match})`` per match, built when read.
 
     Kept as the replayer's per-slot state arrays of each chunk of matches.
     """
+
+    _what = "history"
 
     def __init__(
         self,
@@ -179,25 +197,6 @@ class History(Sequence[tuple[str, dict[str, Any]]]):
         names = map(self._ids.__getitem__, block.players[s0:s1].tolist())
         values = self._replayer.values(post, s0, s1)
         return self.match_ids[i], dict(zip(names, values, strict=True))
-
-    @overload
-    def __getitem__(self, i: int) -> tuple[str, dict[str, Any]]: ...
-    @overload
-    def __getitem__(self, i: slice) -> list[tuple[str, dict[str, Any]]]: ...
-    def __getitem__(
-        self, i: int | slice
-    ) -> tuple[str, dict[str, Any]] | list[tuple[str, dict[str, Any]]]:
-        if isinstance(i, slice):
-            return [self._item(k) for k in range(*i.indices(len(self)))]
-        n = len(self)
-        k = i + n if i < 0 else i
-        if not 0 <= k < n:
-            raise IndexError(f"history index {i} out of range ({n} matches)")
-        return self._item(k)
-
-    def __iter__(self) -> Iterator[tuple[str, dict[str, Any]]]:
-        for k in range(len(self)):
-            yield self._item(k)
 
     def __repr__(self) -> str:
         return f"History({len(self)} matches)"

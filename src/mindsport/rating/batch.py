@@ -113,6 +113,10 @@ class MatchBlock:
     def __len__(self) -> int:
         return len(self.team_ptr) - 1
 
+    def arrays(self) -> tuple[NDArray[Any], ...]:
+        """The six arrays, in field order (as the replay kernels take them)."""
+        return (self.team_ptr, self.player_ptr, self.players, self.weights, self.ranks, self.times)
+
     @property
     def match_of_team(self) -> I64:
         """The match of every team."""

@@ -13,7 +13,7 @@ import numpy as np
 
 from mindsport.rating.jit import jit
 
-__all__ = ["PROBLEMS", "check_block", "count_pairs", "first_tie"]
+__all__ = ["PROBLEMS", "block_sizes", "check_block", "count_pairs", "first_tie", "load_match"]
 
 #: what :func:`check_block`'s codes mean
 PROBLEMS = (
@@ -94,3 +94,40 @@ def first_tie(team_ptr: np.ndarray, ranks: np.ndarray) -> int:
                 if ranks[a] == ranks[b]:  # NaN (unranked) equals nothing
                     return i
     return -1
+
+
+@jit
+def block_sizes(team_ptr: np.ndarray, player_ptr: np.ndarray) -> tuple[int, int]:
+    """The most teams and the most player slots of a match of the block (at least 2 each): the
+    size of a kernel's scratch arrays."""
+    max_teams = 2
+    max_slots = 2
+    for i in range(team_ptr.shape[0] - 1):
+        max_teams = max(max_teams, team_ptr[i + 1] - team_ptr[i])
+        max_slots = max(max_slots, player_ptr[team_ptr[i + 1]] - player_ptr[team_ptr[i]])
+    return max_teams, max_slots
+
+
+@jit
+def load_match(
+    t0: int,
+    n: int,
+    s0: int,
+    player_ptr: np.ndarray,
+    players: np.ndarray,
+    table: np.ndarray,
+    ptr: np.ndarray,
+    rows: np.ndarray,
+) -> int:
+    """A match's ``n`` teams from ``t0`` (slots from ``s0``) for an update: its teams' slot
+    pointers counted from 0 into ``ptr``, its players' rows of ``table`` (as many columns as
+    ``rows`` has) into ``rows``. Returns the number of slots."""
+    for t in range(n + 1):
+        ptr[t] = player_ptr[t0 + t] - s0
+    ns = ptr[n]
+    width = rows.shape[1]
+    for q in range(ns):
+        p = players[s0 + q]
+        for c in range(width):
+            rows[q, c] = table[p, c]
+    return ns

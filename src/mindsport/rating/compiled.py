@@ -13,7 +13,43 @@ from mindsport import match
 from mindsport.rating import formulas, gaussian, truncation
 from mindsport.rating.jit import compile_functions
 
-__all__ = ["F"]
+__all__ = [
+    "F",
+    "ahead_probability",
+    "difference_moments",
+    "drifted_sigma",
+    "erfcx",
+    "fide_k",
+    "g_factor",
+    "glicko2_expectation",
+    "logistic",
+    "logistic10",
+    "margin_from_quantile",
+    "norm_cdf",
+    "pair_outcome",
+    "tenhou_adjustment",
+    "tenhou_change",
+    "truncated",
+    "win_moments",
+]
 
 #: the compiled functions, by name
 F = compile_functions(match, gaussian, truncation, formulas)
+
+# the ones the kernels call, by name
+pair_outcome = F.pair_outcome
+erfcx = F.erfcx
+norm_cdf = F.norm_cdf
+truncated = F.truncated
+difference_moments = F.difference_moments
+win_moments = F.win_moments
+drifted_sigma = F.drifted_sigma
+margin_from_quantile = F.margin_from_quantile
+ahead_probability = F.ahead_probability
+logistic10 = F.logistic10
+fide_k = F.fide_k
+g_factor = F.g_factor
+logistic = F.logistic
+glicko2_expectation = F.glicko2_expectation
+tenhou_adjustment = F.tenhou_adjustment
+tenhou_change = F.tenhou_change

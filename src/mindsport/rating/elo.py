@@ -37,10 +37,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from mindsport.errors import MindsportError
-from mindsport.rating.batch import MatchBlock
 from mindsport.rating.formulas import fide_k, logistic10
 from mindsport.rating.params import Kind, Param, check_settings
-from mindsport.rating.replayers import ArrayReplayer, Fed, ObjectReplayer
+from mindsport.rating.replayers import ArrayReplayer, ObjectReplayer
 from mindsport.rating.teams import (
     ShapeError,
     check_ranks,
@@ -281,20 +280,5 @@ class EloReplayer(ArrayReplayer):
             return None
         return (float(value.rating), float(value.games), 1.0 if value.reached_2400 else 0.0)
 
-    def run(self, block: MatchBlock, fed: Fed, predict: bool, keep: bool) -> None:
-        _kernels().replay_elo(
-            self.table,
-            block.team_ptr,
-            block.player_ptr,
-            block.players,
-            block.weights,
-            block.ranks,
-            self.model._settings,
-            predict,
-            keep,
-            fed.post if keep else self.table[:0],
-            fed.pair_a,
-            fed.pair_b,
-            fed.prob,
-            fed.outcome,
-        )
+    def kernel(self) -> Any:
+        return _kernels().replay_elo

@@ -36,7 +36,7 @@ from mindsport.errors import MindsportError
 from mindsport.rating.batch import MatchBlock
 from mindsport.rating.formulas import SCALE, glicko2_expectation
 from mindsport.rating.params import Kind, Param, check_settings
-from mindsport.rating.replayers import ArrayReplayer, Fed, ObjectReplayer, refuse_teams
+from mindsport.rating.replayers import ArrayReplayer, ObjectReplayer, refuse_teams
 from mindsport.rating.teams import (
     ShapeError,
     check_ranks,
@@ -311,20 +311,5 @@ class Glicko2Replayer(ArrayReplayer):
         block.validate(times=self.model.period is not None)
         refuse_teams(self.model, block, predict, ranked=False)
 
-    def run(self, block: MatchBlock, fed: Fed, predict: bool, keep: bool) -> None:
-        _kernels().replay_glicko2(
-            self.table,
-            block.team_ptr,
-            block.player_ptr,
-            block.players,
-            block.ranks,
-            block.times,
-            self.model._settings,
-            predict,
-            keep,
-            fed.post if keep else self.table[:0],
-            fed.pair_a,
-            fed.pair_b,
-            fed.prob,
-            fed.outcome,
-        )
+    def kernel(self) -> Any:
+        return _kernels().replay_glicko2

@@ -24,17 +24,18 @@ import math
 
 import numpy as np
 
-from mindsport.rating.compiled import F as _F
+from mindsport.rating.blockkernels import block_sizes, load_match
+from mindsport.rating.compiled import (
+    ahead_probability,
+    difference_moments,
+    drifted_sigma,
+    margin_from_quantile,
+    norm_cdf,
+    pair_outcome,
+    truncated,
+    win_moments,
+)
 from mindsport.rating.jit import jit
-
-truncated = _F.truncated
-difference_moments = _F.difference_moments
-win_moments = _F.win_moments
-norm_cdf = _F.norm_cdf
-pair_outcome = _F.pair_outcome
-drifted_sigma = _F.drifted_sigma
-margin_from_quantile = _F.margin_from_quantile
-ahead_probability = _F.ahead_probability
 
 # integer scratch per team: order, present players; per link: left team, right team
 _ORDER, _PRESENT, _LEFT, _RIGHT = 0, 1, 2, 3
@@ -394,20 +395,11 @@ def predict_pairs(
 @jit
 def replay_trueskill(
     table: np.ndarray,
-    team_ptr: np.ndarray,
-    player_ptr: np.ndarray,
-    players: np.ndarray,
-    weights: np.ndarray,
-    ranks: np.ndarray,
-    times: np.ndarray,
+    block: tuple[np.ndarray, ...],
     settings: np.ndarray,
     predict: bool,
     keep: bool,
-    post: np.ndarray,
-    pair_a: np.ndarray,
-    pair_b: np.ndarray,
-    prob: np.ndarray,
-    outcome: np.ndarray,
+    results: tuple[np.ndarray, ...],
 ) -> int:
     """Rate matches ``0..n-1`` in order with :func:`update_match`, updating the players' rows
     ``(mu, sigma, last time)`` of ``table`` in place (last time NaN: not seen yet; it moves only
@@ -422,16 +414,15 @@ def replay_trueskill(
     A game of two single players playing fully takes a lean path: :func:`two_teams` and
     :func:`predict_pairs` written out for that shape (the same operations, so the same numbers).
     """
+    team_ptr, player_ptr, players, weights, ranks, times = block
+    post, pair_a, pair_b, prob, outcome = results
     z, beta, tau, drift, sigma0, sigma_floor, tolerance = settings[:7]
     max_iterations = int(settings[7])
     n_matches = team_ptr.shape[0] - 1
-    max_teams = 2
-    max_slots = 2
-    for i in range(n_matches):
-        max_teams = max(max_teams, team_ptr[i + 1] - team_ptr[i])
-        max_slots = max(max_slots, player_ptr[team_ptr[i + 1]] - player_ptr[team_ptr[i]])
+    max_teams, max_slots = block_sizes(team_ptr, player_ptr)
     iw, fw, lw = workspace(max_teams)
     ptr = np.empty(max_teams + 1, np.int64)
+    rows = np.empty((max_slots, 3))
     smu = np.empty(max_slots)
     ssig = np.empty(max_slots)
     pv = np.empty(max_slots)
@@ -530,14 +521,12 @@ def replay_trueskill(
                     if with_time:
                         post[s0 + q, 2] = now
             continue
-        for t in range(n + 1):
-            ptr[t] = player_ptr[t0 + t] - s0
+        load_match(t0, n, s0, player_ptr, players, table, ptr, rows)
         for q in range(ns):
-            p = players[s0 + q]
-            smu[q] = table[p, 0]
-            ssig[q] = table[p, 1]
+            smu[q] = rows[q, 0]
+            ssig[q] = rows[q, 1]
             sw[q] = weights[s0 + q]
-            last = table[p, 2]
+            last = rows[q, 2]
             elapsed = 0.0
             if drift > 0.0 and not math.isnan(last):
                 elapsed = now - last
@@ -636,30 +625,21 @@ def pairwise_game(buf: np.ndarray, settings: np.ndarray, teams: int, n: int) -> 
 @jit
 def replay_pairwise(
     table: np.ndarray,
-    team_ptr: np.ndarray,
-    player_ptr: np.ndarray,
-    players: np.ndarray,
-    weights: np.ndarray,
-    ranks: np.ndarray,
+    block: tuple[np.ndarray, ...],
     settings: np.ndarray,
     predict: bool,
     keep: bool,
-    post: np.ndarray,
-    pair_a: np.ndarray,
-    pair_b: np.ndarray,
-    prob: np.ndarray,
-    outcome: np.ndarray,
-) -> None:
+    results: tuple[np.ndarray, ...],
+) -> int:
     """:func:`pairwise_update` for every match of a block, rows ``(mu, sigma)`` of ``table``
     carried forward; predictions as TrueSkill's (:func:`predict_pairs`)."""
+    team_ptr, player_ptr, players, weights, ranks, _ = block
+    post, pair_a, pair_b, prob, outcome = results
     z, beta, tau = settings[0], settings[1], settings[2]
     n_matches = team_ptr.shape[0] - 1
-    max_teams = 2
-    max_slots = 2
-    for i in range(n_matches):
-        max_teams = max(max_teams, team_ptr[i + 1] - team_ptr[i])
-        max_slots = max(max_slots, player_ptr[team_ptr[i + 1]] - player_ptr[team_ptr[i]])
+    max_teams, max_slots = block_sizes(team_ptr, player_ptr)
     ptr = np.empty(max_teams + 1, np.int64)
+    rows = np.empty((max_slots, 2))
     smu = np.empty(max_slots)
     ssig = np.empty(max_slots)
     var = np.empty(max_slots)
@@ -671,13 +651,10 @@ def replay_pairwise(
         t0 = team_ptr[i]
         n = team_ptr[i + 1] - t0
         s0 = player_ptr[t0]
-        ns = player_ptr[t0 + n] - s0
-        for t in range(n + 1):
-            ptr[t] = player_ptr[t0 + t] - s0
+        ns = load_match(t0, n, s0, player_ptr, players, table, ptr, rows)
         for q in range(ns):
-            p = players[s0 + q]
-            smu[q] = table[p, 0]
-            ssig[q] = table[p, 1]
+            smu[q] = rows[q, 0]
+            ssig[q] = rows[q, 1]
             var[q] = ssig[q] * ssig[q]
         rank = ranks[t0 : t0 + n]
         if predict:
@@ -694,3 +671,4 @@ def replay_pairwise(
             if keep:
                 post[s0 + q, 0] = table[p, 0]
                 post[s0 + q, 1] = table[p, 1]
+    return -1

@@ -18,18 +18,19 @@ import math
 
 import numpy as np
 
-from mindsport.rating.compiled import F as _F
+from mindsport.rating.blockkernels import block_sizes, load_match
+from mindsport.rating.compiled import (
+    fide_k,
+    g_factor,
+    glicko2_expectation,
+    logistic,
+    logistic10,
+    pair_outcome,
+    tenhou_adjustment,
+    tenhou_change,
+)
 from mindsport.rating.formulas import SCALE
 from mindsport.rating.jit import jit
-
-pair_outcome = _F.pair_outcome
-logistic10 = _F.logistic10
-fide_k = _F.fide_k
-g_factor = _F.g_factor
-logistic = _F.logistic
-glicko2_expectation = _F.glicko2_expectation
-tenhou_adjustment = _F.tenhou_adjustment
-tenhou_change = _F.tenhou_change
 
 _SCALE = SCALE
 
@@ -140,24 +141,18 @@ def elo_game(buf: np.ndarray, settings: np.ndarray, teams: int, n: int) -> None:
 @jit
 def replay_elo(
     table: np.ndarray,
-    team_ptr: np.ndarray,
-    player_ptr: np.ndarray,
-    players: np.ndarray,
-    weights: np.ndarray,
-    ranks: np.ndarray,
+    block: tuple[np.ndarray, ...],
     settings: np.ndarray,
     predict: bool,
     keep: bool,
-    post: np.ndarray,
-    pair_a: np.ndarray,
-    pair_b: np.ndarray,
-    prob: np.ndarray,
-    outcome: np.ndarray,
-) -> None:
+    results: tuple[np.ndarray, ...],
+) -> int:
     """:func:`elo_update` for every match of a block, rows ``(rating, games, reached)`` of
     ``table`` carried forward; predictions: ``win_probability`` of the unweighted strengths."""
+    team_ptr, player_ptr, players, weights, ranks, _ = block
+    post, pair_a, pair_b, prob, outcome = results
     n_matches = team_ptr.shape[0] - 1
-    max_teams, max_slots = _sizes(team_ptr, player_ptr)
+    max_teams, max_slots = block_sizes(team_ptr, player_ptr)
     ptr = np.empty(max_teams + 1, np.int64)
     state = np.empty((max_slots, 3))
     out = np.empty((max_slots, 3))
@@ -170,13 +165,7 @@ def replay_elo(
         t0 = team_ptr[i]
         n = team_ptr[i + 1] - t0
         s0 = player_ptr[t0]
-        ns = player_ptr[t0 + n] - s0
-        for t in range(n + 1):
-            ptr[t] = player_ptr[t0 + t] - s0
-        for q in range(ns):
-            p = players[s0 + q]
-            for c in range(3):
-                state[q, c] = table[p, c]
+        ns = load_match(t0, n, s0, player_ptr, players, table, ptr, state)
         rank = ranks[t0 : t0 + n]
         if predict:
             for t in range(n):
@@ -192,16 +181,7 @@ def replay_elo(
                         k += 1
         elo_update(ptr[: n + 1], state, weights[s0 : s0 + ns], rank, ones, settings, strength, out)
         _scatter(table, players, s0, ns, out, keep, post)
-
-
-@jit
-def _sizes(team_ptr: np.ndarray, player_ptr: np.ndarray) -> tuple[int, int]:
-    max_teams = 2
-    max_slots = 2
-    for i in range(team_ptr.shape[0] - 1):
-        max_teams = max(max_teams, team_ptr[i + 1] - team_ptr[i])
-        max_slots = max(max_slots, player_ptr[team_ptr[i + 1]] - player_ptr[team_ptr[i]])
-    return max_teams, max_slots
+    return -1
 
 
 @jit
@@ -283,25 +263,24 @@ def tenhou_game(buf: np.ndarray, bonus: np.ndarray, settings: np.ndarray, n: int
 @jit
 def replay_tenhou(
     table: np.ndarray,
-    team_ptr: np.ndarray,
-    player_ptr: np.ndarray,
-    players: np.ndarray,
-    ranks: np.ndarray,
-    bonus: np.ndarray,
+    block: tuple[np.ndarray, ...],
     settings: np.ndarray,
-    prob_scale: float,
     predict: bool,
     keep: bool,
-    post: np.ndarray,
-    pair_a: np.ndarray,
-    pair_b: np.ndarray,
-    prob: np.ndarray,
-    outcome: np.ndarray,
-) -> None:
+    results: tuple[np.ndarray, ...],
+) -> int:
     """:func:`tenhou_update` for every match of a block (one player per team); predictions:
-    the logistic ``win_probability`` of :class:`~mindsport.rating.TenhouRating`."""
+    the logistic ``win_probability`` of :class:`~mindsport.rating.TenhouRating`.
+    ``settings``: those of :func:`tenhou_update`, the logistic scale, the size ``m`` of the
+    bonus table, then the table (``m x m``, row ``n`` for tables of ``n``)."""
+    team_ptr, player_ptr, players, _, ranks, _ = block
+    post, pair_a, pair_b, prob, outcome = results
+    prob_scale = settings[4]
+    size = int(settings[5])
+    bonus = settings[6 : 6 + size * size].reshape((size, size))
     n_matches = team_ptr.shape[0] - 1
-    max_teams, _ = _sizes(team_ptr, player_ptr)
+    max_teams, _ = block_sizes(team_ptr, player_ptr)
+    ptr = np.empty(max_teams + 1, np.int64)
     state = np.empty((max_teams, 2))
     out = np.empty((max_teams, 2))
     k = 0
@@ -309,10 +288,7 @@ def replay_tenhou(
         t0 = team_ptr[i]
         n = team_ptr[i + 1] - t0
         s0 = player_ptr[t0]
-        for q in range(n):
-            p = players[s0 + q]
-            state[q, 0] = table[p, 0]
-            state[q, 1] = table[p, 1]
+        load_match(t0, n, s0, player_ptr, players, table, ptr, state)
         rank = ranks[t0 : t0 + n]
         if predict:
             for a in range(n):
@@ -325,6 +301,7 @@ def replay_tenhou(
                     k += 1
         tenhou_update(state[:n], rank, bonus, settings, out)
         _scatter(table, players, s0, n, out, keep, post)
+    return -1
 
 
 # ---------------------------------------------------------------------------------- Glicko-2
@@ -494,27 +471,22 @@ def glicko2_game(buf: np.ndarray, settings: np.ndarray, n: int) -> None:
 @jit
 def replay_glicko2(
     table: np.ndarray,
-    team_ptr: np.ndarray,
-    player_ptr: np.ndarray,
-    players: np.ndarray,
-    ranks: np.ndarray,
-    times: np.ndarray,
+    block: tuple[np.ndarray, ...],
     settings: np.ndarray,
     predict: bool,
     keep: bool,
-    post: np.ndarray,
-    pair_a: np.ndarray,
-    pair_b: np.ndarray,
-    prob: np.ndarray,
-    outcome: np.ndarray,
-) -> None:
+    results: tuple[np.ndarray, ...],
+) -> int:
     """:func:`glicko2_update` for every match of a block (one player per team), rows
     ``(rating, RD, volatility, last time)`` of ``table`` carried forward: elapsed time since a
     player's previous game (0 for his first) gives the idle periods when ``period`` is set.
     Predictions: the symmetric ``win_probability`` of :class:`~mindsport.rating.Glicko2`."""
+    team_ptr, player_ptr, players, _, ranks, times = block
+    post, pair_a, pair_b, prob, outcome = results
     n_matches = team_ptr.shape[0] - 1
-    max_teams, _ = _sizes(team_ptr, player_ptr)
-    state = np.empty((max_teams, 3))
+    max_teams, _ = block_sizes(team_ptr, player_ptr)
+    ptr = np.empty(max_teams + 1, np.int64)
+    state = np.empty((max_teams, 4))  # rating, RD, volatility, last time
     out = np.empty((max_teams, 4))
     opp = np.empty((max_teams, 5))
     elapsed = np.empty(max_teams)
@@ -525,12 +497,9 @@ def replay_glicko2(
         n = team_ptr[i + 1] - t0
         s0 = player_ptr[t0]
         now = times[i]
+        load_match(t0, n, s0, player_ptr, players, table, ptr, state)
         for q in range(n):
-            p = players[s0 + q]
-            state[q, 0] = table[p, 0]
-            state[q, 1] = table[p, 1]
-            state[q, 2] = table[p, 2]
-            last = table[p, 3]
+            last = state[q, 3]
             x = 0.0
             if period > 0 and not math.isnan(last):
                 x = now - last
@@ -554,3 +523,4 @@ def replay_glicko2(
         for q in range(n):
             out[q, 3] = now
         _scatter(table, players, s0, n, out[:n], keep, post)
+    return -1

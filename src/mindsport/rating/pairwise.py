@@ -45,7 +45,7 @@ from mindsport.rating.formulas import margin_from_quantile, win_loss
 from mindsport.rating.gaussian import norm_ppf
 from mindsport.rating.params import Kind, Param, check_settings
 from mindsport.rating.rating import Rating, trusted_rating
-from mindsport.rating.replayers import ArrayReplayer, Fed, ObjectReplayer, block_kernels, refusal
+from mindsport.rating.replayers import ArrayReplayer, ObjectReplayer, block_kernels, refusal
 from mindsport.rating.teams import check_ranks, check_weights, join_teams, split_teams
 
 __all__ = ["PairwiseTrueSkill"]
@@ -221,20 +221,5 @@ class PairwiseReplayer(ArrayReplayer):
             if at >= 0:
                 raise refusal(self.model, block, at, predict, False)
 
-    def run(self, block: MatchBlock, fed: Fed, predict: bool, keep: bool) -> None:
-        _kernels().replay_pairwise(
-            self.table,
-            block.team_ptr,
-            block.player_ptr,
-            block.players,
-            block.weights,
-            block.ranks,
-            self.model._settings,
-            predict,
-            keep,
-            fed.post if keep else self.table[:0],
-            fed.pair_a,
-            fed.pair_b,
-            fed.prob,
-            fed.outcome,
-        )
+    def kernel(self) -> Any:
+        return _kernels().replay_pairwise

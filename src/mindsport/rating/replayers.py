@@ -263,8 +263,30 @@ class ArrayReplayer:
         """Raise (with ``match_index``) for the first match the model refuses."""
         block.validate()
 
-    def run(self, block: MatchBlock, fed: Fed, predict: bool, keep: bool) -> None:
+    def kernel(self) -> Any:
+        """The compiled replay ``kernel(table, block.arrays(), settings, predict, keep, results)``,
+        ``results = (post, pair_a, pair_b, prob, outcome)``: it rates the block's matches in
+        order and returns -1, or the index of a match it could not rate."""
         raise NotImplementedError
+
+    def settings(self, block: MatchBlock) -> NDArray[np.float64]:
+        """The model's settings as its kernel takes them."""
+        settings: NDArray[np.float64] = self.model._settings
+        return settings
+
+    def failure(self, k: int) -> MindsportError:
+        """The error for match ``k``, which the kernel could not rate."""
+        return BatchInputError(f"match {k} of the block cannot be rated")
+
+    def run(self, block: MatchBlock, fed: Fed, predict: bool, keep: bool) -> None:
+        """Rate the block with the kernel, into ``fed``."""
+        post = fed.post if fed.post is not None else self.table[:0]
+        out = (post, fed.pair_a, fed.pair_b, fed.prob, fed.outcome)
+        bad = int(
+            self.kernel()(self.table, block.arrays(), self.settings(block), predict, keep, out)
+        )
+        if bad >= 0:
+            raise with_match_index(self.failure(bad), bad)
 
     def feed(self, block: MatchBlock, *, predict: bool, keep: bool) -> Fed:
         n_slots = len(block.players)

@@ -37,7 +37,7 @@ from mindsport.errors import MindsportError
 from mindsport.rating.batch import MatchBlock
 from mindsport.rating.formulas import logistic10, tenhou_adjustment, tenhou_change
 from mindsport.rating.params import Kind, Param, check_settings
-from mindsport.rating.replayers import ArrayReplayer, Fed, ObjectReplayer, refuse_teams
+from mindsport.rating.replayers import ArrayReplayer, ObjectReplayer, refuse_teams
 from mindsport.rating.teams import (
     ShapeError,
     check_ranks,
@@ -258,22 +258,11 @@ class TenhouReplayer(ArrayReplayer):
         block.validate()
         refuse_teams(self.model, block, predict, ranked=True)
 
-    def run(self, block: MatchBlock, fed: Fed, predict: bool, keep: bool) -> None:
+    def kernel(self) -> Any:
+        return _kernels().replay_tenhou
+
+    def settings(self, block: MatchBlock) -> NDArray[np.float64]:
         m = self.model
-        _kernels().replay_tenhou(
-            self.table,
-            block.team_ptr,
-            block.player_ptr,
-            block.players,
-            block.ranks,
-            m.bonus_table(int(np.diff(block.team_ptr).max())),
-            m._settings,
-            float(m.prob_scale),
-            predict,
-            keep,
-            fed.post if keep else self.table[:0],
-            fed.pair_a,
-            fed.pair_b,
-            fed.prob,
-            fed.outcome,
-        )
+        table = m.bonus_table(int(np.diff(block.team_ptr).max()))
+        head = [*m._settings.tolist(), float(m.prob_scale), float(table.shape[0])]
+        return np.concatenate([np.array(head), table.ravel()])

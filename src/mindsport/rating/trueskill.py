@@ -52,7 +52,7 @@ from mindsport.rating.formulas import drifted_sigma, margin_from_quantile, win_l
 from mindsport.rating.gaussian import norm_ppf
 from mindsport.rating.params import Kind, Param, check_settings
 from mindsport.rating.rating import InvalidRatingError, Rating, trusted_rating
-from mindsport.rating.replayers import ArrayReplayer, Fed, block_kernels, refusal, with_match_index
+from mindsport.rating.replayers import ArrayReplayer, block_kernels, refusal
 
 __all__ = ["ConvergenceError", "InvalidGameError", "TrueSkill", "draw_margin"]
 
@@ -722,29 +722,10 @@ class TrueSkillReplayer(ArrayReplayer):
             if at >= 0:
                 raise refusal(self.model, block, at, False, False)
 
-    def run(self, block: MatchBlock, fed: Fed, predict: bool, keep: bool) -> None:
-        m = self.model
-        bad = _kernels().replay_trueskill(
-            self.table,
-            block.team_ptr,
-            block.player_ptr,
-            block.players,
-            block.weights,
-            block.ranks,
-            block.times,
-            m._settings,
-            predict,
-            keep,
-            fed.post if keep else self.table[:0],
-            fed.pair_a,
-            fed.pair_b,
-            fed.prob,
-            fed.outcome,
+    def kernel(self) -> Any:
+        return _kernels().replay_trueskill
+
+    def failure(self, k: int) -> MindsportError:
+        return ConvergenceError(
+            f"message passing did not converge within {self.model.max_iterations} sweeps"
         )
-        if bad >= 0:
-            raise with_match_index(
-                ConvergenceError(
-                    f"message passing did not converge within {m.max_iterations} sweeps"
-                ),
-                int(bad),
-            )
