@@ -116,17 +116,19 @@ def _down_and_truncate(j: int, iw: np.ndarray, fw: np.ndarray, lw: np.ndarray) -
     lt = fw[left, _MTAU] - lw[j, _LTAU]
     rp = fw[right, _MPI] - lw[j, _RPI]
     rt = fw[right, _MTAU] - lw[j, _RTAU]
-    var = 1.0 / lp + 1.0 / rp
-    lw[j, _DPI] = 1.0 / var
-    lw[j, _DTAU] = (lt / lp - rt / rp) / var
-    cav_pi = lw[j, _DPI]
-    cav_tau = lw[j, _DTAU]
+    # the difference of the two teams' cavities: precision lp rp / (lp + rp)
+    total = lp + rp
+    cav_pi = lp * rp / total
+    cav_tau = (lt * rp - rt * lp) / total
+    lw[j, _DPI] = cav_pi
+    lw[j, _DTAU] = cav_tau
     old_pi = cav_pi + lw[j, _XPI]
     old_tau = cav_tau + lw[j, _XTAU]
     sqrt_pi = math.sqrt(cav_pi)
     v, wt = truncated(cav_tau / sqrt_pi, lw[j, _E] * sqrt_pi, lw[j, _DRAW] != 0.0)
-    new_pi = cav_pi / (1.0 - wt)
-    new_tau = (cav_tau + sqrt_pi * v) / (1.0 - wt)
+    shrink = 1.0 / (1.0 - wt)
+    new_pi = cav_pi * shrink
+    new_tau = (cav_tau + sqrt_pi * v) * shrink
     lw[j, _XPI] = new_pi - cav_pi
     lw[j, _XTAU] = new_tau - cav_tau
     if old_pi <= 0.0:
