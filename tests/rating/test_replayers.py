@@ -448,3 +448,23 @@ def test_empty_unplayed_and_lazy_sequences() -> None:
     assert "zz" not in r.ratings and len(r.ratings) == 2
     with pytest.raises(KeyError):
         r.ratings["zz"]
+
+
+def test_player_index_by_value_whatever_the_string_objects() -> None:
+    """Equal ids are one player whether or not they are the same string object (the index
+    looks up recurring string objects by address, any other by value)."""
+    rng = np.random.default_rng(3)
+    names = [f"player-{i}" for i in range(3000)]
+    index = PlayerIndex()
+    expected: dict[str, int] = {}
+    for _ in range(4):
+        picks = rng.integers(0, len(names), 5000).tolist()
+        players = [
+            names[i] if rng.random() < 0.7 else "".join(list(names[i]))  # an equal, other object
+            for i in picks
+        ]
+        got = index.codes(players).tolist()
+        for p, c in zip(players, got, strict=True):
+            assert expected.setdefault(p, len(expected)) == c
+    assert index.ids == list(expected)
+    assert index.codes(["player-0", "nobody-yet"]).tolist() == [expected["player-0"], len(expected)]

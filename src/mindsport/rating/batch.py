@@ -55,12 +55,22 @@ class PlayerIndex:
 
     The ids map to their indices in a dict that numbers a missing key itself (a
     :class:`~collections.defaultdict` counting from 0), so :meth:`codes` assigns and looks up in
-    one C-level pass over the players.
+    one C-level pass over the players. Many players at once are looked up first by the address
+    of their string object in a compiled table of the strings this index keeps (the first
+    object seen for each id, kept alive here, so no address in the table can be reused): when
+    the same string objects recur, as they do in matches built by a program, the string itself
+    is never read; any other string takes the dict.
     """
+
+    #: below this many players :meth:`codes` uses the dict alone
+    ADDRESS_FROM = 2048
 
     def __init__(self) -> None:
         self._ids: list[str] = []
         self._index: defaultdict[str, int] = defaultdict(count().__next__)
+        self._keys = np.zeros(0, np.int64)  # string addresses (0: empty slot)
+        self._values = np.zeros(0, np.int64)
+        self._known = 0  # addresses in the table
 
     def __len__(self) -> int:
         self._sync()
@@ -80,7 +90,50 @@ class PlayerIndex:
 
     def codes(self, players: Sequence[str]) -> I64:
         """Indices of many players, new ones numbered in order of first appearance."""
-        return np.fromiter(map(self._index.__getitem__, players), np.int64, len(players))
+        n = len(players)
+        if n < self.ADDRESS_FROM:
+            return np.fromiter(map(self._index.__getitem__, players), np.int64, n)
+        from mindsport.rating.blockkernels import address_insert, address_lookup
+
+        addrs = np.fromiter(map(id, players), np.int64, n)
+        out = np.empty(n, np.int64)
+        if self._known:
+            if address_lookup(self._keys, self._values, addrs, out) == 0:
+                return out
+            miss = np.flatnonzero(out < 0)
+        else:
+            miss = np.arange(n)
+        missed = [players[i] for i in miss.tolist()]
+        found = list(map(self._index.__getitem__, missed))
+        out[miss] = found
+        self._sync()
+        ids = self._ids
+        own = {id(p): c for p, c in zip(missed, found, strict=True) if ids[c] is p}
+        if own:
+            self._reserve(self._known + len(own))
+            self._known += address_insert(
+                self._keys,
+                self._values,
+                np.fromiter(own.keys(), np.int64, len(own)),
+                np.fromiter(own.values(), np.int64, len(own)),
+            )
+        return out
+
+    def _reserve(self, n: int) -> None:
+        """Room for ``n`` addresses at a load of at most one half."""
+        size = len(self._keys)
+        if 2 * n <= size:
+            return
+        from mindsport.rating.blockkernels import address_insert
+
+        new = 1024
+        while new < 2 * n:
+            new *= 2
+        keys, values = self._keys, self._values
+        self._keys = np.zeros(new, np.int64)
+        self._values = np.zeros(new, np.int64)
+        used = keys != 0
+        address_insert(self._keys, self._values, keys[used], values[used])
 
     def many(self, players: Sequence[str]) -> I64:
         """Indices of many players (:meth:`codes` of their ids as strings)."""
