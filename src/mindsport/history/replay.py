@@ -6,7 +6,8 @@ models: the same update as ``model.rate``), else ``model.rate`` match by match. 
 match starts from ``model.rating()``. Before each match the model predicts every pair of teams
 whose order the result decides (see :class:`MatchPrediction`).
 
-Matches are encoded in chunks into flat arrays (:func:`mindsport.rating.batch.encode_matches`);
+Matches are encoded in chunks into flat arrays (the replayer's ``encode``, by default
+:func:`mindsport.rating.batch.encode_matches`);
 predictions and the per-match history stay arrays, and :class:`Replay`'s ``ratings``,
 ``predictions`` and ``history`` build Python objects only for the items that are read.
 
@@ -31,7 +32,7 @@ from numpy.typing import NDArray
 
 from mindsport.errors import MindsportError
 from mindsport.match import Match, pair_outcome
-from mindsport.rating.batch import MatchBlock, PlayerIndex, encode_matches
+from mindsport.rating.batch import MatchBlock, PlayerIndex
 from mindsport.rating.replayers import Fed, ObjectReplayer, Replayer, pair_probability, replayer_for
 
 __all__ = [
@@ -304,7 +305,7 @@ def replay(
         if not all(map(isinstance, chunk, repeat(Match))):
             bad = next(k for k, m in enumerate(chunk) if not isinstance(m, Match))
             raise MindsportError(f"replay: item {done + bad} is not a Match: {chunk[bad]!r}")
-        block = encode_matches(chunk, index, time_unit)
+        block = replayer.encode(chunk, index, time_unit)
         try:
             fed.append(replayer.feed(block, predict=predict, keep=keep_history))
         except MindsportError as exc:

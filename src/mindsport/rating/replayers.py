@@ -30,8 +30,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from mindsport.errors import MindsportError
-from mindsport.match import pair_outcome
-from mindsport.rating.batch import BatchInputError, MatchBlock
+from mindsport.match import Match, pair_outcome
+from mindsport.rating.batch import BatchInputError, MatchBlock, PlayerIndex, encode_matches
 
 __all__ = [
     "ArrayReplayer",
@@ -105,6 +105,13 @@ class Replayer(Protocol):
     def values(self, post: NDArray[Any], start: int, stop: int) -> list[Any]:
         """The rating values held in the per-slot ``post`` of a :class:`Fed` at slots
         ``start:stop``."""
+        ...
+
+    def encode(
+        self, matches: list[Match], index: PlayerIndex, time_unit: float | None
+    ) -> MatchBlock:
+        """A chunk of matches as a block (a replayer needing more inputs per match, say a role
+        per player, encodes them here into its own kind of block)."""
         ...
 
     def finish(self, fed: list[Fed]) -> list[Fed]:
@@ -256,6 +263,11 @@ class ArrayReplayer:
         cols = post[start:stop, : self.n_value].T.tolist()
         return list(map(self.make, *cols))
 
+    def encode(
+        self, matches: list[Match], index: PlayerIndex, time_unit: float | None
+    ) -> MatchBlock:
+        return encode_matches(matches, index, time_unit)
+
     def finish(self, fed: list[Fed]) -> list[Fed]:
         return fed
 
@@ -345,6 +357,11 @@ class ObjectReplayer:
 
     def values(self, post: NDArray[Any], start: int, stop: int) -> list[Any]:
         return list(post[start:stop])
+
+    def encode(
+        self, matches: list[Match], index: PlayerIndex, time_unit: float | None
+    ) -> MatchBlock:
+        return encode_matches(matches, index, time_unit)
 
     def finish(self, fed: list[Fed]) -> list[Fed]:
         return fed
