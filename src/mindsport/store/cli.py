@@ -182,17 +182,22 @@ def player(
     """Show a player's rating and history (optionally plot it)."""
     with Store(db) as store:
         rec = store.player(league, player_id)
+        d = store.league_model(league).display
     console = _console()
+    dev = f", {d.deviation_label} {rec.state.sigma:.3f}" if d.deviation_label else ""
     console.print(
-        f"{rec.player} in {league!r}: rank {rec.rank}, mu {rec.state.mu:.3f}, "
-        f"sigma {rec.state.sigma:.3f}, rating {rec.exposed:.3f}, {rec.games} games"
+        f"{rec.player} in {league!r}: rank {rec.rank}, {d.value_label} {rec.state.mu:.3f}"
+        f"{dev}, {d.conservative} {rec.exposed:.3f}, {rec.games} games",
+        highlight=False,
     )
     if last and rec.history:
         table = RichTable()
-        for col in ("match", "time", "mu", "sigma"):
+        cols = ["match", "time", d.value_label] + ([d.deviation_label] if d.deviation_label else [])
+        for col in cols:
             table.add_column(col, justify="left" if col == "match" else "right")
         for h in rec.history[-last:]:
-            table.add_row(h.match_id, f"{h.time:g}", f"{h.mu:.3f}", f"{h.sigma:.3f}")
+            row = [h.match_id, f"{h.time:g}", f"{h.mu:.3f}"]
+            table.add_row(*row, *([f"{h.sigma:.3f}"] if d.deviation_label else []))
         console.print(table)
     if plot is not None:
         _plot(rec.player, rec.history, plot)
