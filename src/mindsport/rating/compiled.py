@@ -13,25 +13,7 @@ from mindsport import match
 from mindsport.rating import formulas, gaussian, truncation
 from mindsport.rating.jit import compile_functions
 
-__all__ = [
-    "F",
-    "ahead_probability",
-    "difference_moments",
-    "drifted_sigma",
-    "erfcx",
-    "fide_k",
-    "g_factor",
-    "glicko2_expectation",
-    "logistic",
-    "logistic10",
-    "margin_from_quantile",
-    "norm_cdf",
-    "pair_outcome",
-    "tenhou_adjustment",
-    "tenhou_change",
-    "truncated",
-    "win_moments",
-]
+__all__ = ["F"]  # and each compiled function by its name, below
 
 #: the compiled functions, by name
 F = compile_functions(match, gaussian, truncation, formulas)

@@ -188,7 +188,19 @@ def refusal(model: Any, block: MatchBlock, k: int, predict: bool, elapsed: bool)
     return with_match_index(BatchInputError(f"match {k} of the block cannot be rated"), k)
 
 
-class ArrayReplayer:
+class _Defaults:
+    """What most replayers do about encoding and finishing."""
+
+    def encode(
+        self, matches: list[Match], index: PlayerIndex, time_unit: float | None
+    ) -> MatchBlock:
+        return encode_matches(matches, index, time_unit)
+
+    def finish(self, fed: list[Fed]) -> list[Fed]:
+        return fed
+
+
+class ArrayReplayer(_Defaults):
     """A compiled replayer: every player's state is a row of a float table, and a kernel runs
     the model's own update over a block.
 
@@ -263,14 +275,6 @@ class ArrayReplayer:
         cols = post[start:stop, : self.n_value].T.tolist()
         return list(map(self.make, *cols))
 
-    def encode(
-        self, matches: list[Match], index: PlayerIndex, time_unit: float | None
-    ) -> MatchBlock:
-        return encode_matches(matches, index, time_unit)
-
-    def finish(self, fed: list[Fed]) -> list[Fed]:
-        return fed
-
     def check(self, block: MatchBlock, predict: bool) -> None:
         """Raise (with ``match_index``) for the first match the model refuses."""
         block.validate()
@@ -321,7 +325,7 @@ class ArrayReplayer:
         return fed
 
 
-class ObjectReplayer:
+class ObjectReplayer(_Defaults):
     """``model.rate`` match by match: the replayer of any model without a compiled one.
 
     Before each match the predictions come from ``model.outcome_probabilities`` or
@@ -357,14 +361,6 @@ class ObjectReplayer:
 
     def values(self, post: NDArray[Any], start: int, stop: int) -> list[Any]:
         return list(post[start:stop])
-
-    def encode(
-        self, matches: list[Match], index: PlayerIndex, time_unit: float | None
-    ) -> MatchBlock:
-        return encode_matches(matches, index, time_unit)
-
-    def finish(self, fed: list[Fed]) -> list[Fed]:
-        return fed
 
     def feed(self, block: MatchBlock, *, predict: bool, keep: bool) -> Fed:
         block.validate()
