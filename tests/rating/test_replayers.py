@@ -451,8 +451,7 @@ def test_empty_unplayed_and_lazy_sequences() -> None:
 
 
 def test_player_index_by_value_whatever_the_string_objects() -> None:
-    """Equal ids are one player whether or not they are the same string object (the index
-    looks up recurring string objects by address, any other by value)."""
+    """Equal ids are one player whether or not they are the same string object."""
     rng = np.random.default_rng(3)
     names = [f"player-{i}" for i in range(3000)]
     index = PlayerIndex()

@@ -55,22 +55,12 @@ class PlayerIndex:
 
     The ids map to their indices in a dict that numbers a missing key itself (a
     :class:`~collections.defaultdict` counting from 0), so :meth:`codes` assigns and looks up in
-    one C-level pass over the players. Many players at once are looked up first by the address
-    of their string object in a compiled table of the strings this index keeps (the first
-    object seen for each id, kept alive here, so no address in the table can be reused): when
-    the same string objects recur, as they do in matches built by a program, the string itself
-    is never read; any other string takes the dict.
+    one C-level pass over the players.
     """
-
-    #: below this many players :meth:`codes` uses the dict alone
-    ADDRESS_FROM = 2048
 
     def __init__(self) -> None:
         self._ids: list[str] = []
         self._index: defaultdict[str, int] = defaultdict(count().__next__)
-        self._keys = np.zeros(0, np.int64)  # string addresses (0: empty slot)
-        self._values = np.zeros(0, np.int64)
-        self._known = 0  # addresses in the table
 
     def __len__(self) -> int:
         self._sync()
@@ -90,50 +80,12 @@ class PlayerIndex:
 
     def codes(self, players: Sequence[str]) -> I64:
         """Indices of many players, new ones numbered in order of first appearance."""
-        n = len(players)
-        if n < self.ADDRESS_FROM:
-            return np.fromiter(map(self._index.__getitem__, players), np.int64, n)
-        from mindsport.rating.blockkernels import address_insert, address_lookup
+        return np.fromiter(map(self._index.__getitem__, players), np.int64, len(players))
 
-        addrs = np.fromiter(map(id, players), np.int64, n)
-        out = np.empty(n, np.int64)
-        if self._known:
-            if address_lookup(self._keys, self._values, addrs, out) == 0:
-                return out
-            miss = np.flatnonzero(out < 0)
-        else:
-            miss = np.arange(n)
-        missed = [players[i] for i in miss.tolist()]
-        found = list(map(self._index.__getitem__, missed))
-        out[miss] = found
-        self._sync()
-        ids = self._ids
-        own = {id(p): c for p, c in zip(missed, found, strict=True) if ids[c] is p}
-        if own:
-            self._reserve(self._known + len(own))
-            self._known += address_insert(
-                self._keys,
-                self._values,
-                np.fromiter(own.keys(), np.int64, len(own)),
-                np.fromiter(own.values(), np.int64, len(own)),
-            )
-        return out
-
-    def _reserve(self, n: int) -> None:
-        """Room for ``n`` addresses at a load of at most one half."""
-        size = len(self._keys)
-        if 2 * n <= size:
-            return
-        from mindsport.rating.blockkernels import address_insert
-
-        new = 1024
-        while new < 2 * n:
-            new *= 2
-        keys, values = self._keys, self._values
-        self._keys = np.zeros(new, np.int64)
-        self._values = np.zeros(new, np.int64)
-        used = keys != 0
-        address_insert(self._keys, self._values, keys[used], values[used])
+    def codes_in(self, groups: Sequence[Sequence[str]], n: int) -> I64:
+        """:meth:`codes` of the ``n`` players of ``groups`` (sequences of players, e.g. teams)
+        in order, without a list of them in between."""
+        return np.fromiter(map(self._index.__getitem__, chain.from_iterable(groups)), np.int64, n)
 
     def many(self, players: Sequence[str]) -> I64:
         """Indices of many players (:meth:`codes` of their ids as strings)."""
@@ -222,14 +174,14 @@ def encode_columns(
     n = len(teams)
     teams_per_match = np.fromiter(map(len, teams), np.int64, n)
     flat_teams = list(chain.from_iterable(teams))
-    players = list(chain.from_iterable(flat_teams))
-    if len(players) == len(flat_teams):  # every team a single player
-        sizes = np.ones(len(flat_teams), np.int64)
-    else:
-        sizes = np.fromiter(map(len, flat_teams), np.int64, len(flat_teams))
-    rank_col = np.array(list(chain.from_iterable(ranks)), dtype=np.float64)
+    sizes = np.fromiter(map(len, flat_teams), np.int64, len(flat_teams))
+    n_slots = int(sizes.sum())
+    try:  # ranks as numbers; None (unranked) needs the slower conversion to NaN
+        rank_col = np.fromiter(chain.from_iterable(ranks), np.float64, len(flat_teams))
+    except TypeError:
+        rank_col = np.array(list(chain.from_iterable(ranks)), dtype=np.float64)
     if weights.count(None) == n:
-        w = np.ones(len(players))
+        w = np.ones(n_slots)
     else:
         w = np.fromiter(
             chain.from_iterable(
@@ -237,9 +189,9 @@ def encode_columns(
                 for ts, ws in zip(teams, weights, strict=True)
             ),
             np.float64,
-            len(players),
+            n_slots,
         )
-    return _block(teams_per_match, sizes, index.codes(players), w, rank_col, times)
+    return _block(teams_per_match, sizes, index.codes_in(flat_teams, n_slots), w, rank_col, times)
 
 
 def match_times(times: Sequence[Any], time_unit: float | None = None) -> F64:

@@ -15,8 +15,6 @@ from mindsport.rating.jit import jit
 
 __all__ = [
     "PROBLEMS",
-    "address_insert",
-    "address_lookup",
     "block_sizes",
     "check_block",
     "count_pairs",
@@ -140,53 +138,3 @@ def load_match(
         for c in range(width):
             rows[q, c] = table[p, c]
     return ns
-
-
-# Player ids looked up by the address of the string object: an open-addressing table of the
-# addresses of the strings a PlayerIndex keeps (so no address in it can be reused while the index
-# lives); slots hold 0 when empty.
-
-
-@jit
-def _slot(key: int, mask: int) -> int:
-    return ((key >> 4) * 0x9E3779B97F4A7C15) >> 40 & mask
-
-
-@jit
-def address_lookup(keys: np.ndarray, values: np.ndarray, addrs: np.ndarray, out: np.ndarray) -> int:
-    """``out[i]``: the value of ``addrs[i]``, or -1 when it is not in the table; returns the
-    number of misses."""
-    mask = keys.shape[0] - 1
-    misses = 0
-    for i in range(addrs.shape[0]):
-        a = addrs[i]
-        s = _slot(a, mask)
-        out[i] = -1
-        while keys[s] != 0:
-            if keys[s] == a:
-                out[i] = values[s]
-                break
-            s = (s + 1) & mask
-        if out[i] < 0:
-            misses += 1
-    return misses
-
-
-@jit
-def address_insert(
-    keys: np.ndarray, values: np.ndarray, addrs: np.ndarray, codes: np.ndarray
-) -> int:
-    """Insert ``addrs[i] -> codes[i]`` (ignoring addresses already there); returns how many
-    were new."""
-    mask = keys.shape[0] - 1
-    added = 0
-    for i in range(addrs.shape[0]):
-        a = addrs[i]
-        s = _slot(a, mask)
-        while keys[s] != 0 and keys[s] != a:
-            s = (s + 1) & mask
-        if keys[s] == 0:
-            keys[s] = a
-            values[s] = codes[i]
-            added += 1
-    return added
