@@ -62,10 +62,12 @@ def _register() -> None:
     from mindsport.games.cli import app as games_app
     from mindsport.history.cli import evaluate_command, import_command
     from mindsport.junqi.cli import app as junqi_app
+    from mindsport.service.cli import serve
     from mindsport.store.cli import register as register_store
     from mindsport.tournament.cli import app as tournament_app
 
     register_store(app)
+    app.command("serve")(serve)
     app.command("evaluate")(evaluate_command)
     app.command("import")(import_command)
 

@@ -29,6 +29,9 @@ __all__ = [
     "time_value",
 ]
 
+#: the functions of this module that the rating kernels compile (see mindsport.rating.jit)
+__kernels__ = ("pair_outcome",)
+
 Time = datetime | float | int
 
 #: earliest match time, POSIX seconds (1800-01-01T00:00:00Z); numbers and datetimes alike
@@ -150,19 +153,22 @@ def _time_problem(t: object) -> str | None:
 def pair_outcome(ri: float | None, rj: float | None) -> float | None:
     """Outcome for team i against team j from their ranks: 1 ahead, 0.5 tie, 0 behind.
 
-    ``None`` is an unranked team, which finished below every ranked team; two unranked teams
-    are not compared (``None``).
+    ``None`` (or NaN, as in rank arrays) is an unranked team, which finished below every ranked
+    team; two unranked teams are not compared (``None``). The compiled kernels compile this very
+    function (NaN ranks).
 
     >>> pair_outcome(0, 1), pair_outcome(2, 2), pair_outcome(None, 3), pair_outcome(None, None)
     (1.0, 0.5, 0.0, None)
     """
-    if ri is None and rj is None:
+    i_out = ri is None or ri != ri
+    j_out = rj is None or rj != rj
+    if i_out and j_out:
         return None
-    if ri is None:
+    if i_out:
         return 0.0
-    if rj is None:
+    if j_out:
         return 1.0
-    return 1.0 if ri < rj else 0.5 if ri == rj else 0.0
+    return 1.0 if ri < rj else 0.5 if ri == rj else 0.0  # type: ignore[operator]
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,7 @@
 """Match records, their files, chronological replay and evaluation."""
 
 from mindsport.history.evaluate import CalibrationBin, Evaluation, Metrics, evaluate
-from mindsport.history.fit import DEFAULT_GRIDS, FitResult, fit, make_model
+from mindsport.history.fit import FitResult, fit
 from mindsport.history.importers import (
     Dropped,
     Imported,
@@ -16,7 +16,6 @@ from mindsport.history.replay import MatchPrediction, Replay, replay
 from mindsport.match import InvalidMatchError, Match, ranks_from_scores
 
 __all__ = [
-    "DEFAULT_GRIDS",
     "CalibrationBin",
     "Dropped",
     "Evaluation",
@@ -33,7 +32,6 @@ __all__ = [
     "import_matches",
     "iter_matches",
     "load_matches",
-    "make_model",
     "ranks_from_scores",
     "read_atp",
     "read_halo",

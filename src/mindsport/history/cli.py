@@ -23,11 +23,12 @@ from rich.table import Table
 
 from mindsport.errors import MindsportError
 from mindsport.history.evaluate import Metrics, score_predictions
-from mindsport.history.fit import MODEL_NAMES, fit, make_model
+from mindsport.history.fit import fit
 from mindsport.history.importers import import_matches
 from mindsport.history.io import write_matches
 from mindsport.history.replay import Replay, replay
 from mindsport.match import Match
+from mindsport.rating.registry import build_model, get_spec, model_names
 
 __all__ = ["app", "evaluate_command", "import_command", "run_evaluation"]
 
@@ -101,7 +102,7 @@ def run_evaluation(
                     params[name] = res.params
                     bar.remove_task(task)
                 else:
-                    model = make_model(name)
+                    model = build_model(name)
                     params[name] = {}
                 task = bar.add_task(f"replaying {name}", total=n)
 
@@ -199,7 +200,7 @@ def evaluate_command(
     models: Annotated[
         str,
         typer.Option(
-            "--models", "-m", help=f"Comma-separated model names ({', '.join(MODEL_NAMES)})."
+            "--models", "-m", help=f"Comma-separated model names ({', '.join(model_names())})."
         ),
     ] = "trueskill,elo,glicko2,tenhou,pairwise",
     do_fit: Annotated[
@@ -229,10 +230,7 @@ def evaluate_command(
         if not names:
             raise MindsportError("--models: give at least one model name")
         for x in names:
-            if x not in MODEL_NAMES:
-                raise MindsportError(
-                    f"--models: unknown model {x!r} (known: {', '.join(MODEL_NAMES)})"
-                )
+            get_spec(x)  # an unknown name is refused before any work
         if out is not None:
             if out.exists() and not out.is_dir():
                 raise MindsportError(f"--out {out}: exists and is not a folder")

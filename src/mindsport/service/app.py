@@ -395,13 +395,21 @@ def create_app(database_url: str | None = None, *, store: Store | None = None) -
         limit: Annotated[Limit, Query()] = 50,
         search: Annotated[Search | None, Query()] = None,
     ) -> dict[str, Any]:
-        """Players by conservative rating (mu - 3 sigma, best first), with their overall rank;
+        """Players by the model's conservative rating (best first), with their overall rank;
         ``search`` keeps ids containing it (case-insensitive)."""
         page = await rt.run(
             lambda: st.leaderboard(league, offset=offset, limit=limit, search=search or None)
         )
+        d = page.display
         return {
             "league": page.league,
+            "display": None
+            if d is None
+            else {  # labels of the rating columns (exposed is what the board is sorted by)
+                "mu": d.value_label,
+                "sigma": d.deviation_label,
+                "exposed": d.conservative,
+            },
             "total": page.total,
             "offset": page.offset,
             "limit": page.limit,

@@ -33,6 +33,7 @@ from mindsport.service.limits import (
 __all__ = [
     "ID_PATTERN",
     "LEAGUE_PATTERN",
+    "DisplayOut",
     "ErrorOut",
     "KeyIn",
     "KeyOut",
@@ -205,12 +206,22 @@ class LeaderboardItem(BaseModel):
     player: str
     mu: float
     sigma: float
-    exposed: float = Field(description="the conservative rating mu - 3 sigma")
+    exposed: float = Field(description="the conservative rating the board is sorted by")
     games: int
+
+
+class DisplayOut(BaseModel):
+    """How the league's model shows a rating: the labels of the ``mu``, ``sigma`` and
+    ``exposed`` columns (``sigma`` is null for a model without a deviation, such as Elo)."""
+
+    mu: str
+    sigma: str | None
+    exposed: str
 
 
 class LeaderboardOut(BaseModel):
     league: str
+    display: DisplayOut | None = None
     total: int
     offset: int
     limit: int

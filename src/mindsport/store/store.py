@@ -76,6 +76,8 @@ from sqlalchemy.exc import IntegrityError
 from mindsport.errors import ConflictError, MindsportError, NotFoundError
 from mindsport.match import Match, id_problem, text_problem, time_value
 from mindsport.matchmaking import MAX_POOL, Pairing, matchmake, parse_shape
+from mindsport.rating.batch import DAY, PlayerIndex, encode_columns
+from mindsport.rating.registry import MODELS, Display, ModelSpec, UnknownModelError
 from mindsport.store.commit import GroupCommitter, WorkItem
 from mindsport.store.keys import (
     PREFIX_LENGTH,
@@ -89,7 +91,7 @@ from mindsport.store.keys import (
     key_prefix,
     new_key,
 )
-from mindsport.store.models import LeagueModel, ModelFactory, PlayerState, build_model
+from mindsport.store.league import LeagueModel, PlayerState
 from mindsport.store.schema import api_keys, leagues, matches, metadata, rating_history, ratings
 
 __all__ = [
@@ -113,6 +115,8 @@ __all__ = [
 
 DEFAULT_DATABASE_URL = "sqlite:///./mindsport.db"
 _CHUNK = 500
+#: matches rated per block when a league replays its log
+_REPLAY_CHUNK = 20_000
 #: longest match or player id the tables hold
 MAX_ID_LENGTH = 200
 #: most matches of one league one group commit takes from the queue (a larger request is that
@@ -207,11 +211,15 @@ class LeaderboardEntry:
 
 @dataclass(frozen=True, slots=True)
 class LeaderboardPage:
+    """A page of a league's leaderboard. ``display``: how the league's model shows a rating
+    (labels of ``mu``, ``sigma`` and ``exposed``; see :class:`mindsport.rating.Display`)."""
+
     league: str
     total: int
     offset: int
     limit: int
     entries: list[LeaderboardEntry]
+    display: Display | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -449,38 +457,29 @@ class _Player:
 # --------------------------------------------------------------------------------------------
 
 
-def _compiled_trueskill(model: LeagueModel) -> bool:
-    """A league whose updates the compiled kernel reproduces: plain TrueSkill without drift
-    (the store passes no elapsed times)."""
-    from mindsport.rating.trueskill import TrueSkill
-
-    m = model.model
-    return type(m) is TrueSkill and m.drift == 0 and type(model) is LeagueModel
-
-
 class Store:
     """Leagues, their match logs and derived ratings in one SQL database.
 
     ``url``: a SQLAlchemy URL or a file path (default: ``$MINDSPORT_DATABASE_URL`` or
-    ``./mindsport.db``). Tables are created when missing. ``models`` maps model names to factories
-    (default: trueskill, elo, glicko2). Use as a context manager or call :meth:`close`.
+    ``./mindsport.db``). Tables are created when missing. ``models``: the rating models leagues
+    may use, by name (default: every model of :data:`mindsport.rating.registry.MODELS`). Use as
+    a context manager or call :meth:`close`.
 
-    Replays of at least ``compiled_min_matches`` matches in a TrueSkill league (file ingests,
-    :meth:`recompute`, a late match far back) run through the compiled kernel of
-    :mod:`mindsport.rating.batch`, with the same numbers as the object path.
+    Ratings are derived by the model's replayer (:mod:`mindsport.rating.replayers`, the engine
+    :func:`mindsport.history.replay` runs): every registered model with every setting, e.g.
+    TrueSkill's drift and sigma floor (elapsed time from the match times: days for ``datetime``
+    times, the number itself otherwise) or Glicko-2's rating periods.
     """
-
-    compiled_min_matches = 1000
 
     def __init__(
         self,
         url: str | None = None,
         *,
-        models: Mapping[str, ModelFactory] | None = None,
+        models: Mapping[str, ModelSpec] | None = None,
         create_tables: bool = True,
     ) -> None:
         self.url = resolve_url(url)
-        self._factories = dict(models) if models is not None else None
+        self._models: Mapping[str, ModelSpec] = MODELS if models is None else dict(models)
         self._model_cache: dict[str, LeagueModel] = {}
         self._sql_cache: dict[str, str] = {}
         self._local = threading.local()
@@ -599,7 +598,11 @@ class Store:
         with self._cache_lock:
             cached = self._model_cache.get(key)
         if cached is None:
-            cached = build_model(model, params, self._factories)
+            spec = self._models.get(model) if isinstance(model, str) else None
+            if spec is None:
+                known = ", ".join(self._models)
+                raise UnknownModelError(f"unknown model {model!r} (known: {known})")
+            cached = LeagueModel(spec, params)
             with self._cache_lock:
                 self._model_cache[key] = cached
         return cached
@@ -1156,129 +1159,87 @@ class Store:
         players: dict[str, _Player],
         progress: Callable[[int, int], None] | None = None,
     ) -> tuple[list[dict[str, Any]], set[str]]:
-        """Replay ``rows`` (in order) on ``players``; returns history rows and touched players."""
+        """Replay ``rows`` (in order) on ``players`` through the model's replayer (the replay
+        engine's); returns history rows and touched players. A match the model refuses raises
+        :class:`StoreError` naming it."""
         rows = list(rows)
-        if len(rows) >= self.compiled_min_matches and _compiled_trueskill(model):
-            return self._rate_all_compiled(lid, model, rows, players, progress)
+        replayer = model.replayer()
+        index = PlayerIndex()
+        for p in dict.fromkeys(p for r in rows for t in r["teams"] for p in t):
+            known = players.get(p)
+            if known is not None:
+                replayer.set_state(index.get(p), model.row(known.state))
         history: list[dict[str, Any]] = []
         touched: set[str] = set()
-        initial = model.initial()
-        for done, r in enumerate(rows, 1):
-            if progress is not None and (done % 100 == 0 or done == len(rows)):
-                progress(done, len(rows))
-            teams = r["teams"]
-            states = [[(players[p].state if p in players else initial) for p in t] for t in teams]
+        latest: dict[str, tuple[int, float, int]] = {}  # player -> (history row, time, games)
+        width = len(model.stored)
+        plain = not model.extra_cols  # mu and sigma only: no JSON extra
+        sigma_col = model.sigma_col  # post columns are the stored fields, a prefix of the fields
+        for start in range(0, len(rows), _REPLAY_CHUNK):
+            chunk = rows[start : start + _REPLAY_CHUNK]
+            times = np.array(
+                [r["time_value"] / DAY if r.get("time_iso") else r["time_value"] for r in chunk],
+                dtype=np.float64,
+            )
+            block = encode_columns(
+                [r["teams"] for r in chunk],
+                [r["ranks"] for r in chunk],
+                [r["weights"] for r in chunk],
+                times,
+                index,
+            )
             try:
-                new = model.rate(states, r["ranks"], r["weights"])
-            except MindsportError as exc:  # the model's own refusal: say which match
-                raise StoreError(f"match {r['match_id']!r}: model rejected it: {exc}") from exc
-            except (ValueError, TypeError, ArithmeticError) as exc:
-                raise StoreError(f"match {r['match_id']!r}: model rejected it: {exc}") from exc
-            tv = float(r["time_value"])
-            seq = int(r["seq"])
-            for team, team_states in zip(teams, new, strict=True):
-                for p, st in zip(team, team_states, strict=True):
-                    prev = players.get(p)
-                    games = 1 if prev is None else prev.games + 1
-                    players[p] = _Player(st, games, tv)
-                    touched.add(p)
+                fed = replayer.feed(block, predict=False, keep=True)
+            except MindsportError as exc:
+                at = getattr(exc, "match_index", None)
+                if at is None:
+                    raise
+                mid = chunk[int(at)]["match_id"]
+                raise StoreError(f"match {mid!r}: model rejected it: {exc}") from exc
+            post = fed.post[:, :width].tolist()
+            ids = index.ids
+            names = [ids[c] for c in block.players.tolist()]
+            slot = 0
+            for r, n_slots in zip(
+                chunk, np.diff(block.player_ptr[block.team_ptr]).tolist(), strict=True
+            ):
+                tv = float(r["time_value"])
+                seq = int(r["seq"])
+                for _ in range(n_slots):
+                    p = names[slot]
+                    row = post[slot]
+                    if plain:
+                        mu, extra = row[0], None
+                        sigma = 0.0 if sigma_col is None else row[sigma_col]
+                    else:
+                        st = model.state(row)
+                        mu, sigma, extra = st.mu, st.sigma, st.extra
+                    prev = latest.get(p)
+                    if prev is not None:
+                        games = prev[2] + 1
+                    else:
+                        known = players.get(p)
+                        games = 1 if known is None else known.games + 1
+                    latest[p] = (len(history), tv, games)
                     history.append(
                         {
                             "league_id": lid,
                             "player": p,
                             "seq": seq,
                             "time_value": tv,
-                            "mu": st.mu,
-                            "sigma": st.sigma,
-                            "extra": st.extra,
+                            "mu": mu,
+                            "sigma": sigma,
+                            "extra": extra,
                             "games": games,
                         }
                     )
-        return history, touched
-
-    def _rate_all_compiled(
-        self,
-        lid: int,
-        model: LeagueModel,
-        rows: list[Any],
-        players: dict[str, _Player],
-        progress: Callable[[int, int], None] | None,
-    ) -> tuple[list[dict[str, Any]], set[str]]:
-        """:meth:`_rate_all` through the compiled TrueSkill kernel (same numbers, tested).
-
-        Used for long replays (a file ingest, ``recompute``, a late match far back); the
-        object path serves the short ones, where loading the kernel would cost more than it
-        saves.
-        """
-        from mindsport.rating.batch import BatchTrueSkill, MatchBlock, PlayerIndex
-        from mindsport.rating.rating import Rating
-
-        index = PlayerIndex()
-        replayer = BatchTrueSkill(model.model)
-        seen = {p for r in rows for t in r["teams"] for p in t}
-        for p in seen:
-            known = players.get(p)
-            if known is not None:
-                replayer.set_rating(index.get(p), Rating(known.state.mu, known.state.sigma))
-        history: list[dict[str, Any]] = []
-        touched: set[str] = set()
-        step = 20_000
-        for start in range(0, len(rows), step):
-            chunk = rows[start : start + step]
-            team_ptr, player_ptr, slots, weights, ranks, times = [0], [0], [], [], [], []
-            for r in chunk:
-                for k, team in enumerate(r["teams"]):
-                    for j, p in enumerate(team):
-                        slots.append(index.get(p))
-                        weights.append(1.0 if r["weights"] is None else r["weights"][k][j])
-                    player_ptr.append(len(slots))
-                    rank = r["ranks"][k]
-                    ranks.append(float("nan") if rank is None else float(rank))
-                team_ptr.append(len(ranks))
-                times.append(float(r["time_value"]))
-            block = MatchBlock(
-                np.asarray(team_ptr, np.int64),
-                np.asarray(player_ptr, np.int64),
-                np.asarray(slots, np.int64),
-                np.asarray(weights, np.float64),
-                np.asarray(ranks, np.float64),
-                np.asarray(times, np.float64),
-            )
-            try:
-                _, _, post_mu, post_sigma = replayer.feed_full(block)
-            except MindsportError as exc:
-                bad = getattr(exc, "match_index", None)
-                if bad is None:
-                    raise
-                mid = chunk[int(bad)]["match_id"]
-                raise StoreError(f"match {mid!r}: model rejected it: {exc}") from exc
-            mu_list, sigma_list = post_mu.tolist(), post_sigma.tolist()
-            s = 0
-            for r in chunk:
-                tv = float(r["time_value"])
-                seq = int(r["seq"])
-                for team in r["teams"]:
-                    for p in team:
-                        prev = players.get(p)
-                        games = 1 if prev is None else prev.games + 1
-                        state = PlayerState(mu_list[s], sigma_list[s])
-                        players[p] = _Player(state, games, tv)
-                        touched.add(p)
-                        history.append(
-                            {
-                                "league_id": lid,
-                                "player": p,
-                                "seq": seq,
-                                "time_value": tv,
-                                "mu": state.mu,
-                                "sigma": state.sigma,
-                                "extra": None,
-                                "games": games,
-                            }
-                        )
-                        s += 1
+                    slot += 1
             if progress is not None:
-                progress(min(start + step, len(rows)), len(rows))
+                progress(min(start + _REPLAY_CHUNK, len(rows)), len(rows))
+        for p, (at, tv, games) in latest.items():
+            h = history[at]
+            players[p] = _Player(PlayerState(h["mu"], h["sigma"], h["extra"]), games, tv)
+            touched.add(p)
         return history, touched
 
     def _write_derived(
@@ -1410,7 +1371,7 @@ class Store:
         rows = [
             dict(r._mapping)
             for r in conn.execute(
-                select(m.match_id, m.seq, m.time_value, m.teams, m.ranks, m.weights)
+                select(m.match_id, m.seq, m.time_value, m.time_iso, m.teams, m.ranks, m.weights)
                 .where(after_m)
                 .order_by(m.time_value, m.seq)
             )
@@ -1540,7 +1501,12 @@ class Store:
             if why is not None:
                 raise StoreError(f"search {search[:40]!r} {why}")
         with self._read() as conn:
-            lid = self._league_id(conn, league)
+            found = conn.execute(
+                select(leagues.c.id, leagues.c.model).where(leagues.c.name == league)
+            ).first()
+            if found is None:
+                raise NotFoundError(f"league {league!r} does not exist")
+            lid, model_name = int(found.id), found.model
             ranked = self._ranked(lid)
             cond = ranked.c.player.icontains(search, autoescape=True) if search else None
             base = select(ranked)
@@ -1553,7 +1519,10 @@ class Store:
         entries = [
             LeaderboardEntry(int(r.rank), r.player, r.mu, r.sigma, r.exposed, r.games) for r in rows
         ]
-        return LeaderboardPage(league, total, offset, limit, entries)
+        spec = self._models.get(model_name)
+        return LeaderboardPage(
+            league, total, offset, limit, entries, None if spec is None else spec.display
+        )
 
     def player(self, league: str, player: str, *, history: bool = True) -> PlayerRecord:
         """A player's current rating, overall rank and rating after each of their matches."""
