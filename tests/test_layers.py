@@ -34,7 +34,8 @@ ALLOWED: dict[str, set[str]] = {
     "junqi": {"errors", "belief", "games"},
     "tournament": {"errors", "belief", "games", "doudizhu", "junqi"},
 }
-TOP = {"__init__", "__main__", "cli", "demo"}  # the package root and the commands may import anything
+# the package root and the commands may import anything
+TOP = {"__init__", "__main__", "cli", "demo"}
 # the layers whose modules must form no import cycle (the rating core and what sits on it)
 ACYCLIC = {"errors", "match", "rating", "history", "matchmaking", "store", "service"}
 
