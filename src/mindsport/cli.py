@@ -59,6 +59,7 @@ def demo(
 def _register() -> None:
     """Attach the sub-command groups of each area (imported here, not at package import)."""
     from mindsport.doudizhu.cli import app as ddz_app
+    from mindsport.event.cli import app as event_app
     from mindsport.games.cli import app as games_app
     from mindsport.history.cli import evaluate_command, import_command
     from mindsport.junqi.cli import app as junqi_app
@@ -74,6 +75,7 @@ def _register() -> None:
     app.add_typer(ddz_app, name="ddz", help="Dou Dizhu: deal, play and simulate games of bots.")
     app.add_typer(games_app, name="games", help="Any game: list the games, play bots, any program.")
     app.add_typer(junqi_app, name="junqi", help="Luzhanqi: play games between bots.")
+    app.add_typer(event_app, name="event", help="Run an event: registration to standings.")
     app.add_typer(
         tournament_app,
         name="tournament",

@@ -48,6 +48,8 @@ from mindsport.service.body import (
     parse_model,
     read_limited,
 )
+from mindsport.service.event_schemas import EVENT_BODIES
+from mindsport.service.events import event_router
 from mindsport.service.limits import (
     COMPUTE_SECONDS,
     COMPUTE_SLOTS,
@@ -586,6 +588,9 @@ def create_app(database_url: str | None = None, *, store: Store | None = None) -
         """Revoke a key: refused from this moment on (admin key)."""
         return _key_out(await rt.run(st.revoke_key, key_id))
 
+    # -- events (mindsport.event) ------------------------------------------------------------
+    app.include_router(event_router(st, rt.run, body_of, Admin))
+
     # -- the page -------------------------------------------------------------------------------
     @app.get("/", response_class=HTMLResponse, responses=_responses(422), tags=["page"])
     async def page(
@@ -627,6 +632,7 @@ _BODY_MODELS: tuple[type[BaseModel], ...] = (
     KeyIn,
     MatchesOut,
     ErrorOut,
+    *EVENT_BODIES,
 )
 
 

@@ -12,6 +12,9 @@
 * ``api_keys``: API keys, as SHA-256 hashes (the key itself is never stored) with a public
   prefix to find them: write keys of one league (``role`` ``write``) and admin keys
   (``role`` ``admin``, no league), each with an optional expiry and a revocation time.
+* ``ms_events`` and the tables under it: tournament events run by :mod:`mindsport.event` (their
+  settings, registrations, rounds with their tables and deals, table results and the log of
+  amended results); an event's final results go into a league's match log.
 """
 
 from __future__ import annotations
@@ -30,7 +33,20 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 
-__all__ = ["api_keys", "leagues", "matches", "metadata", "rating_history", "ratings"]
+__all__ = [
+    "api_keys",
+    "event_amendments",
+    "event_players",
+    "event_results",
+    "event_rounds",
+    "event_tables",
+    "events",
+    "leagues",
+    "matches",
+    "metadata",
+    "rating_history",
+    "ratings",
+]
 
 metadata = MetaData()
 
@@ -113,4 +129,73 @@ api_keys = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("expires_at", DateTime(timezone=True), nullable=True),
     Column("revoked_at", DateTime(timezone=True), nullable=True),
+)
+
+# -- events (mindsport.event) ------------------------------------------------------------------
+
+events = Table(
+    "ms_events",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("name", String(100), nullable=False, unique=True),
+    Column("league", String(100), nullable=False),
+    Column("spec", JSON, nullable=False),
+    Column("status", String(10), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("finished_at", DateTime(timezone=True), nullable=True),
+)
+
+event_players = Table(
+    "ms_event_players",
+    metadata,
+    Column("event_id", Integer, ForeignKey("ms_events.id", ondelete="CASCADE"), primary_key=True),
+    Column("player", String(200), primary_key=True),
+    Column("number", Integer, nullable=False),
+    Column("bot", String(200), nullable=True),
+    Column("joined", Integer, nullable=False),
+    Column("withdrawn", Integer, nullable=True),
+)
+
+event_rounds = Table(
+    "ms_event_rounds",
+    metadata,
+    Column("event_id", Integer, ForeignKey("ms_events.id", ondelete="CASCADE"), primary_key=True),
+    Column("round", Integer, primary_key=True),
+    Column("byes", JSON, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+event_tables = Table(
+    "ms_event_tables",
+    metadata,
+    Column("event_id", Integer, ForeignKey("ms_events.id", ondelete="CASCADE"), primary_key=True),
+    Column("round", Integer, primary_key=True),
+    Column("table_no", Integer, primary_key=True),
+    Column("players", JSON, nullable=False),
+    Column("deals", JSON, nullable=False),
+)
+
+event_results = Table(
+    "ms_event_results",
+    metadata,
+    Column("event_id", Integer, ForeignKey("ms_events.id", ondelete="CASCADE"), primary_key=True),
+    Column("round", Integer, primary_key=True),
+    Column("table_no", Integer, primary_key=True),
+    Column("scores", JSON, nullable=False),
+    Column("entered_by", String(100), nullable=True),
+    Column("entered_at", DateTime(timezone=True), nullable=False),
+)
+
+event_amendments = Table(
+    "ms_event_amendments",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("event_id", Integer, ForeignKey("ms_events.id", ondelete="CASCADE"), nullable=False),
+    Column("round", Integer, nullable=False),
+    Column("table_no", Integer, nullable=False),
+    Column("old_scores", JSON, nullable=False),
+    Column("new_scores", JSON, nullable=False),
+    Column("who", String(100), nullable=False),
+    Column("why", String(500), nullable=False),
+    Column("at", DateTime(timezone=True), nullable=False),
 )

@@ -547,6 +547,15 @@ class Store:
         with self.engine.connect() as conn, conn.begin():
             yield conn
 
+    def transaction(self) -> AbstractContextManager[Connection]:
+        """One write transaction on the store's database, queued with the store's own writers
+        (for the tables other parts of the package keep in it, such as events)."""
+        return self._write()
+
+    def snapshot(self) -> AbstractContextManager[Connection]:
+        """One read transaction on the store's database."""
+        return self._read()
+
     def _fetch(self, sql: str, args: Sequence[Any]) -> list[Any]:
         """The rows of one read statement (``?`` placeholders), straight through the driver on a
         connection of the calling thread in autocommit mode: the hot path's reads (the key

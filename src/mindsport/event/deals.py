@@ -1,0 +1,81 @@
+"""The deals of a round, per table, reproducible from the event's seed, and pools of hands.
+
+Round r draws on :func:`~mindsport.tournament.executors.task_rng` ``(seed, 17, r)`` and reuses the
+tournament plans (:mod:`mindsport.tournament.formats`):
+
+* ``duplicate``: one set of deals for the whole round (:func:`duplicate_plan`): dealt at random,
+  or the next hands of the pool (a hand library ranked by DIH puts the most discriminating
+  hands first);
+* ``equal-strength``: distinct hands for every table, drawn without replacement from the pool
+  of equal-strength hands (:func:`equal_strength_plan`);
+* ``random``: independent deals for every table (:func:`random_plan`).
+
+:func:`pool_by_dih` and :func:`pool_by_gdi` choose a pool from a hand library.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from mindsport.doudizhu import Deal, DealError, deal
+from mindsport.event.model import EventError, EventFormat, EventSpec
+from mindsport.tournament.executors import task_rng
+from mindsport.tournament.formats import duplicate_plan, equal_strength_plan, random_plan
+from mindsport.tournament.library import HandLibrary
+from mindsport.tournament.selection import rank_by_discrimination
+
+__all__ = ["check_hands", "pool_by_dih", "pool_by_gdi", "round_deals"]
+
+
+def _dealt(rng: np.random.Generator) -> str:
+    return str(deal(rng))
+
+
+def round_deals(spec: EventSpec, round_number: int, tables: int) -> list[tuple[str, ...]]:
+    """The deals (hand texts) of each of ``tables`` tables in round ``round_number``."""
+    per = spec.deals
+    rng = task_rng(spec.seed, 17, round_number)
+    if spec.format is EventFormat.DUPLICATE:
+        if spec.pool:
+            hands = list(spec.pool[(round_number - 1) * per : round_number * per])
+        else:
+            hands = [_dealt(rng) for _ in range(per)]
+        plan = duplicate_plan(hands, tables)
+        return [tuple(plan[d][t] for d in range(per)) for t in range(tables)]
+    if spec.format is EventFormat.EQUAL_STRENGTH:
+        if len(spec.pool) < tables * per:
+            raise EventError(
+                f"round {round_number}: {tables} tables of {per} deals need {tables * per} "
+                f"different equal-strength hands; the pool holds {len(spec.pool)}"
+            )
+        row = equal_strength_plan(spec.pool, tables * per, 1, rng)[0]
+    else:
+        row = random_plan(tables * per, 1, rng, _dealt)[0]
+    return [tuple(row[t * per : (t + 1) * per]) for t in range(tables)]
+
+
+def check_hands(hands: Sequence[str]) -> tuple[str, ...]:
+    """Hands in the notation ``[landlord][farmer1][farmer2]``, each checked and normalised."""
+    out = []
+    for i, text in enumerate(hands):
+        try:
+            out.append(str(Deal.parse(text)))
+        except DealError as exc:
+            raise EventError(f"hand {i + 1} of the pool: {exc}") from None
+    return tuple(out)
+
+
+def pool_by_dih(library: HandLibrary, players: int, rounds: int, top: int) -> tuple[str, ...]:
+    """The library's hands by discrimination (DIH) for an event of ``players`` players and
+    ``rounds`` rounds telling apart the best ``top``, highest first."""
+    return check_hands([r.hand for r in rank_by_discrimination(library, players, rounds, top)])
+
+
+def pool_by_gdi(library: HandLibrary, centre: Sequence[float], epsilon: float) -> tuple[str, ...]:
+    """The library's equal-strength hands: GDI within ``epsilon`` of ``centre``, nearest first."""
+    chosen = library.equal_strength(centre, epsilon)
+    if len(chosen) == 0:
+        raise EventError(f"no hand of the library has a GDI within {epsilon} of {list(centre)}")
+    return check_hands(chosen.hands)

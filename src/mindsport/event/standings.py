@@ -1,0 +1,211 @@
+"""Scores checked, rank points per round and the standings with their tie-breaks.
+
+A round counts once every table of it has a result. Its rank points are those of
+:func:`mindsport.tournament.rank_points.rank_points`, R = 2 (n - place + 1) with ties sharing the
+best place, over the round's field (scoring ``field``: everyone seated, by game score) or over
+each table (scoring ``table``). A player with a bye gets the mean rank points of the round (n + 1
+over a field of n, 4 at a table of three) and no game score: a bye neither helps nor hurts on
+average. Standings order players by total rank points, then by the event's tie-breaks; players
+equal on all of them share a place.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from mindsport.event.model import (
+    SEATS,
+    EventError,
+    EventSpec,
+    Player,
+    Result,
+    Round,
+    Scoring,
+    Standing,
+    Table,
+    TieBreak,
+)
+from mindsport.tournament.rank_points import rank_points
+
+__all__ = ["Step", "check_scores", "complete_rounds", "lot", "paths", "round_points", "standings"]
+
+#: largest magnitude of one board score
+MAX_SCORE = 1e6
+
+
+def check_scores(table: Table, scores: Sequence[Sequence[float]]) -> Result:
+    """``scores[board][seat]`` checked for ``table``: one row per board, three numbers a row,
+    finite, adding up to zero (the game's scores are zero-sum) with the two farmers scoring
+    alike (they win or lose together)."""
+    where = f"round {table.round} table {table.number}"
+    boards = len(table.deals) * 3
+    if isinstance(scores, str | bytes) or len(scores) != boards:
+        got = "text" if isinstance(scores, str | bytes) else f"{len(scores)} rows"
+        raise EventError(f"{where}: expected scores for {boards} boards, got {got}")
+    rows = []
+    for b, row in enumerate(scores):
+        if isinstance(row, str | bytes) or len(row) != 3:
+            raise EventError(f"{where} board {b + 1}: expected 3 scores ({', '.join(SEATS)})")
+        values = []
+        for value in row:
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise EventError(f"{where} board {b + 1}: score {value!r} is not a number")
+            if not math.isfinite(value) or abs(value) > MAX_SCORE:
+                raise EventError(f"{where} board {b + 1}: score {value!r} is out of range")
+            values.append(float(value))
+        landlord, f1, f2 = values
+        if abs(landlord + f1 + f2) > 1e-9 * max(1.0, abs(landlord)):
+            raise EventError(
+                f"{where} board {b + 1}: scores {values} do not add up to 0 (the landlord wins "
+                "what the farmers lose)"
+            )
+        if f1 != f2:
+            raise EventError(
+                f"{where} board {b + 1}: the farmers score {f1} and {f2}; they win or lose together"
+            )
+        rows.append((landlord, f1, f2))
+    return Result(table.round, table.number, tuple(rows))
+
+
+def complete_rounds(rounds: Sequence[Round], results: Mapping[tuple[int, int], Result]) -> int:
+    """How many rounds from the first have a result at every table."""
+    done = 0
+    for r in rounds:
+        if any((r.number, t.number) not in results for t in r.tables):
+            break
+        done += 1
+    return done
+
+
+def round_points(
+    spec: EventSpec, played: Round, results: Mapping[tuple[int, int], Result]
+) -> dict[str, tuple[int, float]]:
+    """``{player: (rank points, game score)}`` of one complete round, byes included."""
+    scores: dict[str, float] = {}
+    for table in played.tables:
+        scores.update(results[(played.number, table.number)].player_scores(table))
+    points: dict[str, int] = {}
+    if spec.scoring is Scoring.FIELD:
+        names = list(scores)
+        for name, r in zip(names, rank_points([scores[n] for n in names]).tolist(), strict=True):
+            points[name] = int(r)
+        bye = len(names) + 1
+    else:
+        for table in played.tables:
+            rp = rank_points([scores[p] for p in table.players]).tolist()
+            for name, r in zip(table.players, rp, strict=True):
+                points[name] = int(r)
+        bye = 4
+    out = {p: (points[p], scores[p]) for p in scores}
+    for p in played.byes:
+        out[p] = (bye, 0.0)
+    return out
+
+
+def lot(seed: int, player: str) -> int:
+    """The player's lot: a number fixed by the event's seed and the name, ordering players
+    equal on everything (and the first round's seating)."""
+    return int.from_bytes(hashlib.sha256(f"{seed}:{player}".encode()).digest()[:8], "big")
+
+
+def standings(
+    spec: EventSpec,
+    players: Sequence[Player],
+    rounds: Sequence[Round],
+    results: Mapping[tuple[int, int], Result],
+) -> list[Standing]:
+    """The standings after the complete rounds, best first (ties by lot)."""
+    done = complete_rounds(rounds, results)
+    points = {p.name: 0 for p in players}
+    score = {p.name: 0.0 for p in players}
+    played = dict.fromkeys(points, 0)
+    byes = dict.fromkeys(points, 0)
+    met: dict[str, list[str]] = {p: [] for p in points}
+    for r in rounds[:done]:
+        for name, (rp, s) in round_points(spec, r, results).items():
+            points[name] += rp
+            score[name] += s
+            played[name] += 1
+        for name in r.byes:
+            byes[name] += 1
+        for table in r.tables:
+            for p in table.players:
+                met[p].extend(q for q in table.players if q != p)
+    opponents = {p: sum(points[q] for q in met[p]) for p in points}
+
+    def key(p: str) -> tuple[float, ...]:
+        values: list[float] = [points[p]]
+        for tb in spec.tie_breaks:
+            values.append(round(score[p], 9) if tb is TieBreak.SCORE else opponents[p])
+        return tuple(values)
+
+    names = [p.name for p in players]
+    if not names:
+        return []
+    keys = [key(p) for p in names]
+    # competition ranking on the key tuples: equal tuples share the best place
+    order = sorted(range(len(names)), key=lambda i: keys[i], reverse=True)
+    rank_of: dict[int, int] = {}
+    for pos, i in enumerate(order):
+        rank_of[i] = pos if pos == 0 or keys[order[pos - 1]] != keys[i] else rank_of[order[pos - 1]]
+    places = [rank_of[i] + 1 for i in range(len(names))]
+    withdrawn = {p.name for p in players if p.withdrawn is not None}
+    rows = [
+        Standing(
+            place=places[i],
+            player=n,
+            rank_points=points[n],
+            score=score[n],
+            opponents=opponents[n],
+            rounds=played[n],
+            byes=byes[n],
+            withdrawn=n in withdrawn,
+        )
+        for i, n in enumerate(names)
+    ]
+    rows.sort(key=lambda s: (s.place, lot(spec.seed, s.player)))
+    return rows
+
+
+@dataclass(frozen=True)
+class Step:
+    """One round of a player's path: the table (None: a bye, or not playing), the table's
+    other players, and the game score and rank points once the round is complete."""
+
+    round: int
+    table: int | None
+    opponents: tuple[str, ...]
+    bye: bool
+    score: float | None
+    rank_points: int | None
+
+
+def paths(
+    spec: EventSpec,
+    players: Sequence[Player],
+    rounds: Sequence[Round],
+    results: Mapping[tuple[int, int], Result],
+) -> dict[str, list[Step]]:
+    """Each player's path through the paired rounds."""
+    done = complete_rounds(rounds, results)
+    out: dict[str, list[Step]] = {p.name: [] for p in players}
+    for r in rounds:
+        points = round_points(spec, r, results) if r.number <= done else {}
+        at: dict[str, Table] = {p: t for t in r.tables for p in t.players}
+        for name, steps in out.items():
+            rp, s = points.get(name, (None, None))
+            table = at.get(name)
+            steps.append(
+                Step(
+                    r.number,
+                    None if table is None else table.number,
+                    () if table is None else tuple(q for q in table.players if q != name),
+                    name in r.byes,
+                    s,
+                    rp,
+                )
+            )
+    return out

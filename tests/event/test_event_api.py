@@ -1,0 +1,148 @@
+"""The event endpoints (TestClient): a 90-player, 6-round event from registration to the
+league, checked against the brute-force reference; keys; refusals as 4xx naming the input.
+Runs on SQLite and, when configured, on PostgreSQL."""
+
+from __future__ import annotations
+
+import random
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from event_reference import (
+    PlayedRound,
+    board_scores,
+    brute_standings,
+    check_sheet,
+    played_round,
+    repeats,
+)
+
+from mindsport.service import create_app
+from mindsport.store import Store
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from fastapi.testclient import TestClient
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+@pytest.fixture
+def api(db_url: str) -> Iterator[tuple[TestClient, Store, dict[str, str], dict[str, str]]]:
+    """(client, store, admin headers, league write-key headers) over league ``open``."""
+    store = Store(db_url)
+    store.create_league("open")
+    store.create_league("other")
+    admin = {"X-API-Key": store.create_key(admin=True)}
+    writer = {"X-API-Key": store.create_key("open")}
+    with TestClient(create_app(store=store)) as client:
+        yield client, store, admin, writer
+    store.close()
+
+
+def test_ninety_players_six_rounds(api: Any) -> None:
+    client, store, admin, writer = api
+    r = client.post("/api/events", json={"name": "cup", "league": "open", "seed": 5}, headers=admin)
+    assert r.status_code == 201, r.text
+    names = [f"q{i:02d}" for i in range(90)]
+    body = {"players": [{"name": n} for n in names]}
+    assert client.post("/api/events/cup/players", json=body, headers=writer).status_code == 201
+    rng = random.Random(9)
+    played: list[PlayedRound] = []
+    for rnd in range(1, 7):
+        if rnd == 2:
+            r = client.post("/api/events/cup/withdrawals", json={"player": "q10"}, headers=writer)
+            assert r.json() == {"player": "q10", "withdrawn": 2}
+        r = client.post("/api/events/cup/rounds", json={}, headers=writer)
+        assert r.status_code == 201 and r.json()["round"] == rnd, r.text
+        sheet = client.get(f"/api/events/cup/rounds/{rnd}/sheet").json()
+        check_sheet(sheet, deals=1)
+        scores = [board_scores(rng, 3) for _ in sheet["tables"]]
+        # table 1 on its own, the others in one post (all or none)
+        url = f"/api/events/cup/rounds/{rnd}/tables/1/result"
+        r = client.put(url, json={"scores": scores[0], "who": "desk 1"}, headers=writer)
+        assert r.status_code == 201, r.text
+        rest = [{"table": t, "scores": s} for t, s in enumerate(scores[1:], start=2)]
+        r = client.post(
+            f"/api/events/cup/rounds/{rnd}/results", json={"results": rest}, headers=writer
+        )
+        assert r.status_code == 201 and len(r.json()["tables"]) == len(rest), r.text
+        played.append(played_round(sheet, scores))
+    assert repeats(played) == 0
+    assert [len(r.byes) for r in played] == [0, 2, 2, 2, 2, 2]
+    byes = [p for r in played for p in r.byes]
+    assert len(set(byes)) == len(byes)
+    got = client.get("/api/events/cup/standings").json()["standings"]
+    want = brute_standings(names, played)
+    assert {
+        s["player"]: (s["place"], s["rank_points"], s["score"], s["opponents"]) for s in got
+    } == want
+    assert "missing" not in client.get("/events/cup").text.split("<h2>Rounds</h2>")[1]
+    r = client.post("/api/events/cup/finish", headers=writer)
+    tables = sum(len(p.tables) for p in played)
+    assert r.json() == {"event": "cup", "added": tables}
+    assert client.post("/api/events/cup/finish", headers=writer).json()["added"] == 0
+    assert store.match_count("open") == tables
+
+
+def test_keys_and_refusals(api: Any) -> None:
+    client, store, admin, writer = api
+    spec = {"name": "small", "league": "open", "rounds": 2}
+    assert client.post("/api/events", json=spec, headers=writer).status_code == 403
+    assert client.post("/api/events", json=spec).status_code == 401
+    assert client.post("/api/events", json=spec, headers=admin).status_code == 201
+    assert client.post("/api/events", json=spec, headers=admin).status_code == 409
+    bad = {**spec, "name": "x", "league": "nope"}
+    assert client.post("/api/events", json=bad, headers=admin).status_code == 404
+    bad = {**spec, "name": "x", "format": "equal-strength"}  # no pool of hands
+    r = client.post("/api/events", json=bad, headers=admin)
+    assert r.status_code == 400 and "pool" in r.json()["detail"]
+    other = {"X-API-Key": store.create_key("other")}
+    players = {"players": [{"name": n} for n in "abcdefg"]}
+    assert client.post("/api/events/small/players", json=players, headers=other).status_code == 403
+    assert client.post("/api/events/small/players", json=players, headers=writer).status_code == 201
+    r = client.post("/api/events/small/players", json={"players": [{"name": "a"}]}, headers=writer)
+    assert r.status_code == 409 and "'a' is already registered" in r.json()["detail"]
+    bot = {"players": [{"name": "z", "bot": "cmd:rm -rf /"}]}
+    assert client.post("/api/events/small/players", json=bot, headers=writer).status_code == 422
+    # a player seated twice, in a round seated by hand
+    twice = {"tables": [["a", "b", "c"], ["a", "d", "e"]]}
+    r = client.post("/api/events/small/rounds", json=twice, headers=writer)
+    assert r.status_code == 400 and "'a' is seated twice" in r.json()["detail"]
+    good = {"tables": [["a", "b", "c"], ["d", "e", "f"]]}
+    r = client.post("/api/events/small/rounds", json=good, headers=writer)
+    assert r.json()["byes"] == ["g"]
+    base = "/api/events/small/rounds/1/tables"
+    ok_scores = {"scores": [[2, -1, -1], [-2, 1, 1], [1, -0.5, -0.5]]}
+    r = client.put(f"{base}/3/result", json=ok_scores, headers=writer)
+    assert r.status_code == 404 and "no table 3" in r.json()["detail"]
+    r = client.put(f"{base}/1/result", json={"scores": [[2, -1, -2]] * 3}, headers=writer)
+    assert r.status_code == 400 and "do not add up to 0" in r.json()["detail"]
+    r = client.put(f"{base}/1/result", json={"scores": [[2, -1, -1]] * 2}, headers=writer)
+    assert r.status_code == 400 and "3 boards" in r.json()["detail"]
+    # a batch with one bad table writes nothing
+    batch = {"results": [{"table": 1, **ok_scores}, {"table": 2, "scores": [[1, 1, 1]] * 3}]}
+    r = client.post("/api/events/small/rounds/1/results", json=batch, headers=writer)
+    assert r.status_code == 400 and "table 2 board 1" in r.json()["detail"]
+    assert client.get("/api/events/small").json()["rounds"][0]["tables"][0]["scores"] is None
+    assert client.put(f"{base}/1/result", json=ok_scores, headers=writer).status_code == 201
+    r = client.post("/api/events/small/rounds", json={}, headers=writer)
+    assert r.status_code == 400 and "no result for table 2" in r.json()["detail"]
+    r = client.post("/api/events/small/withdrawals", json={"player": "d"}, headers=writer)
+    assert r.status_code == 400 and "enter it first" in r.json()["detail"]
+    assert client.put(f"{base}/1/result", json=ok_scores, headers=writer).status_code == 409
+    amend = {"scores": [[-2, 1, 1]] * 3, "who": "td", "why": "misread sheet"}
+    r = client.post(f"{base}/2/amendments", json=amend, headers=writer)
+    assert r.status_code == 400 and "no result to amend" in r.json()["detail"]
+    r = client.post(f"{base}/1/amendments", json=amend, headers=writer)
+    assert r.status_code == 201 and r.json()["old"] == ok_scores["scores"]
+    log = client.get("/api/events/small").json()["amendments"]
+    assert [(a["who"], a["why"], a["new"]) for a in log] == [
+        ("td", "misread sheet", amend["scores"])
+    ]
+    r = client.post("/api/events/small/finish", headers=writer)
+    assert r.status_code == 400 and "not over" in r.json()["detail"]
+    assert client.get("/api/events/nope").status_code == 404
+    assert client.get("/api/events/small/rounds/2/sheet").status_code == 400

@@ -1,0 +1,114 @@
+"""A 90-player, 6-round event through ``mindsport event`` (CliRunner), from registration to the
+league, checked against the brute-force reference (``event_reference``): standings recomputed
+from the entered results and the rank-point formula, no repeated opponents, byes to players
+without one, every player holding every seat's cards once per deal, the same deal at every
+table of a duplicate round."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+from event_reference import (
+    PlayedRound,
+    PlayedTable,
+    board_scores,
+    brute_standings,
+    check_sheet,
+    repeats,
+    round_scores,
+    text,
+)
+from typer.testing import CliRunner
+
+from mindsport.cli import app as root_app
+from mindsport.event.cli import app
+from mindsport.store import Store
+
+runner = CliRunner()
+
+
+def test_ninety_players_six_rounds(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'event.db'}"
+
+    def ok(*args: str) -> str:
+        out = runner.invoke(app, [*args, "--db", db])
+        assert out.exit_code == 0, out.output
+        return out.output
+
+    names = [f"p{i:03d}" for i in range(90)]
+    ok("create", "weekend", "--league", "open", "--create-league", "--rounds", "6", "--seed", "7")
+    ok("register", "weekend", *names)
+    rng = random.Random(3)
+    played: list[PlayedRound] = []
+    for rnd in range(1, 7):
+        if rnd == 3:
+            ok("withdraw", "weekend", "p005")
+        if rnd == 4:
+            assert "from round 4" in ok("register", "weekend", "late1", "late2")
+        ok("pair", "weekend")
+        ok("sheet", "weekend", str(rnd), "--json", str(tmp_path / "sheet.json"))
+        sheet = json.loads((tmp_path / "sheet.json").read_text())
+        check_sheet(sheet, deals=1)
+        tables = [
+            PlayedTable(tuple(t["players"]), board_scores(rng, len(t["boards"])))
+            for t in sheet["tables"]
+        ]
+        first = tables[0]
+        if rnd == 2:  # a wrong result, then its logged correction
+            wrong = [[-x for x in row] for row in first.scores]
+            ok("result", "weekend", "2", "1", "-s", text(wrong))
+            ok(
+                "amend",
+                "weekend",
+                "2",
+                "1",
+                "-s",
+                text(first.scores),
+                "--who",
+                "td",
+                "--why",
+                "swap",
+            )
+        else:
+            ok("result", "weekend", str(rnd), "1", "-s", text(first.scores))
+        lines = [f"{rnd} {t + 1} {text(tb.scores)}" for t, tb in enumerate(tables) if t > 0]
+        (tmp_path / "results.txt").write_text("# round table scores\n" + "\n".join(lines))
+        ok("results", "weekend", str(tmp_path / "results.txt"))
+        played.append(PlayedRound(tables, sheet["byes"]))
+
+    # pairing: no repeated opponents, byes where the field is not a multiple of three
+    assert repeats(played) == 0
+    assert [len(r.byes) for r in played] == [0, 0, 2, 1, 1, 1]
+    byes = [p for r in played for p in r.byes]
+    assert len(set(byes)) == len(byes)  # nobody had a second bye while others had none
+    seated = [{p for t in r.tables for p in t.players} for r in played]
+    assert all("p005" not in s | set(r.byes) for s, r in zip(seated[2:], played[2:], strict=True))
+    assert all("late1" not in s for s in seated[:3]) and "late1" in seated[3] | set(played[3].byes)
+
+    # standings equal the brute-force reference
+    rows = [json.loads(line) for line in ok("standings", "weekend", "--json").splitlines()]
+    want = brute_standings([*names, "late1", "late2"], played)
+    got = {r["player"]: (r["place"], r["rank_points"], r["score"], r["opponents"]) for r in rows}
+    assert got == want
+    assert [r["place"] for r in rows] == sorted(r["place"] for r in rows)
+    assert next(r for r in rows if r["player"] == "p005")["withdrawn"] is True
+
+    # the amendment is logged; finishing writes every table once, idempotently
+    shown = runner.invoke(root_app, ["event", "show", "weekend", "--db", db]).output
+    assert "6 complete" in shown and "amended round 2 table 1 by td" in shown and "swap" in shown
+    tables = sum(len(r.tables) for r in played)
+    assert f"{tables} new match" in ok("finish", "weekend")
+    assert "0 new match" in ok("finish", "weekend")
+    with Store(db) as store:
+        matches = store.matches("open")
+    assert len(matches) == tables
+    m = next(m for m in matches if m.id == "weekend:r2:t1")
+    t = played[1].tables[0]
+    assert [team[0] for team in m.teams] == list(t.players)
+    # the league ranks the table by the corrected scores
+    s = round_scores(PlayedRound([t]))
+    assert list(m.ranks) == [sum(1 for q in t.players if s[q] > s[p]) for p in t.players]
+    refused = runner.invoke(app, ["result", "weekend", "6", "1", "-s", text(t.scores), "--db", db])
+    assert refused.exit_code == 2 and "finished" in refused.output
