@@ -1,0 +1,178 @@
+"""The event rules on their own: pairing against a brute-force search, byes, deals per format,
+standings under table scoring, and the refusals (each names the input)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from event_reference import (
+    PlayedRound,
+    PlayedTable,
+    board_scores,
+    brute_standings,
+    repeat_free_split_exists,
+)
+
+from mindsport.doudizhu import Deal
+from mindsport.event.deals import round_deals
+from mindsport.event.model import (
+    DealSource,
+    EventError,
+    EventFormat,
+    EventSpec,
+    Player,
+    Result,
+    Round,
+    Scoring,
+    Table,
+)
+from mindsport.event.pairing import pair_round
+from mindsport.event.standings import check_scores, standings
+from mindsport.tournament.doudizhu.games import random_deals
+from mindsport.tournament.executors import task_rng
+
+
+def run(
+    spec: EventSpec, players: list[Player], seed: int
+) -> tuple[list[Round], dict[tuple[int, int], Result], list[PlayedRound]]:
+    rng = random.Random(seed)
+    rounds: list[Round] = []
+    results: dict[tuple[int, int], Result] = {}
+    played: list[PlayedRound] = []
+    for _ in range(spec.rounds):
+        this = pair_round(spec, players, rounds, results)
+        tables = []
+        for t in this.tables:
+            s = board_scores(rng, spec.boards)
+            results[(this.number, t.number)] = check_scores(t, s)
+            tables.append(PlayedTable(t.players, s))
+        rounds.append(this)
+        played.append(PlayedRound(tables, list(this.byes)))
+    return rounds, results, played
+
+
+@pytest.mark.parametrize(("n", "rounds"), [(6, 4), (7, 4), (9, 5), (10, 5), (12, 5)])
+def test_no_repeat_whenever_a_repeat_free_split_exists(n: int, rounds: int) -> None:
+    spec = EventSpec("e", "l", rounds=rounds, seed=n)
+    players = [Player(f"p{i}", i + 1) for i in range(n)]
+    done, _, _ = run(spec, players, n)
+    met: set[frozenset[str]] = set()
+    byes: dict[str, int] = {}
+    for r in done:
+        seated = [p for t in r.tables for p in t.players]
+        assert sorted(seated + list(r.byes)) == sorted(p.name for p in players)  # once each
+        new = [
+            frozenset(pair)
+            for t in r.tables
+            for pair in (
+                (t.players[0], t.players[1]),
+                (t.players[0], t.players[2]),
+                (t.players[1], t.players[2]),
+            )
+        ]
+        if repeat_free_split_exists(seated, met):
+            assert not set(new) & met, f"round {r.number} repeats a pair it could avoid"
+        # byes go to players with the fewest byes so far
+        fewest = min(byes.get(p.name, 0) for p in players)
+        assert all(byes.get(p, 0) == fewest for p in r.byes)
+        for p in r.byes:
+            byes[p] = byes.get(p, 0) + 1
+        met.update(new)
+
+
+@pytest.mark.parametrize("scoring", [Scoring.FIELD, Scoring.TABLE])
+def test_standings_match_the_brute_force(scoring: Scoring) -> None:
+    spec = EventSpec("e", "l", rounds=4, deals=2, scoring=scoring, seed=3)
+    players = [Player(f"p{i}", i + 1) for i in range(11)]
+    rounds, results, played = run(spec, players, 5)
+    got = {
+        s.player: (s.place, s.rank_points, s.score, s.opponents)
+        for s in standings(spec, players, rounds, results)
+    }
+    assert got == brute_standings([p.name for p in players], played, str(scoring))
+
+
+def test_rank_points_of_a_worked_round() -> None:
+    """Worked by hand. Table (a, b, c) boards: a holds the landlord's cards on board 1, b on
+    board 2, c on board 3 (rotation); a = 4 - 1 - 0.5 = 2.5, b = -2 + 2 - 0.5 = -0.5,
+    c = -2 - 1 + 1 = -2. Table (d, e, f): d = -2 + 4 + 1 = 3, e = 1 - 8 + 1 = -6,
+    f = 1 + 4 - 2 = 3. Field of 6: d, f share place 1, a 3, b 4, c 5, e 6, so
+    R = 2 (6 - place + 1) = 12, 12, 8, 6, 4, 2; g's bye earns the mean, 7."""
+    spec = EventSpec("e", "l", rounds=1)
+    t1 = Table(1, 1, ("a", "b", "c"), ("h",))
+    t2 = Table(1, 2, ("d", "e", "f"), ("h",))
+    r1 = Result(1, 1, ((4.0, -2.0, -2.0), (2.0, -1.0, -1.0), (1.0, -0.5, -0.5)))
+    r2 = Result(1, 2, ((-2.0, 1.0, 1.0), (-8.0, 4.0, 4.0), (-2.0, 1.0, 1.0)))
+    scores = {**r1.player_scores(t1), **r2.player_scores(t2)}
+    assert scores == {"a": 2.5, "b": -0.5, "c": -2.0, "d": 3.0, "e": -6.0, "f": 3.0}
+    players = [Player(p, i + 1) for i, p in enumerate("abcdefg")]
+    rows = standings(spec, players, [Round(1, (t1, t2), ("g",))], {(1, 1): r1, (1, 2): r2})
+    assert {s.player: s.rank_points for s in rows} == {
+        "d": 12,
+        "f": 12,
+        "a": 8,
+        "b": 6,
+        "c": 4,
+        "e": 2,
+        "g": 7,
+    }
+    assert [s.place for s in rows] == [1, 1, 3, 4, 5, 6, 7]
+
+
+def test_deals_per_format() -> None:
+    hands = tuple(str(d) for d in random_deals(40, task_rng(1, 2)))
+    dup = round_deals(EventSpec("e", "l", deals=2, seed=4), 1, 5)
+    assert len(set(dup)) == 1 and len(dup[0]) == 2 and dup[0][0] != dup[0][1]
+    assert round_deals(EventSpec("e", "l", deals=2, seed=5), 1, 5) != dup
+    pooled = EventSpec("e", "l", rounds=3, deals=2, source=DealSource.POOL, pool=hands[:6])
+    assert [round_deals(pooled, r, 4)[0] for r in (1, 2, 3)] == [hands[0:2], hands[2:4], hands[4:6]]
+    equal = EventSpec(
+        "e", "l", format=EventFormat.EQUAL_STRENGTH, deals=2, source=DealSource.POOL, pool=hands
+    )
+    tables = round_deals(equal, 1, 10)
+    flat = [h for t in tables for h in t]
+    assert len(set(flat)) == 20 and set(flat) <= set(hands)
+    with pytest.raises(
+        EventError, match="need 42 different equal-strength hands; the pool holds 40"
+    ):
+        round_deals(equal, 1, 21)
+    rand = round_deals(EventSpec("e", "l", format=EventFormat.RANDOM, seed=1), 2, 6)
+    assert len({t[0] for t in rand}) == 6
+    for t in rand:
+        Deal.parse(t[0])  # valid deals
+
+
+def test_refusals_name_the_input() -> None:
+    with pytest.raises(EventError, match="rounds must be an integer from 1 to 50, got 0"):
+        EventSpec("e", "l", rounds=0)
+    with pytest.raises(EventError, match="format 'swiss': use one of duplicate"):
+        EventSpec("e", "l", format="swiss")  # type: ignore[arg-type]
+    with pytest.raises(EventError, match="needs a pool of equal-strength hands"):
+        EventSpec("e", "l", format=EventFormat.EQUAL_STRENGTH)
+    with pytest.raises(EventError, match="a duplicate event of 3 rounds with 2 deals each needs 6"):
+        EventSpec("e", "l", rounds=3, deals=2, source=DealSource.POOL, pool=("x",) * 1)
+    with pytest.raises(EventError, match="event name 'a b'"):
+        EventSpec("a b", "l")
+    table = Table(2, 4, ("a", "b", "c"), ("h",))
+    with pytest.raises(
+        EventError, match=r"round 2 table 4 board 2: the farmers score -1\.0 and -2\.0"
+    ):
+        check_scores(table, [[2, -1, -1], [3, -1, -2], [0, 0, 0]])
+    with pytest.raises(EventError, match="board 1: score nan is out of range"):
+        check_scores(table, [[float("nan"), 0, 0]] * 3)
+    with pytest.raises(EventError, match="expected scores for 3 boards, got 1 rows"):
+        check_scores(table, [[2, -1, -1]])
+    spec = EventSpec("e", "l", rounds=1)
+    two = [Player("a", 1), Player("b", 2)]
+    with pytest.raises(EventError, match="round 1 needs at least 3 players; 2 can play"):
+        pair_round(spec, two, [], {})
+    four = [*two, Player("c", 3), Player("d", 4)]
+    with pytest.raises(EventError, match="'e' is not a player of this round"):
+        pair_round(spec, four, [], {}, manual=[["a", "b", "e"]])
+    with pytest.raises(EventError, match="exactly 1 sit out"):
+        pair_round(spec, four, [], {}, manual=[])
+    done = pair_round(spec, four, [], {})
+    results = {(1, 1): check_scores(done.tables[0], [[1, -0.5, -0.5]] * 3)}
+    with pytest.raises(EventError, match="event 'e' has 1 rounds; all are paired"):
+        pair_round(spec, four, [done], results)
