@@ -2,7 +2,7 @@
 no input gives a 5xx, and a refused request (4xx) changes no stored data. Requests that fit the
 schema and requests that break it are both generated; each is sent twice: as generated (random
 league names and keys: mostly 404/403/422 early), and aimed at a real league with an admin key
-(so the bodies reach the deep checks and the store)."""
+(so the bodies reach the deep checks and the store); event paths are aimed at event ``main``."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from sqlalchemy import create_engine, select
 
+from mindsport.event.model import EventSpec
+from mindsport.event.store import EventStore
 from mindsport.history import Match
 from mindsport.service import create_app
 from mindsport.store import Store, resolve_url
@@ -43,6 +45,11 @@ class Service:
             [Match(f"seed{i}", i, [[f"p{i % 5}"], [f"p{(i + 1) % 5}"]], [0, 1]) for i in range(8)],
         )
         self.admin = self.store.create_key(admin=True)
+        # an event ``main`` of league ``main`` with a paired round (its tables take results)
+        events = EventStore(self.store)
+        events.create(EventSpec("main", "main", rounds=3))
+        events.register("main", [(f"e{i}", None) for i in range(7)])
+        events.pair("main")
         self.app = create_app(store=self.store)
         self.engine = create_engine(resolve_url(url))
 
@@ -123,6 +130,8 @@ def test_no_input_gives_a_server_error_or_a_half_write(service: Service, operati
         # the same request at the real league, with the admin key
         if case.path_parameters and "league" in case.path_parameters:
             case.path_parameters["league"] = "main"
+        if case.path_parameters and "event" in case.path_parameters:
+            case.path_parameters["event"] = "main"
         case.headers = {**(case.headers or {}), "X-API-Key": service.admin}
         _check(service, client, case)
 
