@@ -420,6 +420,9 @@ def simulate(
     ] = None,
     deals: Annotated[int, typer.Option(help="Deals per round (each in 3 rotations).")] = 1,
     events: Annotated[int, typer.Option(help="Events per format.")] = 3,
+    scoring: Annotated[Scoring, typer.Option(help="Rank points over the field or table.")] = (
+        Scoring.FIELD
+    ),
     seed: Annotated[int, typer.Option(help="Seed of the first event.")] = 0,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
 ) -> None:
@@ -453,12 +456,13 @@ def simulate(
             deals=deals,
             events=events,
             seed=seed,
+            scoring=scoring,
             progress=lambda k: bar.advance(task, k),
         )
     seconds = time.perf_counter() - start
     typer.echo(
-        f"{players} bots, {rounds} rounds, {deals} deal(s) a round, {events} event(s) "
-        f"per format, {seconds:.1f} s"
+        f"{players} bots, {rounds} rounds, {deals} deal(s) a round, {scoring} rank points, "
+        f"{events} event(s) per format, {seconds:.1f} s"
     )
     for f in found:
         typer.echo(

@@ -37,6 +37,7 @@ from mindsport.event.model import (
     Player,
     Result,
     Round,
+    Scoring,
     Standing,
 )
 from mindsport.event.model import Table as TableOfRound
@@ -190,6 +191,7 @@ def simulate_formats(
     deals: int = 1,
     events: int = 1,
     seed: int = 0,
+    scoring: Scoring = Scoring.FIELD,
     executor: Executor | None = None,
     progress: Progress | None = None,
 ) -> list[FormatRecovery]:
@@ -213,6 +215,7 @@ def simulate_formats(
                 rounds=rounds,
                 deals=deals,
                 source=DealSource.POOL if pool else DealSource.RANDOM,
+                scoring=scoring,
                 seed=seed + e,
                 pool=pool,
             )
