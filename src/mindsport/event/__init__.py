@@ -13,41 +13,7 @@ results written into a rating league.
 * :mod:`.simulate`: whole events played by graded bots, and how well their standings recover
   the bots' true order, per format.
 
-Importing this package does no I/O.
+Importing this package does no I/O and loads none of its modules.
 """
 
 from __future__ import annotations
-
-from mindsport.event.model import (
-    Board,
-    DealSource,
-    EventError,
-    EventFormat,
-    EventSpec,
-    EventStatus,
-    Player,
-    Result,
-    Round,
-    Scoring,
-    Seat,
-    Standing,
-    Table,
-    TieBreak,
-)
-
-__all__ = [
-    "Board",
-    "DealSource",
-    "EventError",
-    "EventFormat",
-    "EventSpec",
-    "EventStatus",
-    "Player",
-    "Result",
-    "Round",
-    "Scoring",
-    "Seat",
-    "Standing",
-    "Table",
-    "TieBreak",
-]

@@ -26,7 +26,7 @@ from mindsport.event.model import (
     TieBreak,
 )
 from mindsport.event.sheets import deal_sheet, deal_sheet_html, event_page_html
-from mindsport.event.store import EventState, EventStore, spec_to_json
+from mindsport.event.store import Amendment, EventState, EventStore, spec_to_json
 from mindsport.service.event_schemas import (
     MAX_PLAYERS_TABLES,
     AmendIn,
@@ -60,6 +60,18 @@ BodyOf = Callable[[Request, type[BaseModel]], Awaitable[Any]]
 def _body_doc(model: type[BaseModel]) -> dict[str, Any]:
     ref = {"$ref": f"#/components/schemas/{model.__name__}"}
     return {"requestBody": {"required": True, "content": {"application/json": {"schema": ref}}}}
+
+
+def _amendment_out(a: Amendment) -> dict[str, Any]:
+    return {
+        "round": a.round,
+        "table": a.table,
+        "old": [list(x) for x in a.old],
+        "new": [list(x) for x in a.new],
+        "who": a.who,
+        "why": a.why,
+        "at": a.at.isoformat(),
+    }
 
 
 def _state_out(state: EventState) -> dict[str, Any]:
@@ -97,18 +109,7 @@ def _state_out(state: EventState) -> dict[str, Any]:
             for r in state.rounds
         ],
         "complete": state.complete,
-        "amendments": [
-            {
-                "round": a.round,
-                "table": a.table,
-                "old": [list(x) for x in a.old],
-                "new": [list(x) for x in a.new],
-                "who": a.who,
-                "why": a.why,
-                "at": a.at.isoformat(),
-            }
-            for a in state.amendments
-        ],
+        "amendments": [_amendment_out(a) for a in state.amendments],
     }
 
 
@@ -267,15 +268,7 @@ def event_router(store: Store, run: Run, body_of: BodyOf, admin: Any) -> APIRout
         """Correct a table's result; logged with who, when, why, the old and new scores."""
         body: AmendIn = await body_of(request, AmendIn)
         a = await run(events.amend, event, round, table, body.scores, body.who, body.why)
-        return {
-            "round": a.round,
-            "table": a.table,
-            "old": [list(x) for x in a.old],
-            "new": [list(x) for x in a.new],
-            "who": a.who,
-            "why": a.why,
-            "at": a.at.isoformat(),
-        }
+        return _amendment_out(a)
 
     @router.post("/api/events/{event}/finish", dependencies=[Writer])
     async def finish(event: EventName) -> dict[str, Any]:

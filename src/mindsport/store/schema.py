@@ -145,10 +145,21 @@ events = Table(
     Column("finished_at", DateTime(timezone=True), nullable=True),
 )
 
+
+def _event_keys(*names: str, key: bool = True) -> list[Column[int]]:
+    """The event id (a foreign key) and the integer columns ``names`` (e.g. round, table_no),
+    as the primary key when ``key``."""
+    fk = ForeignKey("ms_events.id", ondelete="CASCADE")
+    return [
+        Column("event_id", Integer, fk, primary_key=key, nullable=False),
+        *(Column(n, Integer, primary_key=key, nullable=False) for n in names),
+    ]
+
+
 event_players = Table(
     "ms_event_players",
     metadata,
-    Column("event_id", Integer, ForeignKey("ms_events.id", ondelete="CASCADE"), primary_key=True),
+    *_event_keys(),
     Column("player", String(200), primary_key=True),
     Column("number", Integer, nullable=False),
     Column("bot", String(200), nullable=True),
@@ -159,8 +170,7 @@ event_players = Table(
 event_rounds = Table(
     "ms_event_rounds",
     metadata,
-    Column("event_id", Integer, ForeignKey("ms_events.id", ondelete="CASCADE"), primary_key=True),
-    Column("round", Integer, primary_key=True),
+    *_event_keys("round"),
     Column("byes", JSON, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
 )
@@ -168,9 +178,7 @@ event_rounds = Table(
 event_tables = Table(
     "ms_event_tables",
     metadata,
-    Column("event_id", Integer, ForeignKey("ms_events.id", ondelete="CASCADE"), primary_key=True),
-    Column("round", Integer, primary_key=True),
-    Column("table_no", Integer, primary_key=True),
+    *_event_keys("round", "table_no"),
     Column("players", JSON, nullable=False),
     Column("deals", JSON, nullable=False),
 )
@@ -178,9 +186,7 @@ event_tables = Table(
 event_results = Table(
     "ms_event_results",
     metadata,
-    Column("event_id", Integer, ForeignKey("ms_events.id", ondelete="CASCADE"), primary_key=True),
-    Column("round", Integer, primary_key=True),
-    Column("table_no", Integer, primary_key=True),
+    *_event_keys("round", "table_no"),
     Column("scores", JSON, nullable=False),
     Column("entered_by", String(100), nullable=True),
     Column("entered_at", DateTime(timezone=True), nullable=False),
@@ -190,9 +196,7 @@ event_amendments = Table(
     "ms_event_amendments",
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("event_id", Integer, ForeignKey("ms_events.id", ondelete="CASCADE"), nullable=False),
-    Column("round", Integer, nullable=False),
-    Column("table_no", Integer, nullable=False),
+    *_event_keys("round", "table_no", key=False),
     Column("old_scores", JSON, nullable=False),
     Column("new_scores", JSON, nullable=False),
     Column("who", String(100), nullable=False),
