@@ -4,7 +4,9 @@ standings under table scoring, and the refusals (each names the input)."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
+import numpy as np
 import pytest
 from event_reference import (
     PlayedRound,
@@ -13,9 +15,11 @@ from event_reference import (
     brute_standings,
     repeat_free_split_exists,
 )
+from typer.testing import CliRunner
 
 from mindsport.doudizhu import Deal
-from mindsport.event.deals import round_deals
+from mindsport.event.cli import app
+from mindsport.event.deals import pool_by_model, round_deals
 from mindsport.event.model import (
     DealSource,
     EventError,
@@ -29,7 +33,13 @@ from mindsport.event.model import (
 )
 from mindsport.event.pairing import pair_round
 from mindsport.event.standings import check_scores, standings
-from mindsport.tournament.doudizhu.games import random_deals
+from mindsport.tournament.doudizhu.games import bomb_count, random_deals
+from mindsport.tournament.doudizhu.generator import (
+    FEATURE_NAMES,
+    GdiModel,
+    deal_features,
+    feature_matrix,
+)
 from mindsport.tournament.executors import task_rng
 
 
@@ -176,3 +186,48 @@ def test_refusals_name_the_input() -> None:
     results = {(1, 1): check_scores(done.tables[0], [[1, -0.5, -0.5]] * 3)}
     with pytest.raises(EventError, match="event 'e' has 1 rounds; all are paired"):
         pair_round(spec, four, [done], results)
+
+
+def test_deals_generated_at_a_requested_difficulty(tmp_path: Path) -> None:
+    """A GDI model (fitted here on made-up GDIs of real deals) generates the pool: every hand a
+    one-bomb deal whose predicted GDI lies within epsilon of the target; through the CLI too."""
+    sample = random_deals(40, task_rng(5, 1), one_bomb=True)
+    x = feature_matrix(sample)
+    lord = [FEATURE_NAMES.index(f) for f in ("L_control", "L_bombs")]
+    fake = np.clip(0.3 + 0.05 * x[:, lord[0]] + 0.1 * x[:, lord[1]], 0, 1)
+    model = GdiModel.fit(x, np.stack([fake, fake * 0.8, fake * 0.5], axis=1), alpha=0.1)
+    target = np.median(model.predict(x), axis=0).tolist()
+    hands = pool_by_model(model, target, 0.08, 12, seed=3)
+    assert len(set(hands)) == 12
+    for h in hands:
+        d = Deal.parse(h)
+        assert bomb_count(d) == 1
+        assert np.linalg.norm(model.predict(deal_features(d))[0] - target) < 0.08
+    with pytest.raises(EventError, match="of 5 deals found within 1e-09"):
+        pool_by_model(model, [0.99, 0.01, 0.99], 1e-9, 5, seed=3, max_tries=50)
+    model.save(tmp_path / "gdi.json")
+    out = CliRunner().invoke(
+        app,
+        [
+            "create",
+            "gen",
+            "--league",
+            "l",
+            "--create-league",
+            "--gdi-model",
+            str(tmp_path / "gdi.json"),
+            "--target",
+            ",".join(map(str, target)),
+            "--epsilon",
+            "0.08",
+            "--count",
+            "6",
+            "--rounds",
+            "3",
+            "--deals",
+            "2",
+            "--db",
+            f"sqlite:///{tmp_path / 'gen.db'}",
+        ],
+    )
+    assert out.exit_code == 0 and "pool deals (6 hands)" in out.output, out.output

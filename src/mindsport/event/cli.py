@@ -66,6 +66,13 @@ def parse_tables(text: str) -> list[list[str]]:
     return [[p.strip() for p in t.split(",")] for t in text.split(";") if t.strip()]
 
 
+def _numbers(text: str, option: str) -> list[float]:
+    try:
+        return [float(x) for x in text.split(",")]
+    except ValueError:
+        raise EventError(f"{option} {text!r}: give numbers like 0.96,0.91,0.79") from None
+
+
 def _write(path: Path, text: str) -> None:
     from mindsport.tournament.atomic import write_atomically
 
@@ -77,6 +84,7 @@ def _write(path: Path, text: str) -> None:
 
 
 def _pool(
+    *,
     library: Path | None,
     select: str,
     players: int,
@@ -85,11 +93,25 @@ def _pool(
     centre: str | None,
     epsilon: float,
     hands: Path | None,
+    model: Path | None,
+    target: str | None,
+    count: int,
+    seed: int,
 ) -> tuple[str, ...]:
+    """The pool of hands the options ask for (empty: random deals)."""
     from mindsport.event.deals import check_hands, pool_by_dih, pool_by_gdi
     from mindsport.tournament.gdi import SEED_004_CENTRE
     from mindsport.tournament.library import HandLibrary
 
+    if model is not None:
+        from mindsport.event.deals import pool_by_model
+        from mindsport.tournament.doudizhu.generator import GdiModel
+
+        if target is None:
+            raise EventError("--gdi-model needs --target, the requested GDI (e.g. 0.9,0.8,0.6)")
+        return pool_by_model(
+            GdiModel.load(model), _numbers(target, "--target"), epsilon, count, seed
+        )
     if hands is not None:
         lines = hands.read_text(encoding="utf-8").splitlines()
         return check_hands([ln.strip() for ln in lines if ln.strip()])
@@ -99,13 +121,7 @@ def _pool(
     if select == "dih":
         return pool_by_dih(lib, players, rounds, top)
     if select == "gdi":
-        if centre is None:
-            middle: list[float] = list(SEED_004_CENTRE)
-        else:
-            try:
-                middle = [float(x) for x in centre.split(",")]
-            except ValueError:
-                raise EventError(f"--centre {centre!r}: give numbers like 0.96,0.91,0.79") from None
+        middle = list(SEED_004_CENTRE) if centre is None else _numbers(centre, "--centre")
         return pool_by_gdi(lib, middle, epsilon)
     raise EventError(f"--select {select!r}: use dih or gdi")
 
@@ -140,11 +156,31 @@ def create(
     hands: Annotated[
         Path | None, typer.Option(help="Text file of hands, one [L][F1][F2] a line.")
     ] = None,
+    gdi_model: Annotated[
+        Path | None, typer.Option(help="GDI model (mindsport tournament generate) to deal with.")
+    ] = None,
+    target: Annotated[
+        str | None, typer.Option(help="Requested GDI of generated deals, e.g. 0.9,0.8,0.6.")
+    ] = None,
+    count: Annotated[int, typer.Option(help="Deals to generate with --gdi-model.")] = 60,
     create_league: Annotated[bool, typer.Option(help="Create the league if missing.")] = False,
     db: str | None = DbOption,
 ) -> None:
     """Create an event (its league must exist, or pass --create-league)."""
-    pool = _pool(library, select, expected_players, rounds, top, centre, epsilon, hands)
+    pool = _pool(
+        library=library,
+        select=select,
+        players=expected_players,
+        rounds=rounds,
+        top=top,
+        centre=centre,
+        epsilon=epsilon,
+        hands=hands,
+        model=gdi_model,
+        target=target,
+        count=count,
+        seed=seed,
+    )
     spec = EventSpec(
         name=name,
         league=league,

@@ -10,7 +10,8 @@ tournament plans (:mod:`mindsport.tournament.formats`):
   of equal-strength hands (:func:`equal_strength_plan`);
 * ``random``: independent deals for every table (:func:`random_plan`).
 
-:func:`pool_by_dih` and :func:`pool_by_gdi` choose a pool from a hand library.
+:func:`pool_by_dih` and :func:`pool_by_gdi` choose a pool from a hand library;
+:func:`pool_by_model` generates one at a requested difficulty with a fitted GDI model.
 """
 
 from __future__ import annotations
@@ -21,12 +22,13 @@ import numpy as np
 
 from mindsport.doudizhu import Deal, DealError, deal
 from mindsport.event.model import EventError, EventFormat, EventSpec
+from mindsport.tournament.doudizhu.generator import GdiModel, propose_deals
 from mindsport.tournament.executors import task_rng
 from mindsport.tournament.formats import duplicate_plan, equal_strength_plan, random_plan
 from mindsport.tournament.library import HandLibrary
 from mindsport.tournament.selection import rank_by_discrimination
 
-__all__ = ["check_hands", "pool_by_dih", "pool_by_gdi", "round_deals"]
+__all__ = ["check_hands", "pool_by_dih", "pool_by_gdi", "pool_by_model", "round_deals"]
 
 
 def _dealt(rng: np.random.Generator) -> str:
@@ -71,6 +73,30 @@ def pool_by_dih(library: HandLibrary, players: int, rounds: int, top: int) -> tu
     """The library's hands by discrimination (DIH) for an event of ``players`` players and
     ``rounds`` rounds telling apart the best ``top``, highest first."""
     return check_hands([r.hand for r in rank_by_discrimination(library, players, rounds, top)])
+
+
+def pool_by_model(
+    model: GdiModel,
+    target: Sequence[float],
+    epsilon: float,
+    count: int,
+    seed: int,
+    *,
+    max_tries: int = 200_000,
+) -> tuple[str, ...]:
+    """``count`` deals generated at a requested difficulty: one-bomb deals whose GDI, as
+    ``model`` predicts it from the cards, lies within ``epsilon`` of ``target``
+    (:func:`~mindsport.tournament.doudizhu.generator.propose_deals`, drawing on
+    ``task_rng(seed, 19)``), dealing at most ``max_tries`` deals."""
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise EventError(f"count must be a positive integer, got {count!r}")
+    found = propose_deals(model, target, epsilon, count, task_rng(seed, 19), max_tries=max_tries)
+    if len(found.deals) < count:
+        raise EventError(
+            f"{len(found.deals)} of {count} deals found within {epsilon} of {list(target)} in "
+            f"{found.tried} tries; widen epsilon or ask for a more common difficulty"
+        )
+    return tuple(str(d) for d in found.deals)
 
 
 def pool_by_gdi(library: HandLibrary, centre: Sequence[float], epsilon: float) -> tuple[str, ...]:
