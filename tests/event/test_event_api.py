@@ -146,3 +146,38 @@ def test_keys_and_refusals(api: Any) -> None:
     assert r.status_code == 400 and "not over" in r.json()["detail"]
     assert client.get("/api/events/nope").status_code == 404
     assert client.get("/api/events/small/rounds/2/sheet").status_code == 400
+
+
+def test_two_desks_entering_one_table_at_once(db_url: str) -> None:
+    """Concurrent writers on one table: exactly one result is stored, the other is refused
+    (the event row is locked by every write)."""
+    import threading
+
+    from mindsport.errors import ConflictError
+    from mindsport.event.model import EventSpec
+    from mindsport.event.store import EventStore
+
+    with Store(db_url) as store:
+        store.create_league("open")
+        events = EventStore(store)
+        events.create(EventSpec("race", "open", rounds=1))
+        events.register("race", [(p, None) for p in "abcdef"])
+        events.pair("race")
+        outcomes: list[str] = []
+        barrier = threading.Barrier(4)
+
+        def desk(sign: int) -> None:
+            barrier.wait()
+            try:
+                events.enter_result("race", 1, 1, [[2 * sign, -sign, -sign]] * 3, f"desk{sign}")
+                outcomes.append("stored")
+            except ConflictError:
+                outcomes.append("refused")
+
+        threads = [threading.Thread(target=desk, args=(s,)) for s in (1, -1, 2, -2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert sorted(outcomes) == ["refused", "refused", "refused", "stored"]
+        assert len(events.get("race").results) == 1

@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Connection, insert, select, update
+from sqlalchemy.exc import IntegrityError
 
 from mindsport.errors import ConflictError, NotFoundError
 from mindsport.event.model import (
@@ -257,19 +258,23 @@ class EventStore:
     def create(self, spec: EventSpec) -> EventState:
         """Record a new event; its league must exist."""
         self.store.get_league(spec.league)
-        with self.store.transaction() as conn:
-            if conn.execute(select(events.c.id).where(events.c.name == spec.name)).first():
-                raise ConflictError(f"event {spec.name!r} already exists")
-            conn.execute(
-                insert(events).values(
-                    name=spec.name,
-                    league=spec.league,
-                    spec=spec_to_json(spec),
-                    status=str(EventStatus.OPEN),
-                    created_at=datetime.now(UTC),
+        exists = ConflictError(f"event {spec.name!r} already exists")
+        try:
+            with self.store.transaction() as conn:
+                if conn.execute(select(events.c.id).where(events.c.name == spec.name)).first():
+                    raise exists
+                conn.execute(
+                    insert(events).values(
+                        name=spec.name,
+                        league=spec.league,
+                        spec=spec_to_json(spec),
+                        status=str(EventStatus.OPEN),
+                        created_at=datetime.now(UTC),
+                    )
                 )
-            )
-            return self._load(conn, spec.name)[1]
+                return self._load(conn, spec.name)[1]
+        except IntegrityError:  # lost a creation race on PostgreSQL
+            raise exists from None
 
     def register(self, name: str, entries: Iterable[tuple[str, str | None]]) -> tuple[Player, ...]:
         """Register players ``(name, bot spec or None)``, all or none. A player registered
