@@ -44,7 +44,9 @@ def api(db_url: str) -> Iterator[tuple[TestClient, Store, dict[str, str], dict[s
 
 def test_ninety_players_six_rounds(api: Any) -> None:
     client, store, admin, writer = api
-    r = client.post("/api/events", json={"name": "cup", "league": "open", "seed": 5}, headers=admin)
+    r = client.post(
+        "/api/events", json={"name": "cup", "league": "open", "seed": 5, "deals": 2}, headers=admin
+    )
     assert r.status_code == 201, r.text
     names = [f"q{i:02d}" for i in range(90)]
     body = {"players": [{"name": n} for n in names]}
@@ -58,8 +60,8 @@ def test_ninety_players_six_rounds(api: Any) -> None:
         r = client.post("/api/events/cup/rounds", json={}, headers=writer)
         assert r.status_code == 201 and r.json()["round"] == rnd, r.text
         sheet = client.get(f"/api/events/cup/rounds/{rnd}/sheet").json()
-        check_sheet(sheet, deals=1)
-        scores = [board_scores(rng, 3) for _ in sheet["tables"]]
+        check_sheet(sheet, deals=2)
+        scores = [board_scores(rng, 6) for _ in sheet["tables"]]
         # table 1 on its own, the others in one post (all or none)
         url = f"/api/events/cup/rounds/{rnd}/tables/1/result"
         r = client.put(url, json={"scores": scores[0], "who": "desk 1"}, headers=writer)
@@ -74,11 +76,13 @@ def test_ninety_players_six_rounds(api: Any) -> None:
     assert [len(r.byes) for r in played] == [0, 2, 2, 2, 2, 2]
     byes = [p for r in played for p in r.byes]
     assert len(set(byes)) == len(byes)
-    got = client.get("/api/events/cup/standings").json()["standings"]
-    want = brute_standings(names, played)
-    assert {
-        s["player"]: (s["place"], s["rank_points"], s["score"], s["opponents"]) for s in got
-    } == want
+    for after in (3, 6):  # after round 3 and at the end
+        got = client.get("/api/events/cup/standings", params={"after": after}).json()
+        want = brute_standings(names, played[:after])
+        assert {
+            s["player"]: (s["place"], s["rank_points"], s["score"], s["opponents"])
+            for s in got["standings"]
+        } == want
     assert "missing" not in client.get("/events/cup").text.split("<h2>Rounds</h2>")[1]
     r = client.post("/api/events/cup/finish", headers=writer)
     tables = sum(len(p.tables) for p in played)

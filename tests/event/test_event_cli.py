@@ -112,3 +112,32 @@ def test_ninety_players_six_rounds(tmp_path: Path) -> None:
     assert list(m.ranks) == [sum(1 for q in t.players if s[q] > s[p]) for p in t.players]
     refused = runner.invoke(app, ["result", "weekend", "6", "1", "-s", text(t.scores), "--db", db])
     assert refused.exit_code == 2 and "finished" in refused.output
+
+
+def test_refusals_on_the_command_line(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'refuse.db'}"
+
+    def run(*args: str) -> tuple[int, str]:
+        out = runner.invoke(app, [*args, "--db", db])
+        return out.exit_code, " ".join(out.output.split())
+
+    assert run("create", "e", "--league", "nope")[1].startswith("error: league 'nope' does not")
+    assert run("create", "e", "--league", "l", "--create-league", "--rounds", "2")[0] == 0
+    assert run("register", "e", "a", "b", "c", "d")[0] == 0
+    code, out = run("register", "e", "e", "b")
+    assert code == 2 and "player 'b' is already registered in event 'e' as number 2" in out
+    code, out = run("pair", "e", "--tables", "a,b,c;a,d,b")
+    assert code == 2 and "'a' is seated twice (tables 1 and 2)" in out
+    assert run("pair", "e")[0] == 0
+    code, out = run("result", "e", "1", "2", "-s", "2,-1,-1;2,-1,-1;2,-1,-1")
+    assert code == 2 and "there is no table 2" in out
+    code, out = run("result", "e", "1", "1", "-s", "2,-1,-1;2,-1,x;2,-1,-1")
+    assert code == 2 and "board 2 ('2,-1,x') is not three numbers" in out
+    code, out = run("result", "e", "1", "1", "-s", "2,-1,-1;2,-1,-1;2,-1,0")
+    assert code == 2 and "board 3: scores [2.0, -1.0, 0.0] do not add up to 0" in out
+    code, out = run("pair", "e")
+    assert code == 2 and "round 1 has no result for table 1" in out
+    code, out = run("finish", "e")
+    assert code == 2 and "0 of 2 rounds have all their results" in out
+    code, out = run("standings", "e", "--after", "1")
+    assert code == 2 and "has 0 complete rounds" in out

@@ -9,6 +9,7 @@ landlord's, farmer 1's and farmer 2's score, as on the deal sheet.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -354,17 +355,21 @@ def amend(
 def standings(
     name: Name,
     as_json: Annotated[bool, typer.Option("--json", help="JSON lines instead of a table.")] = False,
+    after: Annotated[
+        int | None, typer.Option(help="After this round (default: every complete round).")
+    ] = None,
     db: str | None = DbOption,
 ) -> None:
     """Standings after the complete rounds: rank points, then the tie-breaks."""
     with _events(db) as events:
         state = events.get(name)
-    rows = state.standings()
+    rows = state.standings(after)
     if as_json:
         for s in rows:
-            typer.echo(json.dumps(s.__dict__))
+            typer.echo(json.dumps(dataclasses.asdict(s)))
         return
-    out = RichTable(title=f"{name}: after {state.complete} of {state.spec.rounds} rounds")
+    done = state.complete if after is None else after
+    out = RichTable(title=f"{name}: after {done} of {state.spec.rounds} rounds")
     for col in ("Place", "Player", "RP", "Score", "Opp. RP", "Rounds", "Byes"):
         out.add_column(col)
     for s in rows:

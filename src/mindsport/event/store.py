@@ -87,8 +87,15 @@ class EventState:
         """Rounds with every table's result in."""
         return complete_rounds(self.rounds, self.results)
 
-    def standings(self) -> list[Standing]:
-        return standings(self.spec, self.players, self.rounds, self.results)
+    def standings(self, after: int | None = None) -> list[Standing]:
+        """The standings after the complete rounds, or after round ``after`` of them."""
+        if after is None:
+            return standings(self.spec, self.players, self.rounds, self.results)
+        if isinstance(after, bool) or not isinstance(after, int) or not 0 <= after <= self.complete:
+            raise EventError(
+                f"after {after!r}: event {self.spec.name!r} has {self.complete} complete rounds"
+            )
+        return standings(self.spec, self.players, self.rounds[:after], self.results)
 
     def table(self, round_number: int, table_number: int) -> Table:
         if not 1 <= round_number <= len(self.rounds):

@@ -9,10 +9,11 @@ player, 409 a result entered twice or a finished event.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Header, Path, Request
+from fastapi import APIRouter, Depends, Header, Path, Query, Request
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel
 
@@ -164,13 +165,17 @@ def event_router(store: Store, run: Run, body_of: BodyOf, admin: Any) -> APIRout
         return _state_out(await run(events.get, event))
 
     @router.get("/api/events/{event}/standings")
-    async def get_standings(event: EventName) -> dict[str, Any]:
-        """Standings after the complete rounds (rank points, then the tie-breaks)."""
+    async def get_standings(
+        event: EventName, after: Annotated[int | None, Query(ge=0, le=MAX_ROUNDS)] = None
+    ) -> dict[str, Any]:
+        """Standings after the complete rounds, or after round ``after`` (rank points, then
+        the tie-breaks)."""
         state = await run(events.get, event)
+        rows = await run(state.standings, after)
         return {
             "event": event,
-            "complete": state.complete,
-            "standings": [s.__dict__ for s in state.standings()],
+            "after": state.complete if after is None else after,
+            "standings": [dataclasses.asdict(s) for s in rows],
         }
 
     @router.get("/api/events/{event}/rounds/{round}/sheet")
