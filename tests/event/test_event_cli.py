@@ -124,6 +124,8 @@ def test_refusals_on_the_command_line(tmp_path: Path) -> None:
     assert run("create", "e", "--league", "nope")[1].startswith("error: league 'nope' does not")
     assert run("create", "e", "--league", "l", "--create-league", "--rounds", "2")[0] == 0
     assert run("register", "e", "a", "b", "c", "d")[0] == 0
+    code, out = run("register", "e", "x", "--bot", "levle:3")
+    assert code == 2 and "bot of 'x': unknown bot 'levle:3'" in out
     code, out = run("register", "e", "e", "b")
     assert code == 2 and "player 'b' is already registered in event 'e' as number 2" in out
     code, out = run("pair", "e", "--tables", "a,b,c;a,d,b")

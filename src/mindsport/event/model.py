@@ -265,9 +265,6 @@ class Table:
             for k, rotation in enumerate(rotations)
         )
 
-    def seat_of(self, board: int, player: str) -> int:
-        return next(s.seat for s in self.boards()[board].seats if s.player == player)
-
 
 @dataclass(frozen=True)
 class Round:

@@ -24,7 +24,7 @@ from typing import Any
 from sqlalchemy import Connection, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
-from mindsport.errors import ConflictError, NotFoundError
+from mindsport.errors import ConflictError, MindsportError, NotFoundError
 from mindsport.event.model import (
     MAX_PLAYERS,
     EventError,
@@ -40,6 +40,7 @@ from mindsport.event.model import (
 )
 from mindsport.event.pairing import pair_round
 from mindsport.event.standings import check_scores, complete_rounds, standings
+from mindsport.games.registry import get_game
 from mindsport.match import Match, ranks_from_scores
 from mindsport.store import Store
 from mindsport.store.schema import (
@@ -287,9 +288,20 @@ class EventStore:
         """Register players ``(name, bot spec or None)``, all or none. A player registered
         after round r was paired plays from round r + 1 on (a late entry)."""
         wanted = [(check_player_name(p), bot) for p, bot in entries]
-        for _, bot in wanted:
-            if bot is not None:
-                _text("bot", bot, 200)
+        game = None
+        for p, bot in wanted:
+            if bot is None:
+                continue
+            _text(f"bot of {p!r}", bot, 200)
+            if bot.strip().lower().startswith("cmd:"):
+                if not bot.partition(":")[2].strip():
+                    raise EventError(f"bot of {p!r}: cmd: names no program")
+                continue  # an external program is started only when it plays
+            game = game or get_game("doudizhu")
+            try:
+                game.make_bot(bot)
+            except MindsportError as exc:
+                raise EventError(f"bot of {p!r}: {exc}") from None
         with self.store.transaction() as conn:
             eid, state = self._open(conn, name)
             known = {p.name: p for p in state.players}
