@@ -17,16 +17,19 @@ tournament plans (:mod:`mindsport.tournament.formats`):
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from mindsport.doudizhu import Deal, DealError, deal
 from mindsport.event.model import EventError, EventFormat, EventSpec
-from mindsport.tournament.doudizhu.generator import GdiModel, propose_deals
 from mindsport.tournament.executors import task_rng
 from mindsport.tournament.formats import duplicate_plan, equal_strength_plan, random_plan
 from mindsport.tournament.library import HandLibrary
 from mindsport.tournament.selection import rank_by_discrimination
+
+if TYPE_CHECKING:
+    from mindsport.tournament.doudizhu.generator import GdiModel
 
 __all__ = ["check_hands", "pool_by_dih", "pool_by_gdi", "pool_by_model", "round_deals"]
 
@@ -88,6 +91,8 @@ def pool_by_model(
     ``model`` predicts it from the cards, lies within ``epsilon`` of ``target``
     (:func:`~mindsport.tournament.doudizhu.generator.propose_deals`, drawing on
     ``task_rng(seed, 19)``), dealing at most ``max_tries`` deals."""
+    from mindsport.tournament.doudizhu.generator import propose_deals  # the planner, on demand
+
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
         raise EventError(f"count must be a positive integer, got {count!r}")
     found = propose_deals(model, target, epsilon, count, task_rng(seed, 19), max_tries=max_tries)
