@@ -14,7 +14,8 @@ from html import escape
 from typing import Any
 
 from mindsport.doudizhu import Deal
-from mindsport.event.model import SEATS, EventError
+from mindsport.errors import NotFoundError
+from mindsport.event.model import SEATS
 from mindsport.event.standings import paths
 from mindsport.event.store import EventState
 
@@ -32,7 +33,7 @@ th{background:#eee} .missing{background:#fde2e2} .entered{background:#e3f5e3}
 
 def _round(state: EventState, number: int) -> Any:
     if not 1 <= number <= len(state.rounds):
-        raise EventError(
+        raise NotFoundError(
             f"event {state.spec.name!r} has no round {number} ({len(state.rounds)} paired)"
         )
     return state.rounds[number - 1]
