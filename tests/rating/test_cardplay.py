@@ -156,7 +156,7 @@ def test_score_margin_posterior_matches_numerical_integration() -> None:
         y = model.margin(scores)
         assert y == pytest.approx(1.5 * (scores[0] - scores[1]))
         ranks = [0, 1] if scores[0] > scores[1] else [1, 0]
-        (a2,), (b2,) = model.rate_with([(a,), (b,)], ranks, margin=y)[0]
+        (a2,), _ = model.rate_with([(a,), (b,)], ranks, margin=y)[0]
         win = 1.0 if ranks[0] == 0 else -1.0
 
         # the joint density of (skill, difference) on a grid, integrated by Simpson's rule
@@ -167,7 +167,13 @@ def test_score_margin_posterior_matches_numerical_integration() -> None:
         dens *= stats.norm.pdf(d_, s_ - b.mu, math.sqrt(rest))
         dens *= stats.norm.pdf(y, d_, math.sqrt(s2))
 
-        def moment(k: int, dens: np.ndarray = dens, s_: np.ndarray = s_) -> float:
+        def moment(
+            k: int,
+            dens: np.ndarray = dens,
+            s_: np.ndarray = s_,
+            dg: np.ndarray = dg,
+            sg: np.ndarray = sg,
+        ) -> float:
             inner = integrate.simpson(s_**k * dens, x=dg, axis=1)
             return float(integrate.simpson(inner, x=sg))
 
@@ -261,7 +267,10 @@ def test_dealer_edge_is_recovered_in_a_four_player_free_for_all() -> None:
     matches = []
     for k in range(1500):
         table = rng.choice(n_players, 4, replace=False)
-        perf = [skills[p] + advantage[s] + rng.normal(0, BETA) for p, s in zip(table, seats)]
+        perf = [
+            skills[p] + advantage[s] + rng.normal(0, BETA)
+            for p, s in zip(table, seats, strict=True)
+        ]
         order = np.argsort(-np.asarray(perf))
         ranks = [0] * 4
         for place, i in enumerate(order):
@@ -296,3 +305,15 @@ def test_plain_rate_is_trueskill() -> None:
     a = CardPlay().rate(teams, [1, 0])
     b = TrueSkill().rate(teams, [1, 0])
     assert a == b
+
+
+def test_a_plain_block_is_rated_as_trueskill() -> None:
+    from mindsport.rating.batch import encode_matches
+
+    matches = [Match(f"m{k}", k, [["a"], ["b", "c"]], [k % 2, 1 - k % 2]) for k in range(6)]
+    ours = CardPlay().replayer()
+    theirs = TrueSkill().replayer()
+    for r in (ours, theirs):
+        r.feed(encode_matches(matches, PlayerIndex()), predict=False, keep=False)
+    for i in range(3):
+        assert ours.value(i) == theirs.value(i)

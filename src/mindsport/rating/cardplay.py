@@ -63,10 +63,12 @@ from mindsport.rating.rating import InvalidRatingError, Rating, trusted_rating
 from mindsport.rating.replayers import Fed, with_match_index
 from mindsport.rating.trueskill import (
     BETA,
-    PARAMS as TRUESKILL_PARAMS,
     InvalidGameError,
     TrueSkill,
     TrueSkillReplayer,
+)
+from mindsport.rating.trueskill import (
+    PARAMS as TRUESKILL_PARAMS,
 )
 
 __all__ = ["PARAMS", "CardBlock", "CardPlay", "CardPlayReplayer"]
@@ -241,6 +243,22 @@ class CardBlock(MatchBlock):
     offset: NDArray[np.float64]
     margin: NDArray[np.float64]
 
+    @classmethod
+    def of(
+        cls,
+        base: MatchBlock,
+        vptr: NDArray[np.int64],
+        vplayers: NDArray[np.int64],
+        offset: NDArray[np.float64],
+        margin: NDArray[np.float64],
+    ) -> CardBlock:
+        """The players' block ``base`` with the virtual players, offsets and margins."""
+        b = base
+        return cls(
+            b.team_ptr, b.player_ptr, b.players, b.weights, b.ranks, b.times,
+            vptr, vplayers, offset, margin,
+        )  # fmt: skip
+
 
 @functools.cache
 def _kernel() -> Any:
@@ -317,23 +335,23 @@ class CardPlayReplayer(TrueSkillReplayer):
                 vptr.append(len(vplayers))
             y = model.margin(m.scores)
             margin.append((math.nan if y is None else y, s2))
-        return CardBlock(
-            *base.arrays(),
-            vptr=np.asarray(vptr, np.int64),
-            vplayers=np.asarray(vplayers, np.int64),
-            offset=np.asarray(offset, np.float64),
-            margin=np.asarray(margin, np.float64).reshape(-1, 2),
+        return CardBlock.of(
+            base,
+            np.asarray(vptr, np.int64),
+            np.asarray(vplayers, np.int64),
+            np.asarray(offset, np.float64),
+            np.asarray(margin, np.float64).reshape(-1, 2),
         )
 
     def run(self, block: MatchBlock, fed: Fed, predict: bool, keep: bool) -> None:
         if not isinstance(block, CardBlock):  # a plain block: no roles, luck or margins
             n_teams = len(block.ranks)
-            block = CardBlock(
-                *block.arrays(),
-                vptr=np.zeros(n_teams + 1, np.int64),
-                vplayers=np.zeros(0, np.int64),
-                offset=np.zeros(n_teams),
-                margin=np.tile([math.nan, 1.0], (len(block), 1)),
+            block = CardBlock.of(
+                block,
+                np.zeros(n_teams + 1, np.int64),
+                np.zeros(0, np.int64),
+                np.zeros(n_teams),
+                np.tile([math.nan, 1.0], (len(block), 1)),
             )
         post = fed.post if fed.post is not None else self.table[:0]
         out = (post, fed.pair_a, fed.pair_b, fed.prob, fed.outcome)
