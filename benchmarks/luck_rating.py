@@ -18,6 +18,10 @@ several seeds each. The same games are rated by five models, each adding one ter
 * ``+duplicate``: and each deal as a latent player per side (luck cancels across tables);
 * ``+margin``: and the LINEAR score margin.
 
+Each model's settings (beta, tau and the settings of its own terms) are fitted by
+``mindsport.history.fit`` (one-step-ahead log-loss) on a separate tuning league of random deals,
+then used unchanged in every format and seed (``--no-fit``: the defaults).
+
 Reported per format and model: Kendall's tau between the recovered order (by mu) and the true
 order (by level) after 100, 200, 500, 1,000, 2,000 and 5,000 games (mean over seeds), the games
 needed for tau 0.9 (the first checkpoint at which the mean tau reaches it) and the one-step-ahead
@@ -46,6 +50,7 @@ from rich.table import Table as RichTable
 from scipy.stats import kendalltau
 
 from mindsport.doudizhu import Deal
+from mindsport.history import fit
 from mindsport.match import Match
 from mindsport.rating import build_model
 from mindsport.rating.batch import PlayerIndex
@@ -84,6 +89,33 @@ VARIANTS = (
         True,
     ),
 )
+
+
+#: the settings each model's fit searches (on a separate tuning league of random deals)
+GRIDS: dict[str, dict[str, tuple[float, ...]]] = {
+    "plain": {"beta": (2.0, 25 / 6, 8.0, 12.0), "tau": (0.0, 0.1, 0.3)},
+    "+roles": {
+        "beta": (2.0, 25 / 6, 8.0, 12.0),
+        "tau": (0.0, 0.1, 0.3),
+        "role_sigma": (4.0, 8.0, 16.0),
+    },
+    "+offset": {
+        "beta": (2.0, 25 / 6, 8.0, 12.0),
+        "tau": (0.0, 0.1, 0.3),
+        "luck_scale": (0.0, 4.0, 8.0, 12.0, 18.0, 26.0, 36.0),
+    },
+    "+duplicate": {
+        "beta": (2.0, 25 / 6, 8.0, 12.0),
+        "luck_scale": (0.0, 4.0, 8.0, 12.0, 18.0, 26.0, 36.0),
+        "deal_sigma": (1.0, 4.0, 8.0),
+    },
+    "+margin": {
+        "beta": (2.0, 25 / 6, 8.0, 12.0),
+        "luck_scale": (0.0, 4.0, 8.0, 12.0, 18.0, 26.0, 36.0),
+        "margin_scale": (0.5, 1.0, 2.0, 4.0),
+        "margin_noise": (4.0, 8.0, 16.0),
+    },
+}
 
 
 @dataclass(frozen=True)
@@ -170,10 +202,22 @@ class Outcome:
     roles: dict[str, tuple[float, float]]
 
 
+def tune(matches: Sequence[Match], v: Variant) -> dict[str, Any]:
+    """The variant's settings fitted by one-step-ahead log-loss on a tuning league."""
+    grid = GRIDS[v.name]
+    fixed = {k: x for k, x in v.params.items() if k not in grid}
+    result = fit(v.model, matches, 0.7, grid, fixed=fixed)
+    return {**fixed, **result.params}
+
+
 def rate_league(
-    matches: Sequence[Match], v: Variant, true_skill: Sequence[float], checkpoints: Sequence[int]
+    matches: Sequence[Match],
+    v: Variant,
+    params: dict[str, Any],
+    true_skill: Sequence[float],
+    checkpoints: Sequence[int],
 ) -> Outcome:
-    model = build_model(v.model, **v.params)
+    model = build_model(v.model, **params)
     replayer = model.replayer()
     index = PlayerIndex()
     for b in range(len(true_skill)):
@@ -292,6 +336,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--edge", type=float, default=3.0, help="the dealer's edge (skill)")
     parser.add_argument("--plot", default="out/luck_rating.png")
     parser.add_argument("--quick", action="store_true", help="small run (about a minute)")
+    parser.add_argument(
+        "--no-fit", dest="fit", action="store_false", help="default settings, no tuning league"
+    )
     args = parser.parse_args(argv)
     if args.quick:
         args.games, args.seeds, args.luck_deals = 1000, 2, 400
@@ -309,6 +356,12 @@ def main(argv: Sequence[str] | None = None) -> None:
             tables=args.luck_tables,
             progress=lambda k: progress.advance(task, k / args.luck_tables),
         )
+        task = progress.add_task("fitting each model on a tuning league", total=len(VARIANTS))
+        tuning = simulate("random", args.games, args.bots, 1000, luck_model)
+        settings: dict[str, dict[str, Any]] = {}
+        for v in VARIANTS:
+            settings[v.name] = tune(to_matches(tuning, v), v) if args.fit else dict(v.params)
+            progress.advance(task)
         runs = len(FORMATS) * args.seeds
         task = progress.add_task("leagues", total=runs * (1 + len(VARIANTS)))
         for fmt in FORMATS:
@@ -316,7 +369,9 @@ def main(argv: Sequence[str] | None = None) -> None:
                 league = simulate(fmt, args.games, args.bots, seed, luck_model)
                 progress.advance(task)
                 for v in VARIANTS:
-                    out = rate_league(to_matches(league, v), v, true_skill, checkpoints)
+                    out = rate_league(
+                        to_matches(league, v), v, settings[v.name], true_skill, checkpoints
+                    )
                     results.setdefault((fmt, v.name), []).append(out)
                     progress.advance(task)
         edge_curve = dealer_edge(0, max(args.games, 2000), args.edge)
@@ -341,6 +396,9 @@ def main(argv: Sequence[str] | None = None) -> None:
                 f"{ll:.4f}",
             )
         console.print(table)
+    for v in VARIANTS:
+        shown = ", ".join(f"{k}={x:.3g}" for k, x in sorted(settings[v.name].items()))
+        console.print(f"settings {v.name}: {shown}")
     roles = results["random", "+roles"][0].roles
     console.print(
         "learned role advantages (random deals, seed 0, +roles): "
