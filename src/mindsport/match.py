@@ -243,13 +243,7 @@ class Match:
         for t in teams:
             if isinstance(t, str) or len(t) == 0:
                 raise bad("teams", f"each team is a non-empty list of player ids, got {t!r}")
-            for p in t:
-                why = id_problem(p)
-                if why is not None:
-                    raise bad("teams", f"player id {_short(p)} {why}")
-                if p in seen:
-                    raise bad("teams", f"player {p!r} appears twice")
-                seen.add(p)
+            _distinct(t, seen, id_problem, ("teams", "player id", "player"), bad)
             tteams.append(tuple(t))
         tscores: tuple[float, ...] | None = None
         if scores is not None:
@@ -348,15 +342,28 @@ def _checked_roles(
     for team, rs in zip(teams, roles, strict=True):
         if isinstance(rs, str) or len(rs) != len(team):
             raise bad("roles", f"one role per player of team {list(team)}, got {_short(rs)}")
-        for r in rs:
-            why = _label_problem(r)
-            if why is not None:
-                raise bad("roles", f"role {_short(r)} {why}")
-            if r in seen:
-                raise bad("roles", f"role {r!r} appears twice")
-            seen.add(r)
+        _distinct(rs, seen, _label_problem, ("roles", "role", "role"), bad)
         out.append(tuple(rs))
     return tuple(out)
+
+
+def _distinct(
+    names: Sequence[str],
+    seen: set[str],
+    problem: Callable[[object], str | None],
+    words: tuple[str, str, str],
+    bad: Callable[[str, str], InvalidMatchError],
+) -> None:
+    """Check ``names`` (each allowed by ``problem``, none in ``seen``) and add them to ``seen``;
+    ``words``: the field, and what a name is called when bad and when repeated."""
+    field, noun, repeated = words
+    for name in names:
+        why = problem(name)
+        if why is not None:
+            raise bad(field, f"{noun} {_short(name)} {why}")
+        if name in seen:
+            raise bad(field, f"{repeated} {name!r} appears twice")
+        seen.add(name)
 
 
 def _check_agreement(
