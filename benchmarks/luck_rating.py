@@ -55,7 +55,7 @@ from mindsport.match import Match
 from mindsport.rating import build_model
 from mindsport.rating.batch import PlayerIndex
 from mindsport.tournament.doudizhu.games import Game, play_games, random_deals, warm_engine
-from mindsport.tournament.doudizhu.luck import LuckModel
+from mindsport.tournament.doudizhu.luck import LuckModel, played_luck
 from mindsport.tournament.formats import rotated_seatings
 
 CHECKPOINTS = (100, 200, 500, 1000, 2000, 5000)
@@ -153,7 +153,16 @@ def make_deals(
     return pool[:n_games], list(range(n_games))
 
 
-def simulate(fmt: str, n_games: int, n_bots: int, seed: int, luck_model: LuckModel) -> League:
+def simulate(
+    fmt: str,
+    n_games: int,
+    n_bots: int,
+    seed: int,
+    luck_model: LuckModel,
+    exact_tables: int = 0,
+) -> League:
+    """One league; the deals' luck is the fast estimate, or (``exact_tables`` > 0) the deals
+    played out at that many tables by the reference bots."""
     rng = np.random.default_rng([seed, FORMATS.index(fmt)])
     deals, which = make_deals(fmt, n_games, rng, luck_model)
     seats = np.empty((n_games, 3), np.int64)
@@ -171,7 +180,10 @@ def simulate(fmt: str, n_games: int, n_bots: int, seed: int, luck_model: LuckMod
         for g in range(n_games)
     ]
     scores = play_games(games, seed)
-    luck = luck_model.luck(deals)[which]
+    if exact_tables > 0:
+        luck = played_luck(deals, seed, tables=exact_tables, stage=7).luck[which]
+    else:
+        luck = luck_model.luck(deals)[which]
     return League(seats, [f"{fmt}-{seed}-{which[g]}" for g in range(n_games)], luck, scores)
 
 
@@ -200,6 +212,7 @@ class Outcome:
     taus: tuple[float, ...]
     log_loss: float
     roles: dict[str, tuple[float, float]]
+    seconds: float  # encoding and rating, predictions included
 
 
 def tune(matches: Sequence[Match], v: Variant) -> dict[str, Any]:
@@ -223,13 +236,16 @@ def rate_league(
     for b in range(len(true_skill)):
         index.get(f"b{b}")
     taus = []
+    clock = 0.0
     probs: list[np.ndarray] = []
     outcomes: list[np.ndarray] = []
     start = 0
     for stop in checkpoints:
+        t0 = time.perf_counter()
         fed = replayer.feed(
             replayer.encode(list(matches[start:stop]), index, None), predict=True, keep=False
         )
+        clock += time.perf_counter() - t0
         probs.append(fed.prob)
         outcomes.append(fed.outcome)
         mus = [replayer.value(index.get(f"b{b}")).mu for b in range(len(true_skill))]
@@ -241,7 +257,7 @@ def rate_league(
     ll = -np.mean(y[tail:] * np.log(p[tail:]) + (1 - y[tail:]) * np.log(1 - p[tail:]))
     roles_fn = getattr(replayer, "roles", None)
     roles = {k: (r.mu, r.sigma) for k, r in roles_fn().items()} if roles_fn else {}
-    return Outcome(tuple(taus), float(ll), roles)
+    return Outcome(tuple(taus), float(ll), roles, clock)
 
 
 def dealer_edge(
@@ -337,13 +353,20 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--plot", default="out/luck_rating.png")
     parser.add_argument("--quick", action="store_true", help="small run (about a minute)")
     parser.add_argument(
+        "--exact-luck",
+        type=int,
+        default=0,
+        metavar="TABLES",
+        help="luck of each league deal played out at TABLES tables (default: the fast estimate)",
+    )
+    parser.add_argument(
         "--no-fit", dest="fit", action="store_false", help="default settings, no tuning league"
     )
     args = parser.parse_args(argv)
     if args.quick:
         args.games, args.seeds, args.luck_deals = 1000, 2, 400
     checkpoints = [c for c in CHECKPOINTS if c <= args.games]
-    console = Console()
+    console = Console(width=140)
     started = time.perf_counter()
     warm_engine()
     true_skill = [float(lv) for lv in levels_of(args.bots)]
@@ -357,7 +380,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             progress=lambda k: progress.advance(task, k / args.luck_tables),
         )
         task = progress.add_task("fitting each model on a tuning league", total=len(VARIANTS))
-        tuning = simulate("random", args.games, args.bots, 1000, luck_model)
+        tuning = simulate("random", args.games, args.bots, 1000, luck_model, args.exact_luck)
         settings: dict[str, dict[str, Any]] = {}
         for v in VARIANTS:
             settings[v.name] = tune(to_matches(tuning, v), v) if args.fit else dict(v.params)
@@ -366,7 +389,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         task = progress.add_task("leagues", total=runs * (1 + len(VARIANTS)))
         for fmt in FORMATS:
             for seed in range(args.seeds):
-                league = simulate(fmt, args.games, args.bots, seed, luck_model)
+                league = simulate(fmt, args.games, args.bots, seed, luck_model, args.exact_luck)
                 progress.advance(task)
                 for v in VARIANTS:
                     out = rate_league(
@@ -385,8 +408,11 @@ def main(argv: Sequence[str] | None = None) -> None:
             table.add_column(str(c), justify="right")
         table.add_column("games to 0.9", justify="right")
         table.add_column("log-loss (last 30%)", justify="right")
+        table.add_column("rating time vs plain", justify="right")
+        plain_time = sum(o.seconds for o in results[fmt, "plain"])
         for v in VARIANTS:
             taus = mean_tau[fmt, v.name]
+            ratio = sum(o.seconds for o in results[fmt, v.name]) / plain_time
             reach = games_to(taus, checkpoints, 0.9)
             ll = np.mean([o.log_loss for o in results[fmt, v.name]])
             table.add_row(
@@ -394,6 +420,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 *(f"{t:.3f}" for t in taus),
                 "not reached" if reach is None else str(reach),
                 f"{ll:.4f}",
+                f"{ratio:.2f}x",
             )
         console.print(table)
     for v in VARIANTS:
