@@ -75,6 +75,20 @@ def test_free_for_all_without_extras_equals_the_reference() -> None:
         assert (a.mu, a.sigma) == pytest.approx((b.mu, b.sigma), abs=2e-3)
 
 
+def test_free_for_all_offsets_are_shifted_skills_of_the_reference() -> None:
+    # a known offset on a one-player team is that player's skill shifted for this game only
+    model = CardPlay(draw_probability=0.0)
+    teams = [(Rating(30, 4),), (Rating(25, 6),), (Rating(22, 3),), (Rating(27, 5),)]
+    offsets = [-3.0, 2.0, 6.5, 0.0]
+    ranks = [1, 3, 0, 2]
+    ours = model.rate_with(teams, ranks, offsets=offsets)[0]
+    env = ref.TrueSkill(beta=BETA, tau=TAU, draw_probability=0.0, backend="scipy")
+    shifted = [(ref.Rating(r.mu + o, r.sigma),) for (r,), o in zip(teams, offsets, strict=True)]
+    theirs = env.rate(shifted, ranks=ranks)
+    for (a,), (b,), o in zip(ours, theirs, offsets, strict=True):
+        assert (a.mu + o, a.sigma) == pytest.approx((b.mu, b.sigma), abs=2e-3)
+
+
 def exact_two_teams(
     mus: list[float],
     variances: list[float],
@@ -83,10 +97,12 @@ def exact_two_teams(
     offset: float,
     margin: float,
     observed: tuple[float, float] | None = None,
+    draw: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Exact posterior means and variances of skills ``s`` (independent Gaussians) after
     ``d = coeffs . s + offset + noise > margin`` (noise ``N(0, noise_var)``) and, with
-    ``observed = (y, s2)``, ``y ~ N(d, s2)``: the joint Gaussian conditioned on ``d``'s
+    ``observed = (y, s2)``, ``y ~ N(d, s2)`` (with ``draw``: ``|d| <= margin`` instead of the
+    win): the joint Gaussian conditioned on ``d``'s
     posterior, whose moments come from ``scipy.stats.truncnorm``."""
     mu = np.asarray(mus)
     var = np.asarray(variances)
@@ -99,7 +115,8 @@ def exact_two_teams(
         v1 = vd * s2 / (vd + s2)
         m1 = v1 * (md / vd + y / s2)
     sd = math.sqrt(v1)
-    post = stats.truncnorm((margin - m1) / sd, np.inf, loc=m1, scale=sd)
+    lo, hi = ((-margin - m1) / sd, (margin - m1) / sd) if draw else ((margin - m1) / sd, np.inf)
+    post = stats.truncnorm(lo, hi, loc=m1, scale=sd)
     ed, vard = float(post.mean()), float(post.var())
     cov = c * var
     return mu + cov / vd * (ed - md), var - cov * cov / vd**2 * (vd - vard)
@@ -144,6 +161,21 @@ def test_known_offset_is_the_shifted_truncation() -> None:
         # the offset of team 1 enters with the opposite sign
         (a3,), _ = model.rate_with([(a,), (b,)], [0, 1], offsets=[0.0, -offset])[0]
         assert a3.mu == pytest.approx(a2.mu, abs=1e-12)
+
+
+def test_offset_moves_the_draw_window() -> None:
+    model = CardPlay(draw_probability=0.25)
+    a, b, c = Rating(25, 6), Rating(27, 4), Rating(22, 3)
+    pv = [r.sigma**2 + TAU**2 for r in (a, b, c)]
+    e = draw_margin(0.25, 3, BETA)
+    for offset in (-4.0, 1.5, 7.0):
+        (a2,), (b2, c2) = model.rate_with([(a,), (b, c)], [0, 0], offsets=[offset, 0.0])[0]
+        mean, var = exact_two_teams(
+            [25, 27, 22], pv, [1, -1, -1], 3 * BETA**2, offset, e, draw=True
+        )
+        for r, m, v in zip((a2, b2, c2), mean, var, strict=True):
+            assert r.mu == pytest.approx(m, abs=1e-9)
+            assert r.sigma == pytest.approx(math.sqrt(v), abs=1e-9)
 
 
 def test_score_margin_posterior_matches_numerical_integration() -> None:
