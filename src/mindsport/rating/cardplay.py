@@ -32,7 +32,11 @@ switched on by what a :class:`~mindsport.match.Match` carries:
   absorbed exactly, then the truncation is moment-matched). Matches of more teams, or without
   scores, are rated by their order only.
 
-Without roles, deal, luck or margins the update is TrueSkill's, number for number.
+Without roles, deal, luck or margins the update is TrueSkill's, number for number. The
+match-level terms live in the compiled replay (:class:`CardPlayReplayer`, what ``replay``,
+``evaluate`` and ``fit`` use) and in :meth:`CardPlay.rate_with`; the model protocol's ``rate``
+and ``win_probability`` see teams of ratings only, so they (and ``replay(..., fast=False)``,
+which goes through ``rate``) rate as plain TrueSkill.
 
 >>> from mindsport.match import Match
 >>> ms = [Match(f"g{i}", i, [["ann"], ["bob", "cy"]], [0, 1],
