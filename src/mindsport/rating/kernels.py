@@ -448,6 +448,55 @@ def predict_pairs(
 
 
 @jit
+def prior_variance(
+    sigma: float, last: float, now: float, drift: float, sigma0: float, tau2: float
+) -> float:
+    """A player's variance before a match at ``now``: drift since ``last`` (NaN: never played)
+    and the dynamics ``tau2``."""
+    elapsed = 0.0
+    if drift > 0.0 and not math.isnan(last):
+        elapsed = now - last
+    sg = drifted_sigma(sigma, elapsed, drift, sigma0)
+    return sg * sg + tau2
+
+
+@jit
+def predict_and_update(
+    ptr: np.ndarray,
+    rank: np.ndarray,
+    slots: tuple[np.ndarray, ...],
+    team: tuple[np.ndarray, ...],
+    settings: np.ndarray,
+    work: tuple[np.ndarray, ...],
+    k: int,
+    predict: bool,
+    results: tuple[np.ndarray, ...],
+) -> tuple[bool, int]:
+    """One loaded match of a replay: its pre-game predictions from position ``k`` (with
+    ``predict``, :func:`predict_pairs`), then :func:`update_match`. ``slots = (mu, sigma,
+    prior variance, weight, noise, out_mu, out_sigma)``, ``team = (offset, margin)``, ``work =
+    (iw, fw, lw, team_mu, team_var)``; ``settings`` and ``results`` as for
+    :func:`replay_trueskill`. Returns whether it converged and the next prediction position."""
+    smu, ssig, pv, sw, noise, out_mu, out_sigma = slots
+    offset, margin = team
+    iw, fw, lw, team_mu, team_var = work
+    _post, pair_a, pair_b, prob, outcome = results
+    z, beta, tau = settings[0], settings[1], settings[2]
+    sigma_floor, tolerance = settings[5], settings[6]
+    max_iterations = int(settings[7])
+    if predict:
+        k = predict_pairs(
+            ptr, rank, smu, ssig, z, beta, tau, team_mu, team_var,
+            k, pair_a, pair_b, prob, outcome, noise, offset,
+        )  # fmt: skip
+    ok = update_match(
+        ptr, smu, pv, sw, rank, z, beta, sigma_floor, tolerance, max_iterations,
+        iw, fw, lw, out_mu, out_sigma, noise, offset, margin,
+    )  # fmt: skip
+    return ok, k
+
+
+@jit
 def replay_trueskill(
     table: np.ndarray,
     block: tuple[np.ndarray, ...],
@@ -471,8 +520,7 @@ def replay_trueskill(
     """
     team_ptr, player_ptr, players, weights, ranks, times = block
     post, pair_a, pair_b, prob, outcome = results
-    z, beta, tau, drift, sigma0, sigma_floor, tolerance = settings[:7]
-    max_iterations = int(settings[7])
+    z, beta, tau, drift, sigma0, sigma_floor = settings[:6]
     n_matches = team_ptr.shape[0] - 1
     max_teams, max_slots = block_sizes(team_ptr, player_ptr)
     iw, fw, lw = workspace(max_teams)
@@ -489,6 +537,8 @@ def replay_trueskill(
     players_only = np.ones(max_slots)
     no_offset = np.zeros(max_teams)
     no_margin = np.array([math.nan, 1.0])
+    slots = (smu, ssig, pv, sw, players_only, out_mu, out_sigma)
+    work = (iw, fw, lw, team_mu, team_var)
     workspace_sink = np.empty(1)
     tau2 = tau * tau
     beta2 = beta * beta
@@ -584,22 +634,12 @@ def replay_trueskill(
             smu[q] = rows[q, 0]
             ssig[q] = rows[q, 1]
             sw[q] = weights[s0 + q]
-            last = rows[q, 2]
-            elapsed = 0.0
-            if drift > 0.0 and not math.isnan(last):
-                elapsed = now - last
-            sg = drifted_sigma(ssig[q], elapsed, drift, sigma0)
-            pv[q] = sg * sg + tau2
+            pv[q] = prior_variance(ssig[q], rows[q, 2], now, drift, sigma0, tau2)
             out_mu[q] = smu[q]
             out_sigma[q] = ssig[q]
-        if predict:
-            k = predict_pairs(
-                ptr[: n + 1], ranks[t0 : t0 + n], smu, ssig, z, beta, tau, team_mu, team_var,
-                k, pair_a, pair_b, prob, outcome, players_only, no_offset,
-            )  # fmt: skip
-        ok = update_match(
-            ptr[: n + 1], smu, pv, sw, ranks[t0 : t0 + n], z, beta, sigma_floor, tolerance,
-            max_iterations, iw, fw, lw, out_mu, out_sigma, players_only, no_offset, no_margin,
+        ok, k = predict_and_update(
+            ptr[: n + 1], ranks[t0 : t0 + n], slots, (no_offset, no_margin), settings, work,
+            k, predict, results,
         )  # fmt: skip
         if not ok:
             return i

@@ -11,14 +11,11 @@ the virtual players and the offsets included.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from mindsport.rating.blockkernels import block_sizes
-from mindsport.rating.compiled import drifted_sigma
 from mindsport.rating.jit import jit
-from mindsport.rating.kernels import predict_pairs, update_match, workspace
+from mindsport.rating.kernels import predict_and_update, prior_variance, workspace
 
 
 @jit
@@ -43,9 +40,8 @@ def replay_cardplay(
     """
     team_ptr, player_ptr, players, weights, ranks, times = block
     vtable, vptr, vplayers, offset, margin = virtual
-    post, pair_a, pair_b, prob, outcome = results
-    z, beta, tau, drift, sigma0, sigma_floor, tolerance = settings[:7]
-    max_iterations = int(settings[7])
+    post = results[0]
+    tau, drift, sigma0 = settings[2], settings[3], settings[4]
     n_matches = team_ptr.shape[0] - 1
     max_teams, max_slots = block_sizes(team_ptr, player_ptr)
     max_virtual = 0
@@ -69,6 +65,8 @@ def replay_cardplay(
     team_mu = np.empty(max_teams)
     team_var = np.empty(max_teams)
     toff = np.empty(max_teams)
+    slots = (smu, ssig, pv, sw, noise, out_mu, out_sigma)
+    work = (iw, fw, lw, team_mu, team_var)
     tau2 = tau * tau
     with_time = post.shape[1] > 2
     k = 0
@@ -87,12 +85,7 @@ def replay_cardplay(
                 sw[q] = weights[s]
                 noise[q] = 1.0
                 src[q] = p
-                last = table[p, 2]
-                elapsed = 0.0
-                if drift > 0.0 and not math.isnan(last):
-                    elapsed = now - last
-                sg = drifted_sigma(ssig[q], elapsed, drift, sigma0)
-                pv[q] = sg * sg + tau2
+                pv[q] = prior_variance(ssig[q], table[p, 2], now, drift, sigma0, tau2)
                 q += 1
             for v in range(vptr[t0 + t], vptr[t0 + t + 1]):
                 r = vplayers[v]
@@ -107,14 +100,9 @@ def replay_cardplay(
         for s in range(q):
             out_mu[s] = smu[s]
             out_sigma[s] = ssig[s]
-        if predict:
-            k = predict_pairs(
-                ptr[: n + 1], ranks[t0 : t0 + n], smu, ssig, z, beta, tau, team_mu, team_var,
-                k, pair_a, pair_b, prob, outcome, noise, toff,
-            )  # fmt: skip
-        ok = update_match(
-            ptr[: n + 1], smu, pv, sw, ranks[t0 : t0 + n], z, beta, sigma_floor, tolerance,
-            max_iterations, iw, fw, lw, out_mu, out_sigma, noise, toff, margin[i],
+        ok, k = predict_and_update(
+            ptr[: n + 1], ranks[t0 : t0 + n], slots, (toff, margin[i]), settings, work,
+            k, predict, results,
         )  # fmt: skip
         if not ok:
             return i
