@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -365,9 +365,3 @@ class CardPlayReplayer(TrueSkillReplayer):
         )
         if bad >= 0:
             raise with_match_index(self.failure(bad), bad)
-
-
-def role_table(replayer: Any) -> Mapping[str, Rating]:
-    """The learned role advantages of a replayer that has them (empty otherwise)."""
-    roles = getattr(replayer, "roles", None)
-    return roles() if callable(roles) else {}
