@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from mindsport.errors import MindsportError
 
 __all__ = [
+    "MAX_LABEL",
     "MAX_RANK",
     "MAX_TIME",
     "MIN_TIME",
@@ -40,6 +41,8 @@ MIN_TIME = -5_364_662_400
 MAX_TIME = 7_258_118_400
 #: largest rank (places are 0, 1, 2, ...; every rank is exact as a 64-bit float)
 MAX_RANK = 2**31 - 1
+#: longest role name or deal id, in characters
+MAX_LABEL = 64
 
 # Unicode categories Cc (C0 and C1 controls, NUL included) and Cs (lone surrogates)
 _FORBIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
@@ -180,11 +183,25 @@ class Match:
     ``weights`` are partial-play fractions in [0, 1], one per player. ``time`` is a ``datetime``
     or any monotone number (seconds, days, a counter).
 
+    Games of chance may say more (all optional; absent, a model rates the match as before):
+
+    * ``roles``: one role or seat per player, in the shape of ``teams`` (``landlord``,
+      ``farmer1``, ``farmer2`` in Dou Dizhu; ``East`` ... ``North`` in mahjong). Names are
+      printable (as ids) and at most :data:`MAX_LABEL` characters; a role appears once per match.
+    * ``deal``: the id of the cards dealt (the same id at several tables: a duplicate deal).
+    * ``luck``: the deal's expected result, one number per team, in standard-normal units of
+      performance: for two teams a deal that the reference players win with probability ``p``
+      for team 0 is ``(probit(p), 0)`` (any pair with that difference). A luck-aware model
+      adds ``scale * luck[t]`` to team ``t``'s performance (see ``mindsport.rating.cardplay``).
+
     >>> m = Match("g1", 3, [["ann", "bob"], ["cy"]], None, scores=[2, 5])
     >>> m.ranks
     (1, 0)
     >>> m.players
     ('ann', 'bob', 'cy')
+    >>> Match("d1", 0, [["ann"], ["bob", "cy"]], [0, 1],
+    ...       roles=[["landlord"], ["farmer1", "farmer2"]], deal="deal-7", luck=[0.4, 0]).roles
+    (('landlord',), ('farmer1', 'farmer2'))
     """
 
     id: str
@@ -193,6 +210,9 @@ class Match:
     ranks: tuple[int | None, ...]
     weights: tuple[tuple[float, ...], ...] | None = None
     scores: tuple[float, ...] | None = None
+    roles: tuple[tuple[str, ...], ...] | None = None
+    deal: str | None = None
+    luck: tuple[float, ...] | None = None
 
     def __init__(
         self,
@@ -202,6 +222,10 @@ class Match:
         ranks: Sequence[int | None] | None = None,
         weights: Sequence[Sequence[float]] | None = None,
         scores: Sequence[float] | None = None,
+        *,
+        roles: Sequence[Sequence[str]] | None = None,
+        deal: str | None = None,
+        luck: Sequence[float] | None = None,
     ) -> None:
         def bad(field: str, why: str) -> InvalidMatchError:
             return InvalidMatchError(f"match {_short(id)}: {field}: {why}", field)
@@ -219,13 +243,7 @@ class Match:
         for t in teams:
             if isinstance(t, str) or len(t) == 0:
                 raise bad("teams", f"each team is a non-empty list of player ids, got {t!r}")
-            for p in t:
-                why = id_problem(p)
-                if why is not None:
-                    raise bad("teams", f"player id {_short(p)} {why}")
-                if p in seen:
-                    raise bad("teams", f"player {p!r} appears twice")
-                seen.add(p)
+            _distinct(t, seen, id_problem, ("teams", "player id", "player"), bad)
             tteams.append(tuple(t))
         tscores: tuple[float, ...] | None = None
         if scores is not None:
@@ -265,12 +283,30 @@ class Match:
                         raise bad("weights", f"weights lie in [0, 1], got {x!r}")
                 wl.append(tuple(float(x) for x in w))
             tweights = tuple(wl)
+        troles = _checked_roles(roles, tteams, bad)
+        tdeal: str | None = None
+        if deal is not None:
+            why = _label_problem(deal)
+            if why is not None:
+                raise bad("deal", f"deal id {_short(deal)} {why}")
+            tdeal = deal
+        tluck: tuple[float, ...] | None = None
+        if luck is not None:
+            if isinstance(luck, str) or len(luck) != len(tteams):
+                raise bad("luck", f"one number per team ({len(tteams)}), got {_short(luck)}")
+            for x in luck:
+                if isinstance(x, bool) or not isinstance(x, int | float) or not math.isfinite(x):
+                    raise bad("luck", f"not a finite number: {x!r}")
+            tluck = tuple(float(x) for x in luck)
         object.__setattr__(self, "id", id)
         object.__setattr__(self, "time", time)
         object.__setattr__(self, "teams", tuple(tteams))
         object.__setattr__(self, "ranks", tranks)
         object.__setattr__(self, "weights", tweights)
         object.__setattr__(self, "scores", tscores)
+        object.__setattr__(self, "roles", troles)
+        object.__setattr__(self, "deal", tdeal)
+        object.__setattr__(self, "luck", tluck)
 
     @property
     def players(self) -> tuple[str, ...]:
@@ -280,6 +316,54 @@ class Match:
     def time_value(self) -> float:
         """``time`` as a number: :func:`time_value` (POSIX seconds for datetimes, naive = UTC)."""
         return time_value(self.time)
+
+
+def _label_problem(value: object) -> str | None:
+    """Why ``value`` cannot be a role name or a deal id (an id of at most :data:`MAX_LABEL`
+    characters), or ``None``."""
+    why = id_problem(value)
+    if why is None and len(value) > MAX_LABEL:  # type: ignore[arg-type]
+        why = f"is longer than {MAX_LABEL} characters"
+    return why
+
+
+def _checked_roles(
+    roles: Sequence[Sequence[str]] | None,
+    teams: list[tuple[str, ...]],
+    bad: Callable[[str, str], InvalidMatchError],
+) -> tuple[tuple[str, ...], ...] | None:
+    """``roles`` in the shape of ``teams`` (one printable, short, distinct name per player)."""
+    if roles is None:
+        return None
+    if isinstance(roles, str) or len(roles) != len(teams):
+        raise bad("roles", f"one list of roles per team ({len(teams)}), got {_short(roles)}")
+    out: list[tuple[str, ...]] = []
+    seen: set[str] = set()
+    for team, rs in zip(teams, roles, strict=True):
+        if isinstance(rs, str) or len(rs) != len(team):
+            raise bad("roles", f"one role per player of team {list(team)}, got {_short(rs)}")
+        _distinct(rs, seen, _label_problem, ("roles", "role", "role"), bad)
+        out.append(tuple(rs))
+    return tuple(out)
+
+
+def _distinct(
+    names: Sequence[str],
+    seen: set[str],
+    problem: Callable[[object], str | None],
+    words: tuple[str, str, str],
+    bad: Callable[[str, str], InvalidMatchError],
+) -> None:
+    """Check ``names`` (each allowed by ``problem``, none in ``seen``) and add them to ``seen``;
+    ``words``: the field, and what a name is called when bad and when repeated."""
+    field, noun, repeated = words
+    for name in names:
+        why = problem(name)
+        if why is not None:
+            raise bad(field, f"{noun} {_short(name)} {why}")
+        if name in seen:
+            raise bad(field, f"{repeated} {name!r} appears twice")
+        seen.add(name)
 
 
 def _check_agreement(

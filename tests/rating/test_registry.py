@@ -33,7 +33,15 @@ def class_defaults(cls: type) -> dict[str, Any]:
 
 
 def test_names_and_display() -> None:
-    assert model_names() == ("trueskill", "elo", "fide", "glicko2", "tenhou", "pairwise")
+    assert model_names() == (
+        "trueskill",
+        "elo",
+        "fide",
+        "glicko2",
+        "tenhou",
+        "pairwise",
+        "cardplay",
+    )
     d = {n: MODELS[n].display for n in MODELS}
     assert (d["trueskill"].conservative, d["trueskill"].deviation_label) == (
         "mu - 3 sigma",

@@ -5,12 +5,17 @@ Formats (chosen by file extension, or ``format=``):
 * **JSONL** (``.jsonl``/``.ndjson``): one match per line, an object with ``id``, ``time`` (ISO 8601
   string or number), ``teams`` (list of lists of player ids), ``ranks`` (list of ints or null;
   may be omitted when ``scores`` are given), optional ``weights`` (same shape as ``teams``) and
-  ``scores`` (one number per team).
-* **CSV long format** (``.csv``): header ``match_id,time,player,team,rank[,weight][,score]``, one
-  row per player; a match's rows are consecutive; teams are told apart by the ``team`` label and
-  ordered by first appearance. ``rank`` is the team's rank (empty: unranked); ``score`` is the
-  team's score, repeated on each of its rows (empty ``rank`` column with scores: ranks from
-  scores). ``time`` is an ISO datetime or a number. Empty ``weight`` means no weights.
+  ``scores`` (one number per team); for games of chance, optional ``roles`` (one role name per
+  player, same shape as ``teams``), ``deal`` (the id of the cards dealt) and ``luck`` (the deal's
+  expected result, one number per team; see :class:`mindsport.match.Match`).
+* **CSV long format** (``.csv``): header
+  ``match_id,time,player,team,rank[,weight][,score][,role][,deal][,luck]``, one row per player; a
+  match's rows are consecutive; teams are told apart by the ``team`` label and ordered by first
+  appearance. ``rank`` is the team's rank (empty: unranked); ``score`` is the team's score,
+  repeated on each of its rows (empty ``rank`` column with scores: ranks from scores). ``time``
+  is an ISO datetime or a number. Empty ``weight`` means no weights. ``role`` is the player's
+  role (empty on every row of a match: no roles), ``deal`` the match's deal id (repeated on each
+  row), ``luck`` the team's expected result (repeated on each of its rows).
 * **Parquet** (``.parquet``, needs pyarrow): the same long columns.
 
 Reading errors raise :class:`MatchFileError` naming the file, the line (1-based, the header is
@@ -45,7 +50,18 @@ __all__ = [
 ]
 
 Format = Literal["jsonl", "csv", "parquet"]
-CSV_COLUMNS = ("match_id", "time", "player", "team", "rank", "weight", "score")
+CSV_COLUMNS = (
+    "match_id",
+    "time",
+    "player",
+    "team",
+    "rank",
+    "weight",
+    "score",
+    "role",
+    "deal",
+    "luck",
+)
 _REQUIRED = ("match_id", "time", "player", "team")
 
 
@@ -148,10 +164,16 @@ def _match_to_json(m: Match) -> dict[str, Any]:
         d["weights"] = [list(w) for w in m.weights]
     if m.scores is not None:
         d["scores"] = list(m.scores)
+    if m.roles is not None:
+        d["roles"] = [list(r) for r in m.roles]
+    if m.deal is not None:
+        d["deal"] = m.deal
+    if m.luck is not None:
+        d["luck"] = list(m.luck)
     return d
 
 
-_JSON_KEYS = {"id", "time", "teams", "ranks", "weights", "scores"}
+_JSON_KEYS = {"id", "time", "teams", "ranks", "weights", "scores", "roles", "deal", "luck"}
 
 
 def _match_from_json(obj: Any, path: str, line: int) -> Match:
@@ -173,7 +195,17 @@ def _match_from_json(obj: Any, path: str, line: int) -> Match:
         except ValueError as exc:
             raise MatchFileError(path, line, "time", str(exc)) from None
     try:
-        return Match(mid, t, obj["teams"], obj.get("ranks"), obj.get("weights"), obj.get("scores"))
+        return Match(
+            mid,
+            t,
+            obj["teams"],
+            obj.get("ranks"),
+            obj.get("weights"),
+            obj.get("scores"),
+            roles=obj.get("roles"),
+            deal=obj.get("deal"),
+            luck=obj.get("luck"),
+        )
     except InvalidMatchError as exc:
         field = _field_of(str(exc))
         raise MatchFileError(path, line, field, str(exc)) from None
@@ -182,7 +214,7 @@ def _match_from_json(obj: Any, path: str, line: int) -> Match:
 
 
 def _field_of(message: str) -> str | None:
-    for f in ("time", "teams", "ranks", "weights", "scores", "id"):
+    for f in ("time", "teams", "ranks", "weights", "scores", "roles", "deal", "luck", "id"):
         if f": {f}:" in message or message.startswith(f"match {f}"):
             return f
     return None
@@ -229,6 +261,9 @@ class _LongBuilder:
         self.rank: dict[str, int | None] = {}
         self.score: dict[str, float | None] = {}
         self.weights: dict[str, list[float | None]] = {}
+        self.roles: dict[str, list[str | None]] = {}
+        self.luck: dict[str, float | None] = {}
+        self.deal: str | None = None
 
     def add(
         self,
@@ -239,6 +274,9 @@ class _LongBuilder:
         rank: int | None,
         weight: float | None,
         score: float | None,
+        role: str | None = None,
+        deal: str | None = None,
+        luck: float | None = None,
     ) -> None:
         if time_raw != self.time_raw:
             raise MatchFileError(
@@ -247,13 +285,32 @@ class _LongBuilder:
                 "time",
                 f"match {self.id!r} has two times: {self.time_raw!r} and {time_raw!r}",
             )
+        if not self.team_labels:
+            self.deal = deal
+        elif deal != self.deal:
+            raise MatchFileError(
+                self.path,
+                line,
+                "deal",
+                f"match {self.id!r} has two deals: {self.deal!r} and {deal!r}",
+            )
         if team not in self.members:
             self.team_labels.append(team)
             self.members[team] = []
             self.rank[team] = rank
             self.score[team] = score
+            self.luck[team] = luck
             self.weights[team] = []
+            self.roles[team] = []
         else:
+            if self.luck[team] != luck:
+                raise MatchFileError(
+                    self.path,
+                    line,
+                    "luck",
+                    f"team {team!r} of match {self.id!r} has two lucks: "
+                    f"{self.luck[team]!r} and {luck!r}",
+                )
             if self.rank[team] != rank:
                 raise MatchFileError(
                     self.path,
@@ -272,6 +329,7 @@ class _LongBuilder:
                 )
         self.members[team].append(player)
         self.weights[team].append(weight)
+        self.roles[team].append(role)
 
     def build(self, time: datetime | float | int) -> Match:
         teams = [self.members[t] for t in self.team_labels]
@@ -301,10 +359,37 @@ class _LongBuilder:
                     f"match {self.id!r}: some players have a weight, others not",
                 )
             weights = [[w for w in self.weights[t] if w is not None] for t in self.team_labels]
+        roles = self._all_or_none(
+            "role",
+            "some players have a role, others not",
+            [self.roles[t] for t in self.team_labels],
+        )
+        lucks = self._all_or_none(
+            "luck", "some teams have a luck, others not", [[self.luck[t] for t in self.team_labels]]
+        )
         try:
-            return Match(self.id, time, teams, ranks, weights, scores)
+            return Match(
+                self.id,
+                time,
+                teams,
+                ranks,
+                weights,
+                scores,
+                roles=roles,
+                deal=self.deal,
+                luck=None if lucks is None else lucks[0],
+            )
         except InvalidMatchError as exc:
             raise MatchFileError(self.path, self.line, _field_of(str(exc)), str(exc)) from None
+
+    def _all_or_none(self, column: str, why: str, rows: list[list[Any]]) -> list[list[Any]] | None:
+        """``rows`` when every value is given, None when none is, else an error on ``column``."""
+        given = [v is not None for row in rows for v in row]
+        if not any(given):
+            return None
+        if not all(given):
+            raise MatchFileError(self.path, self.line, column, f"match {self.id!r}: {why}")
+        return rows
 
 
 def _long_rows(m: Match) -> Iterator[dict[str, Any]]:
@@ -318,6 +403,9 @@ def _long_rows(m: Match) -> Iterator[dict[str, Any]]:
                 "rank": m.ranks[ti],
                 "weight": None if m.weights is None else m.weights[ti][pi],
                 "score": None if m.scores is None else m.scores[ti],
+                "role": None if m.roles is None else m.roles[ti][pi],
+                "deal": m.deal,
+                "luck": None if m.luck is None else m.luck[ti],
             }
 
 
@@ -352,8 +440,12 @@ def _group_long(
             )
         except ValueError as exc:
             raise MatchFileError(path, line, "rank", str(exc)) from None
+        texts: dict[str, str | None] = {}
+        for f in ("role", "deal"):
+            v = row.get(f)
+            texts[f] = None if v is None or (isinstance(v, str) and not v.strip()) else str(v)
         vals: dict[str, float | None] = {}
-        for f in ("weight", "score"):
+        for f in ("weight", "score", "luck"):
             v = row.get(f)
             if (
                 v is None
@@ -386,7 +478,18 @@ def _group_long(
             raise MatchFileError(
                 path, line, "player", f"player {p!r} appears twice in match {mid!r}"
             )
-        cur.add(line, time_raw, p, str(team).strip(), rank, vals["weight"], vals["score"])
+        cur.add(
+            line,
+            time_raw,
+            p,
+            str(team).strip(),
+            rank,
+            vals["weight"],
+            vals["score"],
+            texts["role"],
+            texts["deal"],
+            vals["luck"],
+        )
     if cur is not None:
         yield cur.line, _finish(cur, parse_time)
 
@@ -460,6 +563,9 @@ def _write_csv(fh: IO[str], matches: Iterable[Match]) -> int:
                     "" if r["rank"] is None else r["rank"],
                     "" if r["weight"] is None else repr(r["weight"]),
                     "" if r["score"] is None else repr(r["score"]),
+                    "" if r["role"] is None else r["role"],
+                    "" if r["deal"] is None else r["deal"],
+                    "" if r["luck"] is None else repr(r["luck"]),
                 ]
             )
         n += 1
@@ -535,6 +641,9 @@ def _write_parquet(path: str, matches: Iterable[Match]) -> int:
             "rank": pa.array(cols["rank"], pa.int64()),
             "weight": pa.array(cols["weight"], pa.float64()),
             "score": pa.array(cols["score"], pa.float64()),
+            "role": pa.array(cols["role"], pa.string()),
+            "deal": pa.array(cols["deal"], pa.string()),
+            "luck": pa.array(cols["luck"], pa.float64()),
         }
     )
     pq.write_table(table, path)

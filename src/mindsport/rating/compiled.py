@@ -24,6 +24,7 @@ erfcx = F.erfcx
 norm_cdf = F.norm_cdf
 truncated = F.truncated
 difference_moments = F.difference_moments
+margin_moments = F.margin_moments
 win_moments = F.win_moments
 drifted_sigma = F.drifted_sigma
 margin_from_quantile = F.margin_from_quantile

@@ -30,6 +30,7 @@ from mindsport.rating.compiled import (
     difference_moments,
     drifted_sigma,
     margin_from_quantile,
+    margin_moments,
     norm_cdf,
     pair_outcome,
     truncated,
@@ -66,25 +67,36 @@ def two_teams(
     beta2: float,
     out_mu: np.ndarray,
     out_var: np.ndarray,
+    noise: np.ndarray,
+    offset: float,
+    y: float,
+    s2: float,
 ) -> None:
     """Two teams (left slots ``l0:l1`` ahead of or tied with right slots ``r0:r1``).
 
-    The team difference ``d = sum w_i p_i - sum w_j p_j`` has variance ``c^2``; its truncation
-    (draw margin ``e``) gives ``v`` and ``w``, and each skill moves by its covariance with ``d``.
-    ``pv`` is each player's prior variance (dynamics and drift included). Writes the new mean
-    and variance of every slot with a positive weight.
+    The team difference ``d = offset + sum w_i p_i - sum w_j p_j`` has variance ``c^2``; its
+    truncation (draw margin ``e``) gives ``v`` and ``w``, and each skill moves by its covariance
+    with ``d``. ``pv`` is each slot's prior variance (dynamics and drift included), ``noise``
+    its share of the performance noise ``beta2`` (1 a player, 0 a virtual player: a skill with
+    no noise of its own), ``offset`` the known performance offset of the left team over the
+    right one. With a finite ``y`` the difference was observed as ``y ~ N(d, s2)`` as well
+    (:func:`margin_moments`). Writes the new mean and variance of every slot with a positive
+    weight.
     """
-    mean_l = 0.0
+    mean_l = offset
     mean_r = 0.0
     c2 = 0.0
     for s in range(l0, l1):
         mean_l += w[s] * mu[s]
-        c2 += w[s] * w[s] * (pv[s] + beta2)
+        c2 += w[s] * w[s] * (pv[s] + noise[s] * beta2)
     for s in range(r0, r1):
         mean_r += w[s] * mu[s]
-        c2 += w[s] * w[s] * (pv[s] + beta2)
+        c2 += w[s] * w[s] * (pv[s] + noise[s] * beta2)
     c = math.sqrt(c2)
-    v, wt = difference_moments(mean_l - mean_r, c, e, tied)
+    if math.isnan(y):
+        v, wt = difference_moments(mean_l - mean_r, c, e, tied)
+    else:
+        v, wt = margin_moments(mean_l - mean_r, c, e, tied, y, s2)
     for side in range(2):
         s0 = l0 if side == 0 else r0
         s1 = l1 if side == 0 else r1
@@ -181,12 +193,20 @@ def update_match(
     lw: np.ndarray,
     out_mu: np.ndarray,
     out_sigma: np.ndarray,
+    noise: np.ndarray,
+    offset: np.ndarray,
+    margin: np.ndarray,
 ) -> bool:
     """TrueSkill's update of one game; ``False`` if message passing did not converge.
 
     Team ``t`` holds the slots ``ptr[t]:ptr[t+1]`` of ``mu`` (mean), ``pv`` (prior variance:
-    sigma^2, drift and tau^2) and ``w`` (weight); ``rank`` is NaN for an unranked team; ``z``
-    is the draw margin's normal quantile. The new mean and sigma (at least ``sigma_floor``) of
+    sigma^2, drift and tau^2), ``w`` (weight) and ``noise`` (the slot's share of ``beta^2``: 1
+    for a player, 0 for a virtual player such as a role's advantage, which adds skill but no
+    performance noise and does not count towards the draw margin); ``offset[t]`` is a known
+    amount added to team ``t``'s performance (a deal's luck); ``margin`` is ``(y, s2)``: for two
+    teams, the performance difference of team 0 over team 1 observed as ``N(y, s2)`` (NaN
+    ``y``: not observed); ``rank`` is NaN for an unranked team; ``z`` is the draw margin's
+    normal quantile. The new mean and sigma (at least ``sigma_floor``) of
     every slot with a positive weight go to ``out_mu``/``out_sigma``; other slots are left as
     they are. ``iw``/``fw``/``lw``: scratch from :func:`workspace`.
     """
@@ -211,7 +231,7 @@ def update_match(
     for t in range(n):
         cnt = 0
         for s in range(ptr[t], ptr[t + 1]):
-            if w[s] > 0.0:
+            if w[s] > 0.0 and noise[s] > 0.0:
                 cnt += 1
         iw[t, _PRESENT] = cnt
     if n == 2:  # one truncation: the closed form is exact
@@ -219,9 +239,11 @@ def update_match(
         right = iw[1, _ORDER]
         tied = (not math.isnan(rank[right])) and rank[left] == rank[right]
         e = margin_from_quantile(z, iw[left, _PRESENT] + iw[right, _PRESENT], beta)
+        y = margin[0] if left == 0 else -margin[0]
         two_teams(
             ptr[left], ptr[left + 1], ptr[right], ptr[right + 1],
             mu, pv, w, e, tied, beta2, out_mu, out_sigma,
+            noise, offset[left] - offset[right], y, margin[1],
         )  # fmt: skip
         for s in range(ptr[0], ptr[2]):
             if w[s] != 0.0:
@@ -230,11 +252,11 @@ def update_match(
         return True
     # team performance priors (sum of weighted performances)
     for t in range(n):
-        mean = 0.0
+        mean = offset[t]
         var = 0.0
         for s in range(ptr[t], ptr[t + 1]):
             mean += w[s] * mu[s]
-            var += w[s] * w[s] * (pv[s] + beta2)
+            var += w[s] * w[s] * (pv[s] + noise[s] * beta2)
         fw[t, _TPI] = 1.0 / var
         fw[t, _TTAU] = mean / var
         fw[t, _MPI] = fw[t, _TPI]
@@ -285,20 +307,21 @@ def update_match(
             continue
         g_mu = g_tau / g_pi
         g_var = 1.0 / g_pi
-        total_mean = 0.0
+        total_mean = offset[t]
         total_var = 0.0
         for s in range(ptr[t], ptr[t + 1]):
             total_mean += w[s] * mu[s]
-            total_var += w[s] * w[s] * (pv[s] + beta2)
+            total_var += w[s] * w[s] * (pv[s] + noise[s] * beta2)
         for s in range(ptr[t], ptr[t + 1]):
             ws = w[s]
             if ws == 0.0:
                 continue
             p = pv[s]
+            nb2 = noise[s] * beta2
             # performance message (team - the others) / w, then through the performance noise
             p_mean = (g_mu - (total_mean - ws * mu[s])) / ws
-            p_var = (g_var + total_var - ws * ws * (p + beta2)) / (ws * ws)
-            s_var = p_var + beta2
+            p_var = (g_var + total_var - ws * ws * (p + nb2)) / (ws * ws)
+            s_var = p_var + nb2
             post_pi = 1.0 / p + 1.0 / s_var
             post_tau = mu[s] / p + p_mean / s_var
             out_mu[s] = post_tau / post_pi
@@ -308,12 +331,17 @@ def update_match(
 
 
 @jit
-def rate_game(buf: np.ndarray, settings: np.ndarray, teams: int, n: int, extra: bool) -> bool:
+def rate_game(
+    buf: np.ndarray, settings: np.ndarray, teams: int, n: int, extra: bool, aux: np.ndarray
+) -> bool:
     """:func:`update_match` for one game packed in ``buf``: the team pointers (``teams + 1``),
     the ranks (``teams``, NaN unranked), the mu and the sigma of the ``n`` players and, with
     ``extra``, their weights and elapsed times (else 1 and 0). The new mu and sigma overwrite
     the old. ``settings``: the quantile of the draw margin, beta, tau, drift, the new-player
-    sigma, the sigma floor (0: none), the tolerance and the iteration limit."""
+    sigma, the sigma floor (0: none), the tolerance and the iteration limit. ``aux`` is empty
+    (players only, no offsets, no margin) or holds each slot's noise share and ``tau`` flag
+    (``n`` each; a virtual player, flags 0, has neither noise nor dynamics), each team's
+    offset (``teams``) and the observed margin ``(y, s2)`` (see :func:`update_match`)."""
     z, beta, tau, drift, sigma0, floor, tolerance = settings[:7]
     max_iterations = int(settings[7])
     ptr = np.empty(teams + 1, np.int64)
@@ -329,9 +357,22 @@ def rate_game(buf: np.ndarray, settings: np.ndarray, teams: int, n: int, extra: 
     else:
         w = np.ones(n)
         elapsed = np.zeros(n)
+    if aux.shape[0] == 0:
+        noise = np.ones(n)
+        dyn = np.ones(n)
+        offset = np.zeros(teams)
+        margin = np.array([math.nan, 1.0])
+    else:
+        noise = aux[:n]
+        dyn = aux[n : 2 * n]
+        offset = aux[2 * n : 2 * n + teams]
+        margin = aux[2 * n + teams : 2 * n + teams + 2]
     pv = np.empty(n)
     tau2 = tau * tau
     for s in range(n):
+        if dyn[s] == 0.0:
+            pv[s] = sigma[s] * sigma[s]
+            continue
         sg = drifted_sigma(sigma[s], elapsed[s], drift, sigma0)
         pv[s] = sg * sg + tau2
     iw, fw, lw = workspace(teams)
@@ -339,7 +380,7 @@ def rate_game(buf: np.ndarray, settings: np.ndarray, teams: int, n: int, extra: 
     out_sigma = sigma.copy()
     ok = update_match(
         ptr, mu, pv, w, rank, z, beta, floor, tolerance, max_iterations,
-        iw, fw, lw, out_mu, out_sigma,
+        iw, fw, lw, out_mu, out_sigma, noise, offset, margin,
     )  # fmt: skip
     mu[:] = out_mu
     sigma[:] = out_sigma
@@ -362,20 +403,26 @@ def predict_pairs(
     pair_b: np.ndarray,
     prob: np.ndarray,
     outcome: np.ndarray,
+    noise: np.ndarray,
+    offset: np.ndarray,
 ) -> int:
     """Pre-game predictions of every decided pair ``a < b`` of one match (team ``t`` holds the
     slots ``ptr[t]:ptr[t+1]`` of ``mu``/``sigma``), written from position ``k`` on: ``P(a ahead
     of b)`` with the draw taken out, under TrueSkill's performance model (every player counts
-    fully). Returns the next position."""
+    fully; ``noise`` and ``offset`` as in :func:`update_match`: a virtual player, noise 0, adds
+    its skill and its uncertainty but neither noise nor dynamics). Returns the next position."""
     n = rank.shape[0]
     beta2 = beta * beta
     tau2 = tau * tau
     for t in range(n):
-        m_ = 0.0
+        m_ = offset[t]
         v_ = 0.0
         for s in range(ptr[t], ptr[t + 1]):
             m_ += mu[s]
-            v_ += sigma[s] * sigma[s] + tau2 + beta2
+            if noise[s] > 0.0:
+                v_ += sigma[s] * sigma[s] + tau2 + noise[s] * beta2
+            else:
+                v_ += sigma[s] * sigma[s]
         team_mu[t] = m_
         team_var[t] = v_
     for a in range(n):
@@ -383,7 +430,13 @@ def predict_pairs(
             o = pair_outcome(rank[a], rank[b])
             if o is None:
                 continue
-            size = (ptr[a + 1] - ptr[a]) + (ptr[b + 1] - ptr[b])
+            size = 0
+            for s in range(ptr[a], ptr[a + 1]):
+                if noise[s] > 0.0:
+                    size += 1
+            for s in range(ptr[b], ptr[b + 1]):
+                if noise[s] > 0.0:
+                    size += 1
             e = margin_from_quantile(z, size, beta)
             c = math.sqrt(team_var[a] + team_var[b])
             pair_a[k] = a
@@ -392,6 +445,55 @@ def predict_pairs(
             outcome[k] = o
             k += 1
     return k
+
+
+@jit
+def prior_variance(
+    sigma: float, last: float, now: float, drift: float, sigma0: float, tau2: float
+) -> float:
+    """A player's variance before a match at ``now``: drift since ``last`` (NaN: never played)
+    and the dynamics ``tau2``."""
+    elapsed = 0.0
+    if drift > 0.0 and not math.isnan(last):
+        elapsed = now - last
+    sg = drifted_sigma(sigma, elapsed, drift, sigma0)
+    return sg * sg + tau2
+
+
+@jit
+def predict_and_update(
+    ptr: np.ndarray,
+    rank: np.ndarray,
+    slots: tuple[np.ndarray, ...],
+    team: tuple[np.ndarray, ...],
+    settings: np.ndarray,
+    work: tuple[np.ndarray, ...],
+    k: int,
+    predict: bool,
+    results: tuple[np.ndarray, ...],
+) -> tuple[bool, int]:
+    """One loaded match of a replay: its pre-game predictions from position ``k`` (with
+    ``predict``, :func:`predict_pairs`), then :func:`update_match`. ``slots = (mu, sigma,
+    prior variance, weight, noise, out_mu, out_sigma)``, ``team = (offset, margin)``, ``work =
+    (iw, fw, lw, team_mu, team_var)``; ``settings`` and ``results`` as for
+    :func:`replay_trueskill`. Returns whether it converged and the next prediction position."""
+    smu, ssig, pv, sw, noise, out_mu, out_sigma = slots
+    offset, margin = team
+    iw, fw, lw, team_mu, team_var = work
+    _post, pair_a, pair_b, prob, outcome = results
+    z, beta, tau = settings[0], settings[1], settings[2]
+    sigma_floor, tolerance = settings[5], settings[6]
+    max_iterations = int(settings[7])
+    if predict:
+        k = predict_pairs(
+            ptr, rank, smu, ssig, z, beta, tau, team_mu, team_var,
+            k, pair_a, pair_b, prob, outcome, noise, offset,
+        )  # fmt: skip
+    ok = update_match(
+        ptr, smu, pv, sw, rank, z, beta, sigma_floor, tolerance, max_iterations,
+        iw, fw, lw, out_mu, out_sigma, noise, offset, margin,
+    )  # fmt: skip
+    return ok, k
 
 
 @jit
@@ -418,8 +520,7 @@ def replay_trueskill(
     """
     team_ptr, player_ptr, players, weights, ranks, times = block
     post, pair_a, pair_b, prob, outcome = results
-    z, beta, tau, drift, sigma0, sigma_floor, tolerance = settings[:7]
-    max_iterations = int(settings[7])
+    z, beta, tau, drift, sigma0, sigma_floor = settings[:6]
     n_matches = team_ptr.shape[0] - 1
     max_teams, max_slots = block_sizes(team_ptr, player_ptr)
     iw, fw, lw = workspace(max_teams)
@@ -433,6 +534,11 @@ def replay_trueskill(
     out_sigma = np.empty(max_slots)
     team_mu = np.empty(max_teams)
     team_var = np.empty(max_teams)
+    players_only = np.ones(max_slots)
+    no_offset = np.zeros(max_teams)
+    no_margin = np.array([math.nan, 1.0])
+    slots = (smu, ssig, pv, sw, players_only, out_mu, out_sigma)
+    work = (iw, fw, lw, team_mu, team_var)
     workspace_sink = np.empty(1)
     tau2 = tau * tau
     beta2 = beta * beta
@@ -528,22 +634,12 @@ def replay_trueskill(
             smu[q] = rows[q, 0]
             ssig[q] = rows[q, 1]
             sw[q] = weights[s0 + q]
-            last = rows[q, 2]
-            elapsed = 0.0
-            if drift > 0.0 and not math.isnan(last):
-                elapsed = now - last
-            sg = drifted_sigma(ssig[q], elapsed, drift, sigma0)
-            pv[q] = sg * sg + tau2
+            pv[q] = prior_variance(ssig[q], rows[q, 2], now, drift, sigma0, tau2)
             out_mu[q] = smu[q]
             out_sigma[q] = ssig[q]
-        if predict:
-            k = predict_pairs(
-                ptr[: n + 1], ranks[t0 : t0 + n], smu, ssig, z, beta, tau, team_mu, team_var,
-                k, pair_a, pair_b, prob, outcome,
-            )  # fmt: skip
-        ok = update_match(
-            ptr[: n + 1], smu, pv, sw, ranks[t0 : t0 + n], z, beta, sigma_floor, tolerance,
-            max_iterations, iw, fw, lw, out_mu, out_sigma,
+        ok, k = predict_and_update(
+            ptr[: n + 1], ranks[t0 : t0 + n], slots, (no_offset, no_margin), settings, work,
+            k, predict, results,
         )  # fmt: skip
         if not ok:
             return i
@@ -586,6 +682,7 @@ def pairwise_update(
     n = rank.shape[0]
     beta2 = beta * beta
     tau2 = tau * tau
+    players_only = np.ones(pv.shape[0])
     for _ in range(iterations):
         for i in range(n):
             for j in range(n):
@@ -603,8 +700,9 @@ def pairwise_update(
                             size += 1
                 e = margin_from_quantile(z, size, beta)
                 two_teams(
-                    ptr[a], ptr[a + 1], ptr[b], ptr[b + 1], mu, pv, w, e, s == 0.5, beta2, mu, var
-                )
+                    ptr[a], ptr[a + 1], ptr[b], ptr[b + 1], mu, pv, w, e, s == 0.5, beta2, mu, var,
+                    players_only, 0.0, math.nan, 1.0,
+                )  # fmt: skip
 
 
 @jit
@@ -648,6 +746,8 @@ def replay_pairwise(
     pv = np.empty(max_slots)
     team_mu = np.empty(max_teams)
     team_var = np.empty(max_teams)
+    players_only = np.ones(max_slots)
+    no_offset = np.zeros(max_teams)
     k = 0
     for i in range(n_matches):
         t0 = team_ptr[i]
@@ -662,7 +762,7 @@ def replay_pairwise(
         if predict:
             k = predict_pairs(
                 ptr[: n + 1], rank, smu, ssig, z, beta, tau, team_mu, team_var,
-                k, pair_a, pair_b, prob, outcome,
+                k, pair_a, pair_b, prob, outcome, players_only, no_offset,
             )  # fmt: skip
         pairwise_update(ptr[: n + 1], smu, var, weights[s0 : s0 + ns], rank, settings, pv)
         for q in range(ns):

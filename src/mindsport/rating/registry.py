@@ -13,7 +13,7 @@ provides the model protocol (``rating``, ``rate``, ``win_probability``, ``expose
 fast replay, a ``replayer()`` (:mod:`mindsport.rating.replayers`).
 
 >>> sorted(MODELS)
-['elo', 'fide', 'glicko2', 'pairwise', 'tenhou', 'trueskill']
+['cardplay', 'elo', 'fide', 'glicko2', 'pairwise', 'tenhou', 'trueskill']
 >>> build_model("glicko2", tau=0.3, period=7)
 Glicko2(tau=0.3, ..., period=7.0)
 >>> build_model("trueskill", beta=-1)
@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from mindsport.rating import elo, glicko2, pairwise, tenhou, trueskill
+from mindsport.rating import cardplay, elo, glicko2, pairwise, tenhou, trueskill
 from mindsport.rating.params import Param, ParameterError
 from mindsport.rating.rating import Rating
 
@@ -205,6 +205,22 @@ _SPECS = (
         },
         _GAUSSIAN,
         "the naive every-pair-repeated TrueSkill update (a baseline)",
+    ),
+    ModelSpec(
+        "cardplay",
+        "TrueSkill with roles and deal luck",
+        cardplay.CardPlay,
+        Rating,
+        cardplay.PARAMS,
+        {
+            "beta": (2.0, 25 / 6, 6.0, 9.0),
+            "role_sigma": (2.0, 25 / 6, 8.0),
+            "luck_scale": (0.0, 3.0, 25 / 6 * 3**0.5, 12.0),
+            "draw_probability": (0.0, 0.1),
+        },
+        _GAUSSIAN,
+        "TrueSkill with learned role (seat) advantages, deal luck as a known offset, "
+        "duplicate deals compared across tables and score margins",
     ),
 )
 

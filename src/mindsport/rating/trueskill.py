@@ -63,6 +63,10 @@ TAU = SIGMA / 100
 DRAW_PROBABILITY = 0.10
 
 
+#: no virtual players, offsets or margin (see ``kernels.rate_game``)
+_NO_AUX = np.zeros(0)
+
+
 class InvalidGameError(MindsportError):
     """The teams, ranks, weights or elapsed times given to ``rate`` do not describe a game."""
 
@@ -415,6 +419,27 @@ class TrueSkill:
         (31.303, 21.848, 21.848)
         """
         game = self._validate(teams, weights, elapsed)
+        new = self._update(game, ranks, None)
+        rs = game.ratings
+        n_teams = len(rs)
+        n = len(new)
+        if n == n_teams and game.keys.count(None) == n_teams:  # teams of one player as tuples
+            return [(r,) for r in new]
+        result: list[Any] = []
+        at = 0
+        for k, team in zip(game.keys, rs, strict=True):
+            end = at + len(team)
+            part = new[at:end]
+            result.append(tuple(part) if k is None else dict(zip(k, part, strict=True)))
+            at = end
+        return result
+
+    def _update(
+        self, game: _Game, ranks: Sequence[Any] | None, aux: NDArray[np.float64] | None
+    ) -> list[Rating]:
+        """The compiled update of a validated game: every slot's new rating, team by team.
+        ``aux``: the slots' noise shares and dynamics flags, the teams' offsets and the observed
+        margin, as :func:`kernels.rate_game` takes them (None: players only)."""
         rs = game.ratings
         n_teams = len(rs)
         if ranks is None:
@@ -432,23 +457,14 @@ class TrueSkill:
             values += [1.0] * n if game.weights is None else [x for w in game.weights for x in w]
             values += [0.0] * n if game.elapsed is None else [x for e in game.elapsed for x in e]
         buf = np.array(values)
-        if not _kernels().rate_game(buf, self._settings, n_teams, n, extra):
+        packed = _NO_AUX if aux is None else aux
+        if not _kernels().rate_game(buf, self._settings, n_teams, n, extra, packed):
             raise ConvergenceError(
                 f"message passing did not converge within {self.max_iterations} sweeps"
             )
         out = buf.tolist()
         at = 2 * n_teams + 1
-        new = list(map(trusted_rating, out[at : at + n], out[at + n : at + 2 * n]))
-        if n == n_teams and game.keys.count(None) == n_teams:  # teams of one player as tuples
-            return [(r,) for r in new]
-        result: list[Any] = []
-        at = 0
-        for k, team in zip(game.keys, rs, strict=True):
-            end = at + len(team)
-            part = new[at:end]
-            result.append(tuple(part) if k is None else dict(zip(k, part, strict=True)))
-            at = end
-        return result
+        return list(map(trusted_rating, out[at : at + n], out[at + n : at + 2 * n]))
 
     def rate_1vs1(self, a: Rating, b: Rating, drawn: bool = False) -> tuple[Rating, Rating]:
         """Ratings of ``a`` (the winner unless ``drawn``) and ``b`` after one game."""

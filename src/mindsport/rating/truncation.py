@@ -24,6 +24,7 @@ from mindsport.rating.gaussian import TAIL, log_norm_cdf, mills_given, mills_rat
 
 __all__ = [
     "difference_moments",
+    "margin_moments",
     "truncated",
     "v_draw",
     "v_win",
@@ -43,6 +44,7 @@ __kernels__ = (
     "vw_draw",
     "truncated",
     "difference_moments",
+    "margin_moments",
 )
 
 # Beyond this standardised upset the asymptotic series is used for v + x (relative error < 1e-16).
@@ -120,6 +122,29 @@ def difference_moments(d: float, c: float, e: float, draw: bool) -> tuple[float,
         return vw_draw(d / c, e / c)
     x = (d - e) / c
     return win_moments(x, norm_cdf(x) if x > TAIL else 1.0)
+
+
+def margin_moments(
+    d: float, c: float, e: float, draw: bool, y: float, s2: float
+) -> tuple[float, float]:
+    """``(v, w)`` for a performance difference ``N(d, c^2)`` that ended a win or a draw (as
+    :func:`difference_moments`) and whose size was observed too: ``y ~ N(difference, s2)``
+    (the score margin on the performance scale, see :mod:`mindsport.rating.cardplay`).
+
+    The likelihood ``1[win] N(y; difference, s2)`` is a Gaussian times a step: the Gaussian
+    observation is absorbed exactly (precisions add), then the result is truncated. ``v`` and
+    ``w`` are stated relative to the prior ``N(d, c^2)``: the posterior difference has mean
+    ``d + c v`` and variance ``c^2 (1 - w)``, so the callers move every skill as for a plain
+    win or draw.
+    """
+    c2 = c * c
+    k = c2 / (c2 + s2)
+    m = d + k * (y - d)
+    cm = math.sqrt(c2 * s2 / (c2 + s2))
+    v1, w1 = difference_moments(m, cm, e, draw)
+    mean = m + cm * v1
+    var = cm * cm * (1.0 - w1)
+    return (mean - d) / c, 1.0 - var / c2
 
 
 def v_win(t: float, e: float) -> float:

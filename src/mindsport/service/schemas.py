@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, Strict
 
-from mindsport.match import Match, text_problem
+from mindsport.match import MAX_LABEL, Match, text_problem
 from mindsport.service.limits import (
     MAX_BATCH,
     MAX_ID_LENGTH,
@@ -87,6 +87,7 @@ Id = Annotated[str, Strict(), Field(min_length=1, max_length=MAX_ID_LENGTH, patt
 Team = Annotated[list[Id], Field(min_length=1, max_length=MAX_TEAM_SIZE)]
 Teams = Annotated[list[Team], Field(min_length=2, max_length=MAX_TEAMS)]
 Rank = Annotated[int, Strict(), Field(ge=0, le=MAX_RANK)]
+Label = Annotated[str, Strict(), Field(min_length=1, max_length=MAX_LABEL, pattern=ID_PATTERN)]
 Score = Annotated[float, Strict(), Field(allow_inf_nan=False)]
 Weight = Annotated[float, Strict(), Field(ge=0.0, le=1.0)]
 Time = Annotated[
@@ -124,7 +125,9 @@ _STRICT = ConfigDict(extra="forbid")
 class MatchIn(BaseModel):
     """A match as posted (see :class:`mindsport.match.Match`): ``ranks`` (lower is better, equal
     is a tie, null is unranked) or ``scores`` (higher is better) or both (then they must agree),
-    ``weights`` (partial play in [0, 1], one per player) optional."""
+    ``weights`` (partial play in [0, 1], one per player) optional. Games of chance may add
+    ``roles`` (one role per player, as ``teams``), ``deal`` (the id of the cards dealt) and
+    ``luck`` (the deal's expected result, one number per team)."""
 
     model_config = _STRICT
 
@@ -140,9 +143,28 @@ class MatchIn(BaseModel):
         | None
     ) = None
     scores: Annotated[list[Score], Field(min_length=2, max_length=MAX_TEAMS)] | None = None
+    roles: (
+        Annotated[
+            list[Annotated[list[Label], Field(min_length=1, max_length=MAX_TEAM_SIZE)]],
+            Field(min_length=2, max_length=MAX_TEAMS),
+        ]
+        | None
+    ) = None
+    deal: Label | None = None
+    luck: Annotated[list[Score], Field(min_length=2, max_length=MAX_TEAMS)] | None = None
 
     def to_match(self) -> Match:
-        return Match(self.id, self.time, self.teams, self.ranks, self.weights, self.scores)
+        return Match(
+            self.id,
+            self.time,
+            self.teams,
+            self.ranks,
+            self.weights,
+            self.scores,
+            roles=self.roles,
+            deal=self.deal,
+            luck=self.luck,
+        )
 
 
 class MatchBatch(BaseModel):

@@ -380,6 +380,14 @@ def _encode_batch(items: Sequence[Match]) -> dict[str, dict[str, Any]]:
                     m.id,
                     "teams",
                 )
+        for name, given in (("roles", m.roles), ("deal", m.deal), ("luck", m.luck)):
+            if given is not None:
+                raise MatchRefusedError(
+                    f"match {m.id!r}: {name}: a store league does not keep roles, deals or "
+                    "luck (rate such matches from a match file with mindsport evaluate)",
+                    m.id,
+                    name,
+                )
         enc = _encode(m)
         prev = encoded.get(m.id)
         if prev is not None and prev["digest"] != enc["digest"]:
