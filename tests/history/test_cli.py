@@ -7,7 +7,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from mindsport.history import Match, write_matches
-from mindsport.history.cli import app
+from mindsport.cli import app as root
 
 
 def matches() -> list[Match]:
@@ -26,7 +26,7 @@ def test_evaluate_writes_table_plot_and_predictions(tmp_path: Path) -> None:
     f = tmp_path / "m.jsonl"
     write_matches(f, matches())
     out = tmp_path / "out"
-    res = CliRunner().invoke(app, [str(f), "--models", "elo,fide,glicko2", "--out", str(out)])
+    res = CliRunner().invoke(root, ["evaluate", str(f), "--models", "elo,fide,glicko2", "--out", str(out)])
     assert res.exit_code == 0, res.output
     assert "elo" in res.output and "log-loss" in res.output
     assert "skipped glicko2" in res.output  # a team game: Glicko-2 says it can't
@@ -41,17 +41,16 @@ def test_evaluate_writes_table_plot_and_predictions(tmp_path: Path) -> None:
 def test_evaluate_fit_and_errors(tmp_path: Path) -> None:
     f = tmp_path / "m.csv"
     write_matches(f, matches())
-    res = CliRunner().invoke(app, [str(f), "-m", "elo", "--fit"])
+    res = CliRunner().invoke(root, ["evaluate", str(f), "-m", "elo", "--fit"])
     assert res.exit_code == 0, res.output
     assert "k=" in res.output
-    res = CliRunner().invoke(app, [str(f), "-m", "nope"])
+    res = CliRunner().invoke(root, ["evaluate", str(f), "-m", "nope"])
     assert res.exit_code == 2 and "unknown model" in res.output
-    res = CliRunner().invoke(app, [str(tmp_path / "missing.csv")])
+    res = CliRunner().invoke(root, ["evaluate", str(tmp_path / "missing.csv")])
     assert res.exit_code == 2 and "no such" in res.output
 
 
 def test_import_writes_a_match_file_and_reports_drops(tmp_path: Path) -> None:
-    from mindsport.cli import app as root
     from mindsport.history import read_matches
 
     src = tmp_path / "HeadToHead.csv"  # the Halo 2 format: one row per player

@@ -102,6 +102,10 @@ def test_bad_row_500_lines_in_writes_nothing(tmp_path: Path) -> None:
 def test_errors_exit_2_without_traceback(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'cli.db'}"
     r = runner.invoke(app, ["leaderboard", "--league", "nope", "--db", db])
+    assert r.exit_code == 2 and "cli.db' does not exist" in r.output
+    assert not (tmp_path / "cli.db").exists()  # a reading command creates no database
+    Store(db).close()
+    r = runner.invoke(app, ["leaderboard", "--league", "nope", "--db", db])
     assert r.exit_code == 2 and "league 'nope' does not exist" in r.output
     assert "Traceback" not in r.output
     r = runner.invoke(app, ["leagues", "create", "x", "--model", "chess9", "--db", db])

@@ -39,7 +39,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from mindsport.errors import MindsportError
+from mindsport.errors import InternalError, MindsportError
 from mindsport.rating.batch import MatchBlock
 from mindsport.rating.factors import (
     LikelihoodFactor,
@@ -67,8 +67,9 @@ class InvalidGameError(MindsportError):
     """The teams, ranks, weights or elapsed times given to ``rate`` do not describe a game."""
 
 
-class ConvergenceError(MindsportError):
-    """Message passing did not settle within the safety limit (never seen in practice)."""
+class ConvergenceError(InternalError):
+    """Message passing did not settle within the safety limit (never seen in practice): a
+    failure of the algorithm, not of the input."""
 
 
 def draw_margin(draw_probability: float, n_players: int, beta: float) -> float:
@@ -725,7 +726,7 @@ class TrueSkillReplayer(ArrayReplayer):
     def kernel(self) -> Any:
         return _kernels().replay_trueskill
 
-    def failure(self, k: int) -> MindsportError:
+    def failure(self, k: int) -> Exception:
         return ConvergenceError(
             f"message passing did not converge within {self.model.max_iterations} sweeps"
         )
