@@ -53,7 +53,7 @@ class InternalError(RuntimeError):
 
 
 _HINTS = {
-    errno.ENOENT: "check the path (its folder must exist)",
+    errno.ENOENT: "check the path; its folder must exist",
     errno.ENOTDIR: "a part of the path is a file, not a folder",
     errno.EISDIR: "it is a folder; give a file name",
     errno.EACCES: "no permission; choose a writable place",
@@ -69,7 +69,7 @@ def file_error(exc: OSError, path: str | os.PathLike[str] | None = None) -> File
     path and a fix.
 
     >>> str(file_error(FileNotFoundError(2, "No such file or directory", "/x/y.jsonl")))
-    '/x/y.jsonl: no such file or directory (check the path (its folder must exist))'
+    '/x/y.jsonl: no such file or directory (check the path; its folder must exist)'
     """
     name = path if path is not None else exc.filename
     what = (exc.strerror or str(exc)).lower()

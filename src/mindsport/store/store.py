@@ -590,7 +590,10 @@ class Store:
             raise StoreError(f"database {url!r}: use a SQLite file, not an in-memory database")
         directory = os.path.dirname(os.path.abspath(parsed.database))
         if not os.path.isdir(directory):
-            raise StoreError(f"database {url!r}: directory {directory!r} does not exist")
+            raise StoreError(
+                f"database {parsed.database!r}: folder {directory!r} does not exist "
+                "(create it first)"
+            )
         engine = create_engine(url, pool_size=8, max_overflow=32, connect_args={"timeout": 60.0})
         sync = os.environ.get("MINDSPORT_SQLITE_SYNCHRONOUS", "NORMAL").upper()
         if sync not in ("OFF", "NORMAL", "FULL", "EXTRA"):
