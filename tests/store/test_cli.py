@@ -146,3 +146,14 @@ def test_leagues_of_any_registered_model_with_its_settings(tmp_path: Path) -> No
     assert "rating - 2 RD" in r.output and "RD" in r.output
     r = invoke("player", "u1", "--league", "club", "--db", db)
     assert "rating - 2 RD" in r.output
+
+
+def test_an_elo_leaderboard_has_no_deviation_column(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'elo.db'}"
+    f = tmp_path / "games.jsonl"
+    write_jsonl(f, games(30))
+    assert invoke("rate", str(f), "--league", "e", "--model", "elo", "--db", db).exit_code == 0
+    r = invoke("leaderboard", "--league", "e", "--db", db)
+    header = next(line for line in r.output.splitlines() if "player" in line)
+    assert "rating" in header and "games" in header
+    assert "sigma" not in header and "mu" not in header and "RD" not in header

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
     from mindsport.match import Match
     from mindsport.rating.registry import Display
-    from mindsport.store.store import LeaderboardPage, Store
+    from mindsport.store.store import Store
 
 __all__ = ["DbOption", "app", "commands", "keys_app", "leagues_app", "open_store", "register"]
 
@@ -198,34 +198,9 @@ def leaderboard(
     """
     with open_store(db, create=False) as store:
         page = store.leaderboard(league, limit=top, search=search)
-    _print_board(page, _console())
+    from mindsport.store.tables import board_table
 
-
-def _print_board(page: LeaderboardPage, console: Console) -> None:
-    d = page.display
-    title = f"{page.league}: {page.total} players"
-    if d is None:  # a model this installation does not know: the raw columns
-        cols = ["#", "player", "exposed", "mu", "sigma", "games"]
-    else:
-        title += f", by {d.conservative}"
-        cols = ["#", "player", d.conservative]
-        if d.conservative != d.value_label:
-            cols.append(d.value_label)
-        if d.deviation_label is not None:
-            cols.append(d.deviation_label)
-        cols.append("games")
-    table = _table(title=title)
-    for col in cols:
-        table.add_column(col, justify="left" if col == "player" else "right")
-    for e in page.entries:
-        row = [str(e.rank), e.player, f"{e.exposed:.2f}"]
-        if d is None or d.conservative != d.value_label:
-            row.append(f"{e.mu:.2f}")
-        if d is None or d.deviation_label is not None:
-            row.append(f"{e.sigma:.2f}")
-        row.append(str(e.games))
-        table.add_row(*row)
-    console.print(table)
+    _console().print(board_table(page))
 
 
 def player(
