@@ -154,6 +154,6 @@ def test_an_elo_leaderboard_has_no_deviation_column(tmp_path: Path) -> None:
     write_jsonl(f, games(30))
     assert invoke("rate", str(f), "--league", "e", "--model", "elo", "--db", db).exit_code == 0
     r = invoke("leaderboard", "--league", "e", "--db", db)
-    header = next(line for line in r.output.splitlines() if "player" in line)
+    header = next(line for line in r.output.splitlines() if "games" in line)
     assert "rating" in header and "games" in header
     assert "sigma" not in header and "mu" not in header and "RD" not in header
