@@ -507,17 +507,11 @@ def leagues_models() -> None:
     """List the rating models a league can use, with their settings."""
     from mindsport.rating.registry import MODELS
 
-    console = _console()
     for spec in MODELS.values():
         d = spec.display
-        console.print(
-            f"[bold]{spec.name}[/]: {spec.title} - {spec.summary}; leaderboard: {d.conservative}",
-            highlight=False,
-        )
+        typer.echo(f"{spec.name}: {spec.title} - {spec.summary}; leaderboard: {d.conservative}")
         for p in spec.params:
-            console.print(
-                f"    {p.name} = {p.default!r}  ({p.allowed()}) {p.help}", highlight=False
-            )
+            typer.echo(f"    {p.name} = {p.default!r}  ({p.allowed()}) {p.help}")
 
 
 @leagues_app.command("list")
