@@ -87,3 +87,18 @@ def test_help_loads_no_heavy_module(args: list[str]) -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert json.loads(out.strip().splitlines()[-1]) == []
+
+
+def test_the_tournament_defaults_are_the_equal_strength_constants() -> None:
+    """The tournament commands write the equal-strength paper's defaults out (their help loads
+    no NumPy); they are the library's constants."""
+    from mindsport.tournament import cli
+    from mindsport.tournament.gdi import (
+        EQUAL_STRENGTH_CENTRE,
+        EQUAL_STRENGTH_EPSILON,
+        ONE_BOMB_LEVELS,
+    )
+
+    assert tuple(float(x) for x in cli._LEVELS.split(",")) == ONE_BOMB_LEVELS
+    assert tuple(float(x) for x in cli._CENTRE.split(",")) == EQUAL_STRENGTH_CENTRE
+    assert cli._EPSILON == EQUAL_STRENGTH_EPSILON

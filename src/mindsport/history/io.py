@@ -75,9 +75,7 @@ def detect_format(path: str | os.PathLike[str]) -> Format:
         return "csv"
     if name.endswith((".parquet", ".pq")):
         return "parquet"
-    raise MindsportError(
-        f"{path}: unknown match file type (name it .jsonl, .csv or .parquet)"
-    )
+    raise MindsportError(f"{path}: unknown match file type (name it .jsonl, .csv or .parquet)")
 
 
 # ---------------------------------------------------------------------------- values

@@ -4,10 +4,17 @@ test-case selection, formats (duplicate / equal-strength / random, Swiss tables 
 The modules of this package import no game. Games are played by :mod:`.runner` through the
 game contract of :mod:`mindsport.games` (any registered game, by name) on an :mod:`.executors`
 executor (serial, local processes, Ray) with per-game seeds, so results do not depend on the
-executor or the number of workers. The Dou Dizhu experiments (bulk games and seed 004's
-one-bomb deals, seed 001's P1/P2 grid, seed 004's format comparison, deals of a requested GDI,
-Swiss events played by bots) are in the subpackage :mod:`mindsport.tournament.doudizhu`,
-imported explicitly.
+executor or the number of workers. The Dou Dizhu experiments (bulk games and the equal-strength
+paper's one-bomb deals, the DIH paper's P1/P2 grid, the equal-strength paper's format comparison,
+deals of a requested GDI, Swiss events played by bots) are in the subpackage
+:mod:`mindsport.tournament.doudizhu`, imported explicitly.
+
+Sources: "the DIH paper" is Chen Zipeng, Li Shuqin, Zheng Lanzhou, Meng Kun and Ding Meng,
+"區分二打一游戲競技者能力的測試用例研究" (test cases that tell apart the ability of Dou Dizhu
+players: DIH, rank points, Algorithm 1's line-ups and Algorithm 2's deal); "the equal-strength
+paper" is Li Shuqin, Chen Zipeng, Zheng Lanzhou and Meng Kun's study of equal card strength
+(同等牌力) in competitive Dou Dizhu (GDI, one-bomb deals, duplicate vs equal-strength vs random
+dealing).
 
 Importing this package does no I/O and keeps no global state (plots import matplotlib lazily).
 
@@ -44,9 +51,9 @@ if TYPE_CHECKING:
         simulate_format,
     )
     from mindsport.tournament.gdi import (
-        SEED_004_CENTRE,
-        SEED_004_EPSILON,
-        SEED_004_LEVELS,
+        EQUAL_STRENGTH_CENTRE,
+        EQUAL_STRENGTH_EPSILON,
+        ONE_BOMB_LEVELS,
         equal_strength,
         gdi_distance,
         grade_difficulty,
@@ -85,9 +92,9 @@ _EXPORTS = {
     "random_plan": "mindsport.tournament.formats",
     "rotated_seatings": "mindsport.tournament.formats",
     "simulate_format": "mindsport.tournament.formats",
-    "SEED_004_CENTRE": "mindsport.tournament.gdi",
-    "SEED_004_EPSILON": "mindsport.tournament.gdi",
-    "SEED_004_LEVELS": "mindsport.tournament.gdi",
+    "EQUAL_STRENGTH_CENTRE": "mindsport.tournament.gdi",
+    "EQUAL_STRENGTH_EPSILON": "mindsport.tournament.gdi",
+    "ONE_BOMB_LEVELS": "mindsport.tournament.gdi",
     "equal_strength": "mindsport.tournament.gdi",
     "gdi_distance": "mindsport.tournament.gdi",
     "grade_difficulty": "mindsport.tournament.gdi",
@@ -113,9 +120,9 @@ lazy_exports(__name__, _EXPORTS)
 
 
 __all__ = [
-    "SEED_004_CENTRE",
-    "SEED_004_EPSILON",
-    "SEED_004_LEVELS",
+    "EQUAL_STRENGTH_CENTRE",
+    "EQUAL_STRENGTH_EPSILON",
+    "ONE_BOMB_LEVELS",
     "HandEntry",
     "HandLibrary",
     "RankedHand",

@@ -77,7 +77,8 @@ def dih(
         int, typer.Option(help="Rounds on the plot's axis (default max(rounds, 20)).")
     ] = 0,
 ) -> None:
-    """Seed 001's DIH: probability that the best TOP of PLAYERS totals are pairwise distinct."""
+    """DIH (the DIH paper): probability that the best TOP of PLAYERS totals are pairwise
+    distinct."""
     from mindsport.tournament.dih import discrimination, discrimination_curve
 
     s, p = _numbers(scores, "--scores"), _numbers(probs, "--probs")
@@ -302,7 +303,7 @@ def validate(
     address: AddressOption = None,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
 ) -> None:
-    """Seed 001's validation for one event size: P1 (random) vs P2 (top DIH).
+    """The DIH paper's validation for one event size: P1 (random) vs P2 (top DIH).
 
     One cell of validate-grid (n = min(ENTRANTS, line-ups), m = ROUNDS).
     """
@@ -361,9 +362,9 @@ def compare(
     address: AddressOption = None,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
 ) -> None:
-    """Seed 004's experiment around the library's median GDI: one epsilon, one m.
+    """The equal-strength paper's experiment around the library's median GDI: one epsilon, one m.
 
-    (validate-formats runs the seed's full grid around a given centre.)
+    (validate-formats runs the paper's full grid around a given centre.)
     """
     import numpy as np
 
@@ -498,7 +499,8 @@ def validate_grid(
     players: Annotated[str, typer.Option(help="Players n per event.")] = "10,20,30",
     rounds: Annotated[str, typer.Option(help="Rounds m per event.")] = "2,3,4,5",
     top: Annotated[
-        int, typer.Option(help="Best totals that must be distinct (seed 001's r = 1 is top 2).")
+        int,
+        typer.Option(help="Best totals that must be distinct (the DIH paper's r = 1 is top 2)."),
     ] = 2,
     landlords: Annotated[str, typer.Option(help="Landlord bots (levels or specs).")] = (
         "0,10,20,30,40,50,60,70,80,90,100"
@@ -527,7 +529,7 @@ def validate_grid(
     ] = None,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
 ) -> None:
-    """Seed 001's Table 4: P1 (random hands) vs P2 (top-DIH test cases) for every n and m.
+    """The DIH paper's Table 4: P1 (random hands) vs P2 (top-DIH test cases) for every n and m.
 
     Engine games (line-ups x library hands, then line-ups x selected hands x replays) run on the
     executor; the events are resampled from them (see mindsport.tournament.doudizhu.validation).
@@ -557,7 +559,7 @@ def validate_grid(
             stage=bar.stage,
         )
     typer.echo(
-        f"Seed 001 validation, top {top} distinct (the paper's r = {top - 1}): "
+        f"Validation of the DIH paper, top {top} distinct (the paper's r = {top - 1}): "
         f"{result.lineups} line-ups, {result.library_hands} library hands, "
         f"{result.replays} replays, {events} events per cell, {result.games} engine games"
     )
@@ -576,7 +578,7 @@ def validate_grid(
         )
     Console(width=200).print(table)
     typer.echo(
-        "paper: seed 001 states only these gains (its Table 4 is not in the text); it "
+        "paper: the DIH paper states only these gains (its Table 4 is not in the text); it "
         "reports P2 > P1 in every cell, gains growing with n and shrinking with m."
     )
     if plot is not None:
@@ -600,7 +602,7 @@ def validate_formats(
     epsilons: Annotated[str, typer.Option(help="Equal-strength thresholds.")] = "0.15,0.20,0.25",
     rounds: Annotated[str, typer.Option(help="Rounds per event.")] = "5,10,20",
     events: Annotated[
-        int, typer.Option(help="Events per format (the seed plays 20), resampled.")
+        int, typer.Option(help="Events per format (the paper plays 20), resampled.")
     ] = 100,
     replays: Annotated[int, typer.Option(help="Games of each entrant on each hand.")] = 3,
     seed: Annotated[int, typer.Option(help="Seed of every random choice.")] = 0,
@@ -616,7 +618,7 @@ def validate_formats(
     show_tables: Annotated[bool, typer.Option(help="Print every rank-probability table.")] = True,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
 ) -> None:
-    """Seed 004's experiment 3: duplicate vs equal-strength vs random dealing.
+    """The equal-strength paper's experiment 3: duplicate vs equal-strength vs random dealing.
 
     Prints P(entrant finishes k-th) after EVENTS events of m rounds for each format, and how
     often equal strength (and random) give duplicate's final order.
@@ -685,9 +687,9 @@ def validate_formats(
     console.print(summary)
     typer.echo(
         "pairs: mean share of entrant pairs an event orders as duplicate's consensus; "
-        "exact: share of events with exactly duplicate's order. Paper (seed 004, tables not "
-        "in the text): at eps 0.15 equal strength ranks as duplicate and random does not; "
-        "larger eps flattens the tables."
+        "exact: share of events with exactly duplicate's order. The equal-strength paper "
+        "(tables not in the text): at eps 0.15 equal strength ranks as duplicate and random "
+        "does not; larger eps flattens the tables."
     )
     if plots is not None:
         from mindsport.tournament.plots import plot_rank_heatmap
