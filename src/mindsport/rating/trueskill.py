@@ -1,4 +1,4 @@
-"""TrueSkill: Bayesian skill rating by message passing on a factor graph (seed 000).
+"""TrueSkill: Bayesian skill rating by message passing on a factor graph (TrueSkill patent).
 
 The environment :class:`TrueSkill` holds the settings and nothing else; ratings are values.
 ``rate`` builds the factor graph of one game (see :mod:`mindsport.rating.factors` for the drawing),
@@ -461,7 +461,7 @@ class TrueSkill:
     ) -> list[tuple[int, int, float, bool]]:
         """The difference factors: ``(left team, right team, draw margin, tied)``.
 
-        Adjacent ranked teams are linked in rank order (seed 000, Fig. 7); each unranked team is
+        Adjacent ranked teams are linked in rank order (patent, Fig. 7); each unranked team is
         linked to the lowest ranked team (Fig. 19), which it lost to.
         """
         pairs = [(order[i], order[i + 1]) for i in range(n_ranked - 1)]
