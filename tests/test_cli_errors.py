@@ -9,6 +9,7 @@ subprocess.
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 from pathlib import Path
@@ -25,6 +26,7 @@ DIH = ["tournament", "dih", "--probs", ".5,.5", "--players", "3", "--rounds", "2
 
 # (arguments, text the error line must contain); {tmp} is a scratch folder, {db} a mindsport
 # database with the league "club" (players a, b, c), {csv} a CSV file that is no database,
+# {other} a SQLite database of another program,
 # {good} a valid match file, {bad} a match file whose second line is wrong
 CASES: list[tuple[list[str], str]] = [
     # root
@@ -34,6 +36,7 @@ CASES: list[tuple[list[str], str]] = [
     # store commands
     (["leaderboard", "--db", "{csv}"], "games.csv"),
     (["leaderboard", "--db", "{tmp}/nodb.db"], "nodb.db"),
+    (["leaderboard", "--db", "{other}"], "other.db' holds no mindsport data"),
     (["leaderboard", "--db", "postgresql://x:secret@127.0.0.1:1/nope"], "127.0.0.1:1/nope"),
     (["leaderboard", "--league", "nope", "--db", "{db}"], "'nope'"),
     (["leaderboard", "--top", "0", "--db", "{db}"], "--top"),
@@ -111,6 +114,10 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     tmp = tmp_path_factory.mktemp("cli-errors")
     (tmp / "games.csv").write_text("a,b\n1,2\n", encoding="utf-8")
     (tmp / "empty").mkdir()
+    import sqlite3
+
+    with contextlib.closing(sqlite3.connect(tmp / "other.db")) as other:  # not mindsport's
+        other.execute("CREATE TABLE notes (text TEXT)")
     good = tmp / "good.jsonl"
     good.write_text(
         "".join(
@@ -139,6 +146,7 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         "csv": str(tmp / "games.csv"),
         "good": str(good),
         "bad": str(bad),
+        "other": str(tmp / "other.db"),
     }
 
 

@@ -252,7 +252,7 @@ def two_team_update(
 def pairwise_rate(
     model: Any, teams: list[list[Rating]], ranks: list[Any], weights: list[list[float]] | None
 ) -> list[list[Rating]]:
-    """The TrueSkill-for-mahjong article's pairwise update: every (ordered) pair, ``iterations``
+    """The mahjong article's pairwise update: every (ordered) pair, ``iterations``
     times, sequentially."""
     from mindsport.rating.trueskill import draw_margin
 

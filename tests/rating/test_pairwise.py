@@ -1,4 +1,4 @@
-"""The TrueSkill-for-mahjong article's pairwise update against sequential calls of the reference
+"""The mahjong article's pairwise update against sequential calls of the reference
 ``trueskill`` package."""
 
 from __future__ import annotations

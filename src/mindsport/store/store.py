@@ -568,11 +568,19 @@ class Store:
                     _upgrade_key_table(conn)
             elif not create:
                 with self._read() as conn:
-                    if not inspect(conn).has_table(leagues.name):
+                    found = inspect(conn)
+                    if not found.has_table(leagues.name):
                         raise DatabaseError(
-                            f"database {shown}: not a mindsport database (it has no leagues); "
-                            "check --db"
+                            f"database {shown} holds no mindsport data (no leagues table); "
+                            "check --db, or add matches first: mindsport rate FILE"
                         )
+                    stale = any(not found.has_table(t.name) for t in metadata.sorted_tables) or (
+                        "role" not in {c["name"] for c in found.get_columns(api_keys.name)}
+                    )
+                if stale:  # a mindsport database of an earlier version: bring its tables up
+                    with self._write() as conn:
+                        metadata.create_all(conn)
+                        _upgrade_key_table(conn)
         except DBAPIError as exc:
             self.close()
             raise _unusable(shown, exc) from None
