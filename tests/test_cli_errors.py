@@ -51,7 +51,7 @@ CASES: list[tuple[list[str], str]] = [
     (["predict", "a", "zed", "--league", "club", "--db", "{db}"], "zed"),
     (["matchmake", "--players", "a,b", "--shape", "xyz", "-l", "club", "--db", "{db}"], "xyz"),
     (["recompute", "--league", "nope", "--db", "{db}"], "nope"),
-    (["serve", "--port", "0"], "--port"),
+    (["serve", "--port", "70000"], "--port"),
     (["serve", "--db", "{csv}"], "games.csv"),
     # evaluate, import
     (["evaluate", "{tmp}/missing.csv"], "missing.csv"),

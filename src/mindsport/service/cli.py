@@ -15,7 +15,7 @@ __all__ = ["serve"]
 
 def serve(
     host: str = typer.Option("127.0.0.1", help="Interface to listen on."),
-    port: int = typer.Option(8000, min=1, max=65535, help="TCP port."),
+    port: int = typer.Option(8000, min=0, max=65535, help="TCP port (0: any free port)."),
     db: str | None = DbOption,
 ) -> None:
     """Run the HTTP service and leaderboard page (uvicorn)."""
