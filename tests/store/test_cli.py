@@ -157,3 +157,14 @@ def test_an_elo_leaderboard_has_no_deviation_column(tmp_path: Path) -> None:
     header = next(line for line in r.output.splitlines() if "games" in line)
     assert "rating" in header and "games" in header
     assert "sigma" not in header and "mu" not in header and "RD" not in header
+
+
+def test_names_print_as_they_are(tmp_path: Path) -> None:
+    """Player ids are data, not markup: square brackets survive the tables."""
+    db = f"sqlite:///{tmp_path / 'names.db'}"
+    with Store(db) as st:
+        st.add_matches(
+            "main", [Match("1", 1, [["[bold]ann"], ["bob"]], [0, 1])], create=("elo", {})
+        )
+    assert "[bold]ann" in invoke("leaderboard", "--db", db).output
+    assert "[bold]ann in 'main'" in invoke("player", "[bold]ann", "--db", db).output

@@ -60,15 +60,17 @@ def open_store(db: str | None, *, create: bool) -> Store:
 
 
 def _console() -> Console:
+    """Standard output without markup: player ids, league names and files print as they are
+    (a player called "[bold]x" keeps the brackets)."""
     from rich.console import Console
 
-    return Console()
+    return Console(markup=False, highlight=False)
 
 
 def _err_console() -> Console:
     from rich.console import Console
 
-    return Console(stderr=True)
+    return Console(stderr=True, markup=False, highlight=False)
 
 
 def _read_file(path: Path) -> Iterator[tuple[int, Match]]:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from rich.table import Table
+from rich.text import Text
 
 from mindsport.store.store import LeaderboardPage
 
@@ -32,7 +33,7 @@ def board_table(page: LeaderboardPage, title: str | None = None) -> Table:
     for col in cols:
         table.add_column(col, justify="left" if col == "player" else "right")
     for e in page.entries:
-        row = [str(e.rank), e.player, f"{e.exposed:.2f}"]
+        row: list[str | Text] = [str(e.rank), Text(e.player), f"{e.exposed:.2f}"]
         if d is None or d.conservative != d.value_label:
             row.append(f"{e.mu:.2f}")
         if d is None or d.deviation_label is not None:
