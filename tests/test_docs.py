@@ -7,6 +7,7 @@ tables are the model registry's, and docs/cli.md shows every command group.
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from pathlib import Path
@@ -115,3 +116,61 @@ if __name__ == "__main__":
     start, end = text.index(BEGIN), text.index(END) + len(END)
     path.write_text(text[:start] + models_markdown() + text[end:], encoding="utf-8")
     sys.exit(0)
+
+
+# the examples of docs/cli.md that need no compiled engine, no server, no long run and no public
+# data set: run in order, in a scratch folder holding the files they name
+QUICK = (
+    "leagues",
+    "rate games.jsonl",
+    "leaderboard",
+    "player",
+    "predict",
+    "matchmake",
+    "recompute",
+    "evaluate",
+    "import",
+    "keys",
+    "ddz deal",
+    "games",
+    "tournament dih",
+    "tournament swiss",
+)
+
+
+def test_the_cli_guide_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import shlex
+
+    from typer.testing import CliRunner
+
+    from mindsport.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("MINDSPORT_DATABASE_URL", raising=False)
+    people = ["ann", "bob", "cid", "dan", "eve", "fay"]
+    pairs = [(people[i % 6], people[(i * 5 + 1) % 6]) for i in range(60)]
+    lines = [
+        json.dumps({"id": f"m{i}", "time": i, "teams": [[a], [b]], "ranks": [i % 2, 1 - i % 2]})
+        for i, (a, b) in enumerate(pairs)
+        if a != b
+    ]
+    Path("games.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    CliRunner().invoke(app, ["import", "games.jsonl", "--out", "games.csv"])
+    Path("halo2").mkdir()
+    Path("halo2/HeadToHead.csv").write_text(
+        "06 August 2004 18:19:41,281900,2,20,p3,0,3\n06 August 2004 18:19:41,281900,2,20,p4,1,6\n",
+        encoding="utf-8",
+    )
+    text = (DOCS / "cli.md").read_text(encoding="utf-8")
+    ran = 0
+    for block in blocks(text, "sh"):
+        for line in block.splitlines():
+            args = shlex.split(line, comments=True)
+            if not args or not " ".join(args[1:]).startswith(QUICK):
+                continue
+            r = CliRunner().invoke(app, args[1:])
+            assert r.exit_code == 0, f"{line}\n{r.output}"
+            ran += 1
+    assert ran >= 20
+    assert Path("ann.png").read_bytes().startswith(b"\x89PNG")
+    assert Path("report/metrics.csv").exists() and Path("halo.jsonl").exists()
