@@ -1,6 +1,6 @@
-"""DIH speed: mindsport's polynomial DP against a direct implementation of seed 001's method.
+"""DIH speed: mindsport's polynomial DP against a direct implementation of the DIH paper's method.
 
-Seed 001 sums, for the values a_1 > a_2 > ... > a_r of the top r places, the probability of
+The DIH paper sums, for the values a_1 > a_2 > ... > a_r of the top r places, the probability of
 that configuration: C(K, r) terms for K possible totals, so exponential in r. Both are exact;
 the script checks they agree and reports the time ratio. Run:
 
@@ -19,7 +19,7 @@ from mindsport.tournament import discrimination, total_distribution
 
 
 def seed_method(scores, probs, players: int, rounds: int, top: int) -> float:
-    """Direct nested sum over the top places' values (seed 001, section 1.1.2)."""
+    """Direct nested sum over the top places' values (the DIH paper, section 1.1.2)."""
     values, p = total_distribution(scores, probs, rounds)
     order = np.argsort(-values)
     values, p = values[order].tolist(), p[order].tolist()
@@ -47,7 +47,7 @@ def timed(fn, *args, repeat: int = 3) -> tuple[float, float]:
 
 
 def main() -> None:
-    scores = [s for s in range(-6, 7) if s != 0]  # seed 001: scores -6..6 without 0
+    scores = [s for s in range(-6, 7) if s != 0]  # the DIH paper: scores -6..6 without 0
     probs = np.array([1, 2, 3, 5, 8, 20, 30, 12, 8, 5, 3, 2], dtype=float)
     probs /= probs.sum()
     print(

@@ -8,7 +8,7 @@ Part 1, duplicate deals. Every deal is played three times with the same game see
 the deals are independent). Win rates are given per seating. Deals are played until ``--deals``
 or the ``--seconds`` budget is used up (whichever first); the report says how many.
 
-The kitty is not part of :class:`~mindsport.doudizhu.Deal`; under seed 001's dealing it is a
+The kitty is not part of :class:`~mindsport.doudizhu.Deal`; under the DIH paper's dealing it is a
 uniformly random 3-card subset of the landlord's 20 cards, so one is drawn that way per deal and
 given to the tracking bot (``TrackingBot.set_kitty``).
 

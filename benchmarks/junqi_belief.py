@@ -7,9 +7,9 @@ Usage (each part can run alone; the whole run takes ~5 minutes on one core):
 
 Parts:
 * ``accuracy``: greedy vs greedy games; player 0 tracks player 1's pieces with four estimators
-  (fitted matrix = Sinkhorn/IPF, seed 003's one-pass update, row-only, uniform roster prior);
-  after the k-th collision: top-1 accuracy over the enemy's pieces still on the board, and the
-  mean probability given to each piece's true kind.
+  (fitted matrix = Sinkhorn/IPF, the Junqi patent's one-pass update, row-only, uniform roster
+  prior); after the k-th collision: top-1 accuracy over the enemy's pieces still on the board, and
+  the mean probability given to each piece's true kind.
 * ``exact``: at collision counts 5, 10, 15, 20, ... of the first games, the exact marginals
   (dynamic programming over the consistent assignments) vs the fitted matrix and the patent's.
 * ``match``: win/draw/loss of belief vs random, belief vs greedy, greedy vs random (colours

@@ -1,17 +1,18 @@
-"""Games per second of seed 004's grading workload, and the projected cost of its library.
+"""Games per second of the equal-strength paper's grading workload, and the projected cost of its
+library.
 
-Workload (seed 004, experiment 2): one-bomb deals, each played at ``--tables`` tables whose
-landlords are graded bots (levels 10, 20, ..., 100) with the same two farmer bots, through the
-tournament runner (:func:`mindsport.tournament.doudizhu.games.landlord_table`: deals as values,
-per-game seeds, chunks on an executor). The same games run serially (1 worker), on local worker
-processes (``--workers``) and optionally on a local Ray instance (``--ray``); the scores must be
-identical on all of them, else the script fails.
+Workload (the equal-strength paper, experiment 2): one-bomb deals, each played at ``--tables``
+tables whose landlords are graded bots (levels 10, 20, ..., 100) with the same two farmer bots,
+through the tournament runner (:func:`mindsport.tournament.doudizhu.games.landlord_table`: deals as
+values, per-game seeds, chunks on an executor). The same games run serially (1 worker), on local
+worker processes (``--workers``) and optionally on a local Ray instance (``--ray``); the scores must
+be identical on all of them, else the script fails.
 
 Rates are games per second of wall time (the load average is printed with them: other work on
 the machine slows them down); the serial run also reports games per CPU second of this process,
-which other work does not change. Projection: seed 004 graded 200,000 hands at 70 tables =
-14,000,000 games; time on this machine = games / (rate of the local workers); on a cluster of
-N cores, N times the per-core rate (independent chunks of games, linear scaling).
+which other work does not change. Projection: the equal-strength paper graded 200,000 hands at 70
+tables = 14,000,000 games; time on this machine = games / (rate of the local workers); on a cluster
+of N cores, N times the per-core rate (independent chunks of games, linear scaling).
 
     .venv/bin/python benchmarks/tournament_scale.py --hands 10000 --ray
 """
@@ -30,7 +31,7 @@ from mindsport.doudizhu import Deal
 from mindsport.tournament.doudizhu.games import landlord_table, random_deals, warm_engine
 from mindsport.tournament.executors import make_executor, task_rng
 
-SEED_004_GAMES = 200_000 * 70
+EQUAL_STRENGTH_GAMES = 200_000 * 70
 
 
 def _run(
@@ -91,14 +92,16 @@ def main(argv: list[str] | None = None) -> int:
         out[f"games_per_second_ray_{args.workers}_cpus"] = round(games / tr, 1)
     out.update(
         scores_identical_on_all_executors=True,
-        seed_004_games=SEED_004_GAMES,
-        projected_minutes_1_worker=round(SEED_004_GAMES / rate1 / 60, 1),
+        equal_strength_paper_games=EQUAL_STRENGTH_GAMES,
+        projected_minutes_1_worker=round(EQUAL_STRENGTH_GAMES / rate1 / 60, 1),
         **{
-            f"projected_minutes_{args.workers}_workers": round(SEED_004_GAMES / raten / 60, 1),
+            f"projected_minutes_{args.workers}_workers": round(
+                EQUAL_STRENGTH_GAMES / raten / 60, 1
+            ),
         },
         cluster_cores=args.cluster_cores,
         projected_minutes_cluster=round(
-            SEED_004_GAMES / (raten / args.workers * args.cluster_cores) / 60, 2
+            EQUAL_STRENGTH_GAMES / (raten / args.workers * args.cluster_cores) / 60, 2
         ),
         load_average_after=os.getloadavg(),
         assumption=(

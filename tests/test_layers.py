@@ -21,18 +21,29 @@ SRC = Path(mindsport.__file__).parent
 # which top-level parts each part may import (besides itself)
 ALLOWED: dict[str, set[str]] = {
     "errors": set(),
+    # the command line's error boundary, app settings and output-path checks (typer only)
+    "commandline": {"errors"},
     "match": {"errors"},
     "rating": {"errors", "match"},
-    "history": {"errors", "match", "rating"},
+    "history": {"errors", "match", "rating", "commandline"},
     "matchmaking": {"errors"},
-    "store": {"errors", "match", "rating", "history", "matchmaking"},
-    "service": {"errors", "match", "rating", "history", "matchmaking", "store", "event"},
+    "store": {"errors", "match", "rating", "history", "matchmaking", "commandline"},
+    "service": {
+        "errors",
+        "match",
+        "rating",
+        "history",
+        "matchmaking",
+        "store",
+        "event",
+        "commandline",
+    },
     "belief": {"errors"},
     # the game contract, the referee and the registry (games are named there as strings)
-    "games": {"errors"},
-    "doudizhu": {"errors", "belief", "games"},
-    "junqi": {"errors", "belief", "games"},
-    "tournament": {"errors", "belief", "games", "doudizhu", "junqi"},
+    "games": {"errors", "commandline"},
+    "doudizhu": {"errors", "belief", "games", "commandline"},
+    "junqi": {"errors", "belief", "games", "commandline"},
+    "tournament": {"errors", "belief", "games", "doudizhu", "junqi", "commandline"},
     # a director's events: stored beside the leagues, on the tournament science
     "event": {
         "errors",
@@ -45,6 +56,7 @@ ALLOWED: dict[str, set[str]] = {
         "games",
         "doudizhu",
         "tournament",
+        "commandline",
     },
 }
 # the package root and the commands may import anything

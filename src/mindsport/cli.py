@@ -1,24 +1,21 @@
 """The ``mindsport`` command: one entry point, a sub-command group per area.
 
-Errors on bad input (every :class:`ValueError`) are printed without a traceback and the command
-exits with status 2.
+Errors are handled in one place, the error boundary of :mod:`mindsport.commandline`: a mistake
+in the input is one line on stderr and exit status 2; an internal failure prints its traceback
+and exits with status 70. Heavy modules (NumPy, numba, SciPy, SQLAlchemy, FastAPI, matplotlib,
+the game engines) are imported inside the commands, so ``mindsport --help`` starts at once.
 """
 
 from __future__ import annotations
 
-import sys
-
 import typer
-from rich.console import Console
 
-app = typer.Typer(
+from mindsport.commandline import new_app
+
+app = new_app(
+    "Ratings, fair tournaments, simulation and hidden-information inference for mind sports.",
     name="mindsport",
-    help="Ratings, fair tournaments, simulation and hidden-information inference for mind sports.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
 )
-err_console = Console(stderr=True)
 
 
 def _version(value: bool) -> None:
@@ -57,7 +54,8 @@ def demo(
 
 
 def _register() -> None:
-    """Attach the sub-command groups of each area (imported here, not at package import)."""
+    """Attach the sub-command groups of each area (their modules import only typer; what a
+    command computes with is imported when it runs)."""
     from mindsport.doudizhu.cli import app as ddz_app
     from mindsport.event.cli import app as event_app
     from mindsport.games.cli import app as games_app
@@ -87,12 +85,8 @@ _register()
 
 
 def main() -> None:
-    """Console-script entry point."""
-    try:
-        app()
-    except ValueError as exc:  # bad input: a clear message, no traceback
-        err_console.print(f"[bold red]error:[/] {exc}")
-        sys.exit(2)
+    """Console-script entry point (the error boundary exits with the status)."""
+    app()
 
 
 if __name__ == "__main__":

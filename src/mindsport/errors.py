@@ -1,12 +1,29 @@
 """Error types shared by every part of mindsport.
 
-Every error is a :class:`ValueError` subclass whose message names the offending input, so the
-command line can print it without a traceback and the HTTP service can return it as a 4xx body.
+Two families, told apart by their base class:
+
+* :class:`MindsportError` (a :class:`ValueError`): the input is wrong. The message names the
+  offending input (a file and line, an option, a database) and, where one exists, the fix. The
+  command line prints it as one line and exits with status 2; the HTTP service answers 4xx.
+* :class:`InternalError` (a :class:`RuntimeError`, never a ``ValueError``): mindsport itself
+  failed (a broken invariant, an iteration that did not converge). The command line prints the
+  traceback and asks for a report (status 70); the HTTP service answers 500.
 """
 
 from __future__ import annotations
 
-__all__ = ["ConflictError", "MindsportError", "NotFoundError"]
+import errno
+import os
+
+__all__ = [
+    "ConflictError",
+    "DatabaseError",
+    "FileAccessError",
+    "InternalError",
+    "MindsportError",
+    "NotFoundError",
+    "file_error",
+]
 
 
 class MindsportError(ValueError):
@@ -14,8 +31,48 @@ class MindsportError(ValueError):
 
 
 class NotFoundError(MindsportError, LookupError):
-    """A named thing (player, league, file) does not exist."""
+    """A named thing (player, league, file, database) does not exist."""
 
 
 class ConflictError(MindsportError):
     """The input contradicts what is already recorded (e.g. a match id reused with other data)."""
+
+
+class FileAccessError(MindsportError):
+    """A file or folder named by the user cannot be read or written (missing, a folder where a
+    file is expected, no permission, a read-only or full file system)."""
+
+
+class DatabaseError(MindsportError):
+    """A database named by the user cannot be used: unreachable, refused the login, not a
+    database, or not a mindsport database."""
+
+
+class InternalError(RuntimeError):
+    """mindsport failed on valid input: a bug to report, not a mistake of the user."""
+
+
+_HINTS = {
+    errno.ENOENT: "check the path; its folder must exist",
+    errno.ENOTDIR: "a part of the path is a file, not a folder",
+    errno.EISDIR: "it is a folder; give a file name",
+    errno.EACCES: "no permission; choose a writable place",
+    errno.EPERM: "not permitted here; choose another place",
+    errno.EROFS: "read-only file system; choose a writable place",
+    errno.ENOSPC: "the disk is full",
+    errno.EEXIST: "it exists already",
+}
+
+
+def file_error(exc: OSError, path: str | os.PathLike[str] | None = None) -> FileAccessError:
+    """``exc`` (an :class:`OSError` of the file system) as a :class:`FileAccessError` naming the
+    path and a fix.
+
+    >>> str(file_error(FileNotFoundError(2, "No such file or directory", "/x/y.jsonl")))
+    '/x/y.jsonl: no such file or directory (check the path; its folder must exist)'
+    """
+    name = path if path is not None else exc.filename
+    what = (exc.strerror or str(exc)).lower()
+    hint = _HINTS.get(exc.errno or 0)
+    text = f"{os.fspath(name)}: {what}" if name is not None else what
+    return FileAccessError(f"{text} ({hint})" if hint else text)

@@ -1,4 +1,4 @@
-"""Deals: notation, deck checks, seed 001's Algorithm 2."""
+"""Deals: notation, deck checks, the DIH paper's Algorithm 2."""
 
 from __future__ import annotations
 

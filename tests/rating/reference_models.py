@@ -252,7 +252,8 @@ def two_team_update(
 def pairwise_rate(
     model: Any, teams: list[list[Rating]], ranks: list[Any], weights: list[list[float]] | None
 ) -> list[list[Rating]]:
-    """Seed 002's pairwise update: every (ordered) pair, ``iterations`` times, sequentially."""
+    """The mahjong article's pairwise update: every (ordered) pair, ``iterations``
+    times, sequentially."""
     from mindsport.rating.trueskill import draw_margin
 
     ws = weights or [[1.0] * len(t) for t in teams]

@@ -1,4 +1,5 @@
-"""Seed 002's pairwise update against sequential calls of the reference ``trueskill`` package."""
+"""The mahjong article's pairwise update against sequential calls of the reference
+``trueskill`` package."""
 
 from __future__ import annotations
 

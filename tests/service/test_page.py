@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import random
 import shutil
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +84,18 @@ def _browser() -> Any:
     return sync_playwright
 
 
+@contextlib.contextmanager
+def _chromium_page() -> Iterator[Any]:
+    """A page of headless Chromium (skips the test without Chromium or playwright)."""
+    sync_playwright = _browser()
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield browser.new_page(viewport={"width": 1400, "height": 900})
+        finally:
+            browser.close()
+
+
 def _inner(img: Any) -> Any:
     """The canvas screenshot without its 1px CSS border."""
     w, h = img.size
@@ -90,53 +104,100 @@ def _inner(img: Any) -> Any:
 
 @pytest.mark.browser
 def test_page_in_chromium(tmp_path: Path, live_server: Any) -> None:
-    sync_playwright = _browser()
     from PIL import Image
 
     base, store = live_server(f"sqlite:///{tmp_path / 'browser.db'}")
     store.create_league("main")
     store.add_matches("main", league_matches())
     top = store.leaderboard("main", limit=60)
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 900})
-            page.goto(base + "/?league=main")
-            page.wait_for_selector("body[data-ready='1']")
-            rows = page.locator("#rows tr")
-            assert rows.count() == 25
-            assert rows.first.get_attribute("data-player") == top.entries[0].player
-            # paging (live, through the JSON API)
-            page.click("#next")
-            page.wait_for_function(
-                "document.querySelector('#pageinfo').textContent === 'Page 2 of 2'"
-            )
-            assert page.locator("#rows tr").count() == 15
-            assert (
-                page.locator("#rows tr").first.get_attribute("data-player")
-                == top.entries[25].player
-            )
-            # search
-            page.fill("#search", "PLAYER1")
-            page.wait_for_function("document.querySelectorAll('#rows tr').length === 10")
-            names = page.eval_on_selector_all("#rows tr", "rs => rs.map(r => r.dataset.player)")
-            assert sorted(names) == [f"player1{i}" for i in range(10)]
-            # blank canvas before a player is chosen
-            chart = page.locator("#chart")
-            before = _inner(Image.open(io.BytesIO(chart.screenshot())))
-            assert len(set(before.getdata())) == 1
-            # click a player: the chart draws mu and the mu +- sigma band
-            target = names[0]
-            page.click(f"#rows tr[data-player='{target}'] td:nth-child(3)")
-            page.wait_for_selector(f"#chart[data-player='{target}']")
-            assert target in page.text_content("#chart-title")
-            img = _inner(Image.open(io.BytesIO(chart.screenshot())))
-            colours = img.getcolors(maxcolors=1 << 20)
-            assert colours is not None
-            background = max(colours)[1]
-            drawn = sum(c for c, rgb in colours if rgb != background)
-            assert drawn > 0.05 * img.width * img.height  # band, line and axes, not a blank box
-            blue = sum(c for c, (r, g, b) in colours if b > 150 and r < 120)
-            assert blue > 200  # the mu line in blue
-        finally:
-            browser.close()
+    with _chromium_page() as page:
+        page.goto(base + "/?league=main")
+        page.wait_for_selector("body[data-ready='1']")
+        rows = page.locator("#rows tr")
+        assert rows.count() == 25
+        assert rows.first.get_attribute("data-player") == top.entries[0].player
+        # paging (live, through the JSON API)
+        page.click("#next")
+        page.wait_for_function("document.querySelector('#pageinfo').textContent === 'Page 2 of 2'")
+        assert page.locator("#rows tr").count() == 15
+        assert page.locator("#rows tr").first.get_attribute("data-player") == top.entries[25].player
+        # search
+        page.fill("#search", "PLAYER1")
+        page.wait_for_function("document.querySelectorAll('#rows tr').length === 10")
+        names = page.eval_on_selector_all("#rows tr", "rs => rs.map(r => r.dataset.player)")
+        assert sorted(names) == [f"player1{i}" for i in range(10)]
+        # blank canvas before a player is chosen
+        chart = page.locator("#chart")
+        before = _inner(Image.open(io.BytesIO(chart.screenshot())))
+        assert len(set(before.getdata())) == 1
+        # click a player: the chart draws mu and the mu +- sigma band
+        target = names[0]
+        page.click(f"#rows tr[data-player='{target}'] td:nth-child(3)")
+        page.wait_for_selector(f"#chart[data-player='{target}']")
+        assert target in page.text_content("#chart-title")
+        img = _inner(Image.open(io.BytesIO(chart.screenshot())))
+        colours = img.getcolors(maxcolors=1 << 20)
+        assert colours is not None
+        background = max(colours)[1]
+        drawn = sum(c for c, rgb in colours if rgb != background)
+        assert drawn > 0.05 * img.width * img.height  # band, line and axes, not a blank box
+        blue = sum(c for c, (r, g, b) in colours if b > 150 and r < 120)
+        assert blue > 200  # the mu line in blue
+
+
+def test_columns_follow_the_league_model(tmp_path: Path) -> None:
+    store = Store(str(tmp_path / "labels.db"))
+    store.create_league("g", "glicko2")
+    store.create_league("e", "elo")
+    store.create_league("t", "trueskill")
+    for name in ("g", "e", "t"):
+        store.add_matches(name, league_matches(players=6, n=20))
+    with TestClient(create_app(store=store)) as client:
+        heads = {
+            name: client.get("/", params={"league": name})
+            .text.split("<thead>")[1]
+            .split("</thead>")[0]
+            for name in ("g", "e", "t")
+        }
+    store.close()
+    assert ">rating - 2 RD<" in heads["g"] and ">rating<" in heads["g"] and ">RD<" in heads["g"]
+    assert ">sigma<" not in heads["g"] and ">mu<" not in heads["g"]
+    assert ">rating<" in heads["e"] and 'data-column="sigma"' not in heads["e"]
+    assert 'data-column="mu"' not in heads["e"]  # the rating is the sorted value itself
+    assert ">mu - 3 sigma<" in heads["t"] and ">sigma<" in heads["t"]
+
+
+@pytest.mark.browser
+def test_page_labels_and_empty_state_in_chromium(tmp_path: Path, live_server: Any) -> None:
+    from PIL import Image
+
+    base, store = live_server(f"sqlite:///{tmp_path / 'labels.db'}")
+    store.create_league("g", "glicko2")
+    store.create_league("e", "elo")
+    store.create_league("empty", "elo")
+    store.add_matches("g", league_matches(players=6, n=30))
+    store.add_matches("e", league_matches(players=6, n=30))
+    with _chromium_page() as page:
+        page.goto(base + "/?league=g")
+        page.wait_for_selector("body[data-ready='1']")
+        heads = page.eval_on_selector_all("#board th", "hs => hs.map(h => h.textContent)")
+        assert heads == ["#", "Player", "rating - 2 RD", "rating", "RD", "Games"]
+        first = page.locator("#rows tr").first.get_attribute("data-player")
+        page.click(f"#rows tr[data-player='{first}'] td:nth-child(3)")
+        page.wait_for_selector(f"#chart[data-player='{first}']")
+        title = page.text_content("#chart-title") or ""
+        assert "rating" in title and "RD" in title and "\u03bc" not in title
+        # Elo: no deviation column, and cells line up with the headings
+        page.goto(base + "/?league=e")
+        page.wait_for_selector("body[data-ready='1']")
+        heads = page.eval_on_selector_all("#board th", "hs => hs.map(h => h.textContent)")
+        assert heads == ["#", "Player", "rating", "Games"]
+        cells = page.eval_on_selector_all("#rows tr:first-child td", "ts => ts.length")
+        assert cells == len(heads)
+        assert "band" not in (page.text_content("#legend") or "")
+        # a league without matches: the chart says so
+        page.goto(base + "/?league=empty")
+        page.wait_for_selector("#chart[data-empty='1']")
+        img = _inner(Image.open(io.BytesIO(page.locator("#chart").screenshot())))
+        assert len(set(img.getdata())) > 1  # the message is drawn, not a blank box
+        assert "No matches yet" in (page.text_content("#chart-title") or "")

@@ -102,6 +102,10 @@ def test_bad_row_500_lines_in_writes_nothing(tmp_path: Path) -> None:
 def test_errors_exit_2_without_traceback(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'cli.db'}"
     r = runner.invoke(app, ["leaderboard", "--league", "nope", "--db", db])
+    assert r.exit_code == 2 and "cli.db' does not exist" in r.output
+    assert not (tmp_path / "cli.db").exists()  # a reading command creates no database
+    Store(db).close()
+    r = runner.invoke(app, ["leaderboard", "--league", "nope", "--db", db])
     assert r.exit_code == 2 and "league 'nope' does not exist" in r.output
     assert "Traceback" not in r.output
     r = runner.invoke(app, ["leagues", "create", "x", "--model", "chess9", "--db", db])
@@ -142,3 +146,25 @@ def test_leagues_of_any_registered_model_with_its_settings(tmp_path: Path) -> No
     assert "rating - 2 RD" in r.output and "RD" in r.output
     r = invoke("player", "u1", "--league", "club", "--db", db)
     assert "rating - 2 RD" in r.output
+
+
+def test_an_elo_leaderboard_has_no_deviation_column(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'elo.db'}"
+    f = tmp_path / "games.jsonl"
+    write_jsonl(f, games(30))
+    assert invoke("rate", str(f), "--league", "e", "--model", "elo", "--db", db).exit_code == 0
+    r = invoke("leaderboard", "--league", "e", "--db", db)
+    header = next(line for line in r.output.splitlines() if "games" in line)
+    assert "rating" in header and "games" in header
+    assert "sigma" not in header and "mu" not in header and "RD" not in header
+
+
+def test_names_print_as_they_are(tmp_path: Path) -> None:
+    """Player ids are data, not markup: square brackets survive the tables."""
+    db = f"sqlite:///{tmp_path / 'names.db'}"
+    with Store(db) as st:
+        st.add_matches(
+            "main", [Match("1", 1, [["[bold]ann"], ["bob"]], [0, 1])], create=("elo", {})
+        )
+    assert "[bold]ann" in invoke("leaderboard", "--db", db).output
+    assert "[bold]ann in 'main'" in invoke("player", "[bold]ann", "--db", db).output

@@ -403,7 +403,7 @@ def test_url_resolution_and_environment(tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.delenv("MINDSPORT_DATABASE_URL")
     monkeypatch.chdir(tmp_path)
     assert resolve_url() == "sqlite:///./mindsport.db"
-    with pytest.raises(StoreError, match="directory"):
+    with pytest.raises(StoreError, match=r"folder .* does not exist"):
         Store(str(tmp_path / "missing" / "x.db"))
 
 

@@ -34,7 +34,7 @@ def brute_force(scores: list[float], probs: list[float], players: int, rounds: i
 
 
 def seed_nested_sum(values: list[float], probs: list[float], players: int, top: int) -> float:
-    """Seed 001's method: sum over the values a_1 > ... > a_top of the top places."""
+    """The DIH paper's method: sum over the values a_1 > ... > a_top of the top places."""
     pairs = sorted(zip(values, probs, strict=True), reverse=True)
     n = players
     cdf_le = {v: sum(p for w, p in pairs if w <= v) for v, _ in pairs}

@@ -60,7 +60,7 @@ def test_duplicate_cancels_deal_luck() -> None:
 
     With the same hand on every table the stronger entrant always finishes ahead (the oracle
     adds skill to the hand's value), so duplicate play ranks them perfectly; random deals do
-    not. This is the theory behind seed 004's comparison.
+    not. This is the theory behind the equal-strength paper's comparison.
     """
     skills = {"strong": 2.0, "middle": 1.0, "weak": 0.0}
     hand_value = {f"h{i}": v for i, v in enumerate(np.linspace(-20, 20, 41))}

@@ -1,4 +1,4 @@
-"""Rank points (seed 001): R = 2 x (n - O + 1), standard competition ranking for ties."""
+"""Rank points (the DIH paper): R = 2 x (n - O + 1), standard competition ranking for ties."""
 
 from __future__ import annotations
 

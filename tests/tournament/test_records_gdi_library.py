@@ -1,4 +1,4 @@
-"""Score distributions from logs, GDI (seed 004), hand libraries on disk."""
+"""Score distributions from logs, GDI (the equal-strength paper), hand libraries on disk."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 
 from mindsport.errors import MindsportError
 from mindsport.tournament.gdi import (
-    SEED_004_CENTRE,
+    EQUAL_STRENGTH_CENTRE,
     equal_strength,
     gdi_distance,
     grade_difficulty,
@@ -69,7 +69,7 @@ def test_read_hand_scores_names_file_and_line(tmp_path: Path) -> None:
 
 
 def test_grade_difficulty_definition() -> None:
-    # seed 004's example centre-like numbers: 5 tables -2, -1, 1, 2, 2
+    # the equal-strength paper's example centre-like numbers: 5 tables -2, -1, 1, 2, 2
     levels = (-2, -1, 1, 2)
     scores = [-2, -1, 1, 2, 2]
     g = grade_difficulty(scores, levels)
@@ -83,11 +83,12 @@ def test_grade_difficulty_definition() -> None:
 
 
 def test_gdi_distance_and_seed_004_table_1() -> None:
-    # seed 004: Center1 = (?, 0.95, 0.95) style comparisons; check the plain Euclidean formula
+    # the equal-strength paper: Center1 = (?, 0.95, 0.95) style comparisons; check the plain
+    # Euclidean formula
     assert gdi_distance((0.96, 0.91, 0.79), (0.96, 0.91, 0.79)) == 0.0
     assert gdi_distance((0, 0, 0), (0.3, 0.4, 0)) == pytest.approx(0.5)
     gdis = {"near": (0.95, 0.90, 0.80), "far": (0.7, 0.677, 0.618), "edge": (0.96, 0.91, 0.95)}
-    chosen = equal_strength(gdis, SEED_004_CENTRE, 0.15)
+    chosen = equal_strength(gdis, EQUAL_STRENGTH_CENTRE, 0.15)
     assert [h for h, _ in chosen] == ["near"]  # "edge" is at 0.16
     assert chosen[0][1] == pytest.approx(math.sqrt(3e-4))
 

@@ -1,4 +1,4 @@
-"""Test-case selection by DIH and seed 001's Algorithm 1 (bucketed bot line-ups)."""
+"""Test-case selection by DIH and the DIH paper's Algorithm 1 (bucketed bot line-ups)."""
 
 from __future__ import annotations
 

@@ -38,7 +38,7 @@ from mindsport.tournament.executors import SerialExecutor
 from mindsport.tournament.swiss import read_results
 
 # ---------------------------------------------------------------------------------------------
-# seed 001 grid
+# the DIH paper grid
 
 
 def test_algorithm1_buckets_follow_the_half_open_intervals() -> None:
@@ -135,7 +135,7 @@ def test_paper_gains_are_the_seed_001_numbers() -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# seed 004 formats
+# the equal-strength paper formats
 
 
 def test_consensus_order_and_agreement() -> None:

@@ -1,10 +1,14 @@
-"""Probability-matrix inference over hidden assignments (seed 003, done right).
+"""Probability-matrix inference over hidden assignments (the Junqi patent, done right).
 
 * :class:`BeliefMatrix`: fitted by iterative proportional fitting (Sinkhorn), mutable with
   :meth:`~BeliefMatrix.copy`; impossible observations raise :class:`InfeasibleObservationError`.
-* :class:`PatentMatrix`: seed 003's one-pass row/column update, kept as a baseline.
+* :class:`PatentMatrix`: the Junqi patent's one-pass row/column update, kept as a baseline.
 * :func:`exact_marginals` / :func:`enumerate_marginals`: exact answers for small cases;
   :func:`mcmc_marginals`: a Metropolis estimate with its standard error.
+
+"The Junqi patent" is the Chinese patent "一種機器博弈優化方法" (a machine game optimisation
+method): a probability matrix of which hidden Luzhanqi piece is where, updated row by row and
+column by column as pieces move and collide.
 """
 
 from mindsport.belief.exact import count_assignments, enumerate_marginals, exact_marginals

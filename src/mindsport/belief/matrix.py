@@ -4,8 +4,8 @@ A :class:`BeliefMatrix` holds *evidence weights* ``W`` (start: all ones) and the
 counts ``c``. Observations multiply a row of ``W`` by likelihood factors (zero = impossible).
 The probabilities are the matrix ``P = diag(x) W diag(y)`` whose rows sum to 1 and whose columns
 sum to ``c``: iterative proportional fitting (Sinkhorn scaling), the maximum-entropy (minimum
-Kullback-Leibler) matrix with those marginals. This is seed 003's row/column update done right:
-the patent makes one row pass and one column pass per observation (see
+Kullback-Leibler) matrix with those marginals. This is the Junqi patent's row/column update done
+right: the patent makes one row pass and one column pass per observation (see
 :mod:`mindsport.belief.patent`); here the two passes alternate until both marginals hold within
 ``tolerance``. It is an approximation of the exact marginals of the uniform-weighted set of
 consistent assignments (:mod:`mindsport.belief.exact`), usually a good one.

@@ -1,4 +1,4 @@
-"""Seed 003's update rule, kept as a baseline.
+"""The Junqi patent's update rule, kept as a baseline.
 
 The patent (CN, "机器博弈优化方法") keeps an ``m x n`` matrix ``a`` scaled by 10000: rows are
 enemy pieces (each row sums to 10000), columns are kinds (column ``h`` sums to

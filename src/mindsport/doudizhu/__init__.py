@@ -13,29 +13,74 @@ for the rules, :mod:`mindsport.doudizhu.scoring` for the scoring rules and
 True
 """
 
-from mindsport.doudizhu.cards import RANKS, CardError, format_counts, parse_counts
-from mindsport.doudizhu.deal import Deal, DealError, deal
-from mindsport.doudizhu.game import DouDizhuGame, GameRecord, play
-from mindsport.doudizhu.logs import (
-    LogError,
-    read_logs,
-    read_score_table,
-    write_logs,
-    write_score_table,
-)
-from mindsport.doudizhu.moves import Kind, Move, MoveError, beats, legal_moves, parse_move
-from mindsport.doudizhu.scoring import (
-    CCPC2016,
-    CLASSIC,
-    LINEAR,
-    SCORING_RULES,
-    Ccpc2016Scoring,
-    ClassicScoring,
-    LinearScoring,
-    Outcome,
-    ScoringRule,
-)
-from mindsport.doudizhu.state import GameState, IllegalMoveError, StateView
+from typing import TYPE_CHECKING
+
+from mindsport import lazy_exports
+
+if TYPE_CHECKING:
+    from mindsport.doudizhu.cards import RANKS, CardError, format_counts, parse_counts
+    from mindsport.doudizhu.deal import Deal, DealError, deal
+    from mindsport.doudizhu.game import DouDizhuGame, GameRecord, play
+    from mindsport.doudizhu.logs import (
+        LogError,
+        read_logs,
+        read_score_table,
+        write_logs,
+        write_score_table,
+    )
+    from mindsport.doudizhu.moves import Kind, Move, MoveError, beats, legal_moves, parse_move
+    from mindsport.doudizhu.scoring import (
+        CCPC2016,
+        CLASSIC,
+        LINEAR,
+        SCORING_RULES,
+        Ccpc2016Scoring,
+        ClassicScoring,
+        LinearScoring,
+        Outcome,
+        ScoringRule,
+    )
+    from mindsport.doudizhu.state import GameState, IllegalMoveError, StateView
+
+# what the package exports, by module: imported on first use (see mindsport.lazy_exports)
+_EXPORTS = {
+    "RANKS": "mindsport.doudizhu.cards",
+    "CardError": "mindsport.doudizhu.cards",
+    "format_counts": "mindsport.doudizhu.cards",
+    "parse_counts": "mindsport.doudizhu.cards",
+    "Deal": "mindsport.doudizhu.deal",
+    "DealError": "mindsport.doudizhu.deal",
+    "deal": "mindsport.doudizhu.deal",
+    "DouDizhuGame": "mindsport.doudizhu.game",
+    "GameRecord": "mindsport.doudizhu.game",
+    "play": "mindsport.doudizhu.game",
+    "LogError": "mindsport.doudizhu.logs",
+    "read_logs": "mindsport.doudizhu.logs",
+    "read_score_table": "mindsport.doudizhu.logs",
+    "write_logs": "mindsport.doudizhu.logs",
+    "write_score_table": "mindsport.doudizhu.logs",
+    "Kind": "mindsport.doudizhu.moves",
+    "Move": "mindsport.doudizhu.moves",
+    "MoveError": "mindsport.doudizhu.moves",
+    "beats": "mindsport.doudizhu.moves",
+    "legal_moves": "mindsport.doudizhu.moves",
+    "parse_move": "mindsport.doudizhu.moves",
+    "CCPC2016": "mindsport.doudizhu.scoring",
+    "CLASSIC": "mindsport.doudizhu.scoring",
+    "LINEAR": "mindsport.doudizhu.scoring",
+    "SCORING_RULES": "mindsport.doudizhu.scoring",
+    "Ccpc2016Scoring": "mindsport.doudizhu.scoring",
+    "ClassicScoring": "mindsport.doudizhu.scoring",
+    "LinearScoring": "mindsport.doudizhu.scoring",
+    "Outcome": "mindsport.doudizhu.scoring",
+    "ScoringRule": "mindsport.doudizhu.scoring",
+    "GameState": "mindsport.doudizhu.state",
+    "IllegalMoveError": "mindsport.doudizhu.state",
+    "StateView": "mindsport.doudizhu.state",
+}
+
+lazy_exports(__name__, _EXPORTS)
+
 
 __all__ = [
     "CCPC2016",

@@ -1,6 +1,6 @@
 """Bidding (叫分) and doubling (加倍) before play: our reading of the 2016 competition rules.
 
-* Deal 17 cards to each of three players (seed 001's Algorithm 2 without a landlord: card i of
+* Deal 17 cards to each of three players (the DIH paper's Algorithm 2 without a landlord: card i of
   the shuffled deck, i = 1..51, goes to player ``(first + i - 1) mod 3``); the last three cards
   are the kitty.
 * Starting with player ``first``, each player bids once in turn: a call of 1, 2 or 3 points

@@ -4,51 +4,38 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import numpy as np
 import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.progress import Progress
-from rich.table import Table
 
-from mindsport.doudizhu.batch import supported
-from mindsport.doudizhu.bots import Bot, make_bots
-from mindsport.doudizhu.compiled import ensure_compiled
-from mindsport.doudizhu.deal import SEAT_NAMES, deal
-from mindsport.doudizhu.game import play
-from mindsport.doudizhu.logs import write_logs
-from mindsport.doudizhu.scoring import SCORING_RULES, ScoringRule
-from mindsport.doudizhu.simulate import game_rng, simulate
+from mindsport.commandline import new_app, output_file
 from mindsport.errors import MindsportError
+
+if TYPE_CHECKING:
+    from mindsport.doudizhu.bots import Bot
+    from mindsport.doudizhu.scoring import ScoringRule
 
 _DEFAULT_OUT = Path("logs.jsonl")
 
-app = typer.Typer(
-    help="Dou Dizhu (斗地主): deal hands, watch bots play, simulate many games to JSONL.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
+app = new_app("Dou Dizhu (斗地主): deal hands, watch bots play, simulate many games to JSONL.")
 
 
 def _scoring(name: str) -> ScoringRule:
+    from mindsport.doudizhu.scoring import SCORING_RULES
+
     rule = SCORING_RULES.get(name.lower())
     if rule is None:
-        raise MindsportError(f"unknown scoring {name!r}; use one of {', '.join(SCORING_RULES)}")
+        raise MindsportError(
+            f"--scoring {name!r}: unknown scoring; use one of {', '.join(SCORING_RULES)}"
+        )
     return rule
-
-
-def _fail(exc: MindsportError) -> typer.Exit:
-    Console(stderr=True).print(f"[bold red]error:[/] {exc}")
-    return typer.Exit(2)
 
 
 @app.command("compile")
 def compile_cmd() -> None:
     """Load the compiled engine, compiling it first if this machine has not yet (about a
     minute, once; later commands then start at once)."""
+    from mindsport.doudizhu.compiled import ensure_compiled
     from mindsport.doudizhu.moves import move_table
 
     ensure_compiled()
@@ -59,6 +46,9 @@ def compile_cmd() -> None:
 @app.command("deal")
 def deal_cmd(seed: int = typer.Option(0, help="Seed of the deal (game 0 of that seed).")) -> None:
     """Print a deal as [landlord][farmer1][farmer2]."""
+    from mindsport.doudizhu.deal import deal
+    from mindsport.doudizhu.simulate import game_rng
+
     typer.echo(str(deal(game_rng(seed, 0))))
 
 
@@ -85,12 +75,18 @@ def play_cmd(
     time_limit: float = typer.Option(10.0, min=0.001, help=_TIME_HELP),
 ) -> None:
     """Play one game and print it move by move."""
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    from mindsport.doudizhu.bots import make_bots
+    from mindsport.doudizhu.deal import SEAT_NAMES, deal
+    from mindsport.doudizhu.game import play
+    from mindsport.doudizhu.simulate import game_rng
+
     console = Console()
-    try:
-        players = make_bots(bots, time_limit=time_limit)
-        rule = _scoring(scoring)
-    except MindsportError as exc:
-        raise _fail(exc) from None
+    rule = _scoring(scoring)
+    players = make_bots(bots, time_limit=time_limit)
     rng = game_rng(seed, 0)
     the_deal = deal(rng)
     try:
@@ -120,7 +116,9 @@ def play_cmd(
 def simulate_cmd(
     games: int = typer.Option(100, min=1, help="Number of games."),
     bots: str = typer.Option("strong", help=_BOTS_HELP),
-    out: Annotated[Path, typer.Option(help="JSONL file to write.")] = _DEFAULT_OUT,
+    out: Annotated[
+        Path, typer.Option(help="JSONL file to write.", callback=output_file)
+    ] = _DEFAULT_OUT,
     seed: int = typer.Option(0, help="Seed: game i uses (seed, i), whatever --jobs."),
     jobs: int = typer.Option(1, min=1, help="Worker processes."),
     scoring: str = typer.Option("linear", help="Scoring: linear, ccpc2016 or classic."),
@@ -128,6 +126,16 @@ def simulate_cmd(
 ) -> None:
     """Simulate many games and write them as JSONL (external bots: one program per seat for
     the whole run, games played one after the other)."""
+    import numpy as np
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from mindsport.doudizhu.batch import supported
+    from mindsport.doudizhu.bots import make_bots
+    from mindsport.doudizhu.compiled import ensure_compiled
+    from mindsport.doudizhu.logs import write_logs
+    from mindsport.doudizhu.simulate import simulate
+
     console = Console()
     players: list[Bot] = []
     try:
@@ -148,8 +156,6 @@ def simulate_cmd(
                 progress=lambda n: progress.advance(task, n),
             )
         write_logs(out, records)
-    except MindsportError as exc:
-        raise _fail(exc) from None
     finally:
         _close(players)
     forfeits = sum(r.forfeit is not None for r in records)

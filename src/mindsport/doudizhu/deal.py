@@ -114,7 +114,7 @@ class Deal:
     def parse(cls, text: str) -> Deal:
         """Read the seeds' notation ``[landlord][farmer1][farmer2]``.
 
-        The example printed in seed 001 is not a valid deal (a 4 is missing):
+        The example printed in the DIH paper is not a valid deal (a 4 is missing):
 
         >>> Deal.parse("[TTKA379Q2D69K5Q94J6][3JX8Q885TTK3265AK][29Q435J426787JA7A]")
         Traceback (most recent call last):
@@ -137,7 +137,7 @@ class Deal:
 
 
 def deal(rng: np.random.Generator) -> Deal:
-    """Deal by seed 001's Algorithm 2.
+    """Deal by the DIH paper's Algorithm 2.
 
     Shuffle the 54 cards into (c1..c54); card ci for i = 1..51 goes to the landlord when
     i mod 3 = 1, to farmer 1 when i mod 3 = 2 and to farmer 2 when i mod 3 = 0; the remaining

@@ -2,7 +2,7 @@
 
 :class:`DouDizhuGame` is the game factory of :mod:`mindsport.games` (name ``doudizhu``): three
 players (landlord, farmer 1, farmer 2), the deal as chance outcome (:func:`~.deal.deal`,
-seed 001's Algorithm 2), returns under a scoring rule (they sum to zero).
+the DIH paper's Algorithm 2), returns under a scoring rule (they sum to zero).
 
 :func:`play` plays one deal. When the three bots are built-in bots of the compiled engine
 (:class:`~mindsport.doudizhu.bots.EngineBot`), the engine's game loop plays the whole game in
@@ -90,7 +90,7 @@ class DouDizhuGame:
             title="Dou Dizhu",
             players=3,
             returns_sum=0.0,
-            chance="the deal: [landlord][farmer1][farmer2] (seed 001's Algorithm 2)",
+            chance="the deal: [landlord][farmer1][farmer2] (the DIH paper's Algorithm 2)",
         )
 
     def sample_chance(self, rng: np.random.Generator) -> Deal:

@@ -25,7 +25,7 @@ from typing import Any
 from mindsport.doudizhu.deal import Deal
 from mindsport.doudizhu.game import GameRecord
 from mindsport.doudizhu.moves import Move, parse_move
-from mindsport.errors import MindsportError
+from mindsport.errors import MindsportError, file_error
 from mindsport.games.referee import Forfeit
 
 __all__ = [
@@ -89,15 +89,20 @@ def record_from_json(obj: dict[str, Any]) -> GameRecord:
 
 def _atomic_write(path: Path, lines: Iterable[str]) -> None:
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    except OSError as exc:
+        raise file_error(exc, path) from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             for line in lines:
                 fh.write(line)
                 fh.write("\n")
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise file_error(exc, path) from None
         raise
 
 

@@ -56,7 +56,7 @@ import numpy.typing as npt
 
 from mindsport.doudizhu.cards import N_RANKS, Counts, format_counts, parse_counts
 from mindsport.doudizhu.kinds import KIND_CODE, Kind
-from mindsport.errors import MindsportError
+from mindsport.errors import InternalError, MindsportError
 
 __all__ = [
     "Kind",
@@ -193,7 +193,7 @@ def move_table() -> MoveTable:
     sorted_keys = np.ascontiguousarray(keys[order])
     position = {k: i for i, k in enumerate(sorted_keys.tolist())}
     if len(position) != len(moves):  # pragma: no cover - the generator lists each move once
-        raise RuntimeError("the move generator listed a move twice")
+        raise InternalError("the move generator listed a move twice")
     objects = np.empty(len(moves), dtype=object)
     objects[:] = moves
     return MoveTable(

@@ -2,10 +2,11 @@
 
 Scores are returned in seat order (landlord, farmer1, farmer2) and always sum to zero.
 
-* :data:`LINEAR` -- the seeds' tournament score (seed 001 §1.1.1, seed 004): the landlord gets
-  ``+-(1 + bombs + rockets played)`` (a rocket counts like a bomb), so a game with one bomb scores
-  in the levels ``(-2, -1, 1, 2)`` of seed 004's grade-difficulty index. The seeds only record
-  the landlord's score; we make the game zero-sum by giving each farmer minus half of it.
+* :data:`LINEAR` -- the papers' tournament score (the DIH paper §1.1.1, the equal-strength paper):
+  the landlord gets ``+-(1 + bombs + rockets played)`` (a rocket counts like a bomb), so a game with
+  one bomb scores in the levels ``(-2, -1, 1, 2)`` of the equal-strength paper's grade-difficulty
+  index. The papers only record the landlord's score; we make the game zero-sum by giving each
+  farmer minus half of it.
 * :data:`CCPC2016` -- each defender (farmer) scores ``call x (+1 if the farmers won else -1) x
   2 ** (bombs + rockets + spring + doubles)``; the landlord scores minus their sum.
 * :data:`CLASSIC` -- the stake is ``bid x 2 ** (bombs + rockets)``, doubled for a spring; the

@@ -1,7 +1,7 @@
 """Card tracking: which unseen card is in which opponent's hand, from one seat's view.
 
 :class:`CardTracker` follows the public play from one seat and keeps a
-:class:`~mindsport.belief.BeliefMatrix` (seed 003's probability matrix):
+:class:`~mindsport.belief.BeliefMatrix` (the Junqi patent's probability matrix):
 
 * **Rows** are the unseen cards, one row per physical card (``7`` twice unseen = two rows).
   Copies of a rank are exchangeable: every observation treats all free rows of a rank alike, so

@@ -19,6 +19,7 @@ import typer
 from rich.console import Console
 from rich.table import Table as RichTable
 
+from mindsport.commandline import new_app, output_file
 from mindsport.event.model import (
     DealSource,
     EventError,
@@ -27,25 +28,23 @@ from mindsport.event.model import (
     Scoring,
     TieBreak,
 )
-from mindsport.store.cli import DbOption, friendly
+from mindsport.store.cli import DbOption
 
 __all__ = ["app", "parse_scores", "parse_tables", "read_results"]
 
-app = typer.Typer(
-    help="Run an event: register, pair, deal sheets, results, standings, finish; simulate.",
-    no_args_is_help=True,
-)
+app = new_app("Run an event: register, pair, deal sheets, results, standings, finish; simulate.")
 
 Name = Annotated[str, typer.Argument(help="Event name.")]
 
 
 @contextlib.contextmanager
-def _events(db: str | None) -> Iterator[Any]:
-    """The events of the database ``db``, closed afterwards."""
+def _events(db: str | None, *, create: bool = True) -> Iterator[Any]:
+    """The events of the database ``db``, closed afterwards (``create=False``: a command that
+    only reads; a missing database is an error, not created)."""
     from mindsport.event.store import EventStore
-    from mindsport.store import Store
+    from mindsport.store.cli import open_store
 
-    with Store(db) as store:
+    with open_store(db, create=create) as store:
         yield EventStore(store)
 
 
@@ -101,7 +100,7 @@ def _pool(
 ) -> tuple[str, ...]:
     """The pool of hands the options ask for (empty: random deals)."""
     from mindsport.event.deals import check_hands, pool_by_dih, pool_by_gdi
-    from mindsport.tournament.gdi import SEED_004_CENTRE
+    from mindsport.tournament.gdi import EQUAL_STRENGTH_CENTRE
     from mindsport.tournament.library import HandLibrary
 
     if model is not None:
@@ -122,13 +121,12 @@ def _pool(
     if select == "dih":
         return pool_by_dih(lib, players, rounds, top)
     if select == "gdi":
-        middle = list(SEED_004_CENTRE) if centre is None else _numbers(centre, "--centre")
+        middle = list(EQUAL_STRENGTH_CENTRE) if centre is None else _numbers(centre, "--centre")
         return pool_by_gdi(lib, middle, epsilon)
     raise EventError(f"--select {select!r}: use dih or gdi")
 
 
 @app.command()
-@friendly
 def create(
     name: Name,
     league: Annotated[str, typer.Option("--league", "-l", help="League the results go to.")],
@@ -205,7 +203,6 @@ def create(
 
 
 @app.command()
-@friendly
 def register(
     name: Name,
     players: Annotated[list[str] | None, typer.Argument(help="Player names.")] = None,
@@ -230,7 +227,6 @@ def register(
 
 
 @app.command()
-@friendly
 def withdraw(name: Name, player: str, db: str | None = DbOption) -> None:
     """Withdraw a player from the next round on (earlier results stay)."""
     with _events(db) as events:
@@ -239,7 +235,6 @@ def withdraw(name: Name, player: str, db: str | None = DbOption) -> None:
 
 
 @app.command()
-@friendly
 def pair(
     name: Name,
     tables: Annotated[
@@ -257,18 +252,21 @@ def pair(
 
 
 @app.command()
-@friendly
 def sheet(
     name: Name,
     round_number: Annotated[int, typer.Argument(metavar="ROUND")],
-    html: Annotated[Path | None, typer.Option(help="Write the printable HTML here.")] = None,
-    json_file: Annotated[Path | None, typer.Option("--json", help="Write the JSON here.")] = None,
+    html: Annotated[
+        Path | None, typer.Option(help="Write the printable HTML here.", callback=output_file)
+    ] = None,
+    json_file: Annotated[
+        Path | None, typer.Option("--json", help="Write the JSON here.", callback=output_file)
+    ] = None,
     db: str | None = DbOption,
 ) -> None:
     """Deal sheets of a round: who holds which seat's cards on every board of every table."""
     from mindsport.event.sheets import deal_sheet, deal_sheet_html
 
-    with _events(db) as events:
+    with _events(db, create=False) as events:
         state = events.get(name)
     data = deal_sheet(state, round_number)
     if html is not None:
@@ -280,7 +278,6 @@ def sheet(
 
 
 @app.command()
-@friendly
 def result(
     name: Name,
     round_number: Annotated[int, typer.Argument(metavar="ROUND")],
@@ -317,7 +314,6 @@ def read_results(path: Path) -> list[tuple[int, int, list[list[float]]]]:
 
 
 @app.command()
-@friendly
 def results(
     name: Name,
     file: Annotated[Path, typer.Argument(help="Lines ROUND TABLE L,F1,F2;... (one table each).")],
@@ -332,7 +328,6 @@ def results(
 
 
 @app.command()
-@friendly
 def amend(
     name: Name,
     round_number: Annotated[int, typer.Argument(metavar="ROUND")],
@@ -351,7 +346,6 @@ def amend(
 
 
 @app.command()
-@friendly
 def standings(
     name: Name,
     as_json: Annotated[bool, typer.Option("--json", help="JSON lines instead of a table.")] = False,
@@ -361,7 +355,7 @@ def standings(
     db: str | None = DbOption,
 ) -> None:
     """Standings after the complete rounds: rank points, then the tie-breaks."""
-    with _events(db) as events:
+    with _events(db, create=False) as events:
         state = events.get(name)
     rows = state.standings(after)
     if as_json:
@@ -386,7 +380,6 @@ def standings(
 
 
 @app.command()
-@friendly
 def play(name: Name, db: str | None = DbOption) -> None:
     """Play the latest round's tables where every seat is a bot, and enter their results."""
     from mindsport.event.simulate import play_round
@@ -410,7 +403,6 @@ def play(name: Name, db: str | None = DbOption) -> None:
 
 
 @app.command()
-@friendly
 def finish(name: Name, db: str | None = DbOption) -> None:
     """Write every table into the event's league as matches (idempotent) and close it."""
     with _events(db) as events:
@@ -420,16 +412,17 @@ def finish(name: Name, db: str | None = DbOption) -> None:
 
 
 @app.command()
-@friendly
 def show(
     name: Name,
-    html: Annotated[Path | None, typer.Option(help="Write the event page here.")] = None,
+    html: Annotated[
+        Path | None, typer.Option(help="Write the event page here.", callback=output_file)
+    ] = None,
     db: str | None = DbOption,
 ) -> None:
     """The event's state: rounds, missing results, amendments (or its page as HTML)."""
     from mindsport.event.sheets import event_page_html
 
-    with _events(db) as events:
+    with _events(db, create=False) as events:
         state = events.get(name)
     if html is not None:
         _write(html, event_page_html(state))
@@ -452,7 +445,6 @@ def show(
 
 
 @app.command()
-@friendly
 def simulate(
     players: Annotated[int, typer.Option(help="Bots in the field (levels 0..100).")] = 300,
     rounds: Annotated[int, typer.Option(help="Swiss rounds.")] = 8,

@@ -19,7 +19,6 @@ from typing import TypeVar
 
 from mindsport.errors import MindsportError
 from mindsport.match import id_problem
-from mindsport.tournament.formats import rotated_seatings
 
 __all__ = [
     "EVENT_NAME",
@@ -252,6 +251,9 @@ class Table:
     def boards(self) -> tuple[Board, ...]:
         """Every board: deal d in rotation k is board 3d + k, seats rotated so that each
         player holds each seat's cards once per deal."""
+        # imported here: the command line reads this module's enums and must not load NumPy
+        from mindsport.tournament.formats import rotated_seatings
+
         rotations = rotated_seatings(self.players)
         return tuple(
             Board(

@@ -13,8 +13,8 @@ The three formats are run on the same bots and seeds:
 
 * ``duplicate``: every table plays the same random deals;
 * ``equal-strength``: every table plays different deals of equal strength, drawn from a pool
-  graded here: seed 004's one-bomb deals, each played ``grading`` times by reference bots, their
-  GDI over the levels (-2, -1, 1, 2), the hands nearest the median GDI kept
+  graded here: the equal-strength paper's one-bomb deals, each played ``grading`` times by
+  reference bots, their GDI over the levels (-2, -1, 1, 2), the hands nearest the median GDI kept
   (:func:`equal_strength_pool`);
 * ``random``: every table plays its own random deals.
 """
@@ -45,7 +45,7 @@ from mindsport.event.pairing import pair_round
 from mindsport.event.standings import check_scores, standings
 from mindsport.tournament.doudizhu.games import landlord_table, random_deals
 from mindsport.tournament.executors import Executor, task_rng
-from mindsport.tournament.gdi import SEED_004_LEVELS
+from mindsport.tournament.gdi import ONE_BOMB_LEVELS
 from mindsport.tournament.library import HandLibrary
 from mindsport.tournament.runner import GameSpec, Table, play_tables
 
@@ -148,14 +148,14 @@ def simulate_event(
 def equal_strength_pool(
     count: int, seed: int, *, grading: int = 16, candidates: int | None = None
 ) -> tuple[tuple[str, ...], float]:
-    """``count`` equal-strength hands and the epsilon they lie within: seed 004's one-bomb
-    deals graded by ``grading`` games each of the reference line-up, the ``count`` whose GDI
-    lies nearest the median GDI."""
+    """``count`` equal-strength hands and the epsilon they lie within: the equal-strength
+    paper's one-bomb deals graded by ``grading`` games each of the reference line-up, the
+    ``count`` whose GDI lies nearest the median GDI."""
     many = candidates if candidates is not None else 3 * count
     deals = random_deals(many, task_rng(seed, 18), one_bomb=True)
     scores = landlord_table(deals, [REFERENCE[0]], REFERENCE[1:], seed, 18, replays=grading)[0]
     records = [(str(d), s) for d, row in zip(deals, scores, strict=True) for s in row]
-    library = HandLibrary.from_records(records, min_plays=grading, levels=SEED_004_LEVELS)
+    library = HandLibrary.from_records(records, min_plays=grading, levels=ONE_BOMB_LEVELS)
     gdis = np.array([e.gdi for e in library])
     centre = np.median(gdis, axis=0)
     distance = np.sort(np.linalg.norm(gdis - centre, axis=1))

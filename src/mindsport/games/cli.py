@@ -7,25 +7,15 @@ protocol) with the shared referee and prints each game's returns, forfeits inclu
 
 from __future__ import annotations
 
-import numpy as np
 import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
+from mindsport.commandline import new_app
 from mindsport.errors import MindsportError
-from mindsport.games.referee import play_game
-from mindsport.games.registry import game_names, get_game
-from mindsport.games.specs import split_specs
 
 __all__ = ["app"]
 
-app = typer.Typer(
-    name="games",
-    help="Any registered game through the game contract: list the games, play bots.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
+app = new_app(
+    "Any registered game through the game contract: list the games, play bots.", name="games"
 )
 
 
@@ -37,6 +27,8 @@ def _group() -> None:
 @app.command("list")
 def list_games() -> None:
     """The registered games, their players and built-in bots."""
+    from mindsport.games.registry import game_names, get_game
+
     for name in game_names():
         game = get_game(name)
         info = game.info
@@ -57,6 +49,15 @@ def play(
     ),
 ) -> None:
     """Play games between bots through the shared referee; print each game's returns."""
+    import numpy as np
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    from mindsport.games.referee import play_game
+    from mindsport.games.registry import get_game
+    from mindsport.games.specs import split_specs
+
     console = Console(highlight=False)
     players = []
     try:
@@ -64,7 +65,8 @@ def play(
         specs = split_specs(bots)
         if len(specs) != chosen.info.players:
             raise MindsportError(
-                f"{chosen.info.title} needs {chosen.info.players} bots, got {len(specs)}: {bots!r}"
+                f"--bots {bots!r}: {chosen.info.title} needs {chosen.info.players} bots, "
+                f"got {len(specs)}"
             )
         players = [chosen.make_bot(s, time_limit=time_limit) for s in specs]
         table = Table("game", *(f"P{i} {p.name}" for i, p in enumerate(players)), "plies", "note")
@@ -74,9 +76,6 @@ def play(
             totals += result.returns
             note = "" if result.forfeit is None else escape(result.forfeit.describe())
             table.add_row(str(i), *(f"{r:g}" for r in result.returns), str(result.plies), note)
-    except MindsportError as exc:
-        console.print(f"error: {exc}")
-        raise typer.Exit(code=2) from None
     finally:
         for bot in players:
             close = getattr(bot, "close", None)

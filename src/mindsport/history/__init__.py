@@ -1,19 +1,54 @@
 """Match records, their files, chronological replay and evaluation."""
 
-from mindsport.history.evaluate import CalibrationBin, Evaluation, Metrics, evaluate
-from mindsport.history.fit import FitResult, fit
-from mindsport.history.importers import (
-    Dropped,
-    Imported,
-    import_matches,
-    load_matches,
-    read_atp,
-    read_halo,
-    read_ti4,
-)
-from mindsport.history.io import MatchFileError, iter_matches, read_matches, write_matches
-from mindsport.history.replay import MatchPrediction, Replay, replay
-from mindsport.match import InvalidMatchError, Match, ranks_from_scores
+from typing import TYPE_CHECKING
+
+from mindsport import lazy_exports
+
+if TYPE_CHECKING:
+    from mindsport.history.evaluate import CalibrationBin, Evaluation, Metrics, evaluate
+    from mindsport.history.fit import FitResult, fit
+    from mindsport.history.importers import (
+        Dropped,
+        Imported,
+        import_matches,
+        load_matches,
+        read_atp,
+        read_halo,
+        read_ti4,
+    )
+    from mindsport.history.io import MatchFileError, iter_matches, read_matches, write_matches
+    from mindsport.history.replay import MatchPrediction, Replay, replay
+    from mindsport.match import InvalidMatchError, Match, ranks_from_scores
+
+# what the package exports, by module: imported on first use (see mindsport.lazy_exports)
+_EXPORTS = {
+    "CalibrationBin": "mindsport.history.evaluate",
+    "Evaluation": "mindsport.history.evaluate",
+    "Metrics": "mindsport.history.evaluate",
+    "evaluate": "mindsport.history.evaluate",
+    "FitResult": "mindsport.history.fit",
+    "fit": "mindsport.history.fit",
+    "Dropped": "mindsport.history.importers",
+    "Imported": "mindsport.history.importers",
+    "import_matches": "mindsport.history.importers",
+    "load_matches": "mindsport.history.importers",
+    "read_atp": "mindsport.history.importers",
+    "read_halo": "mindsport.history.importers",
+    "read_ti4": "mindsport.history.importers",
+    "MatchFileError": "mindsport.history.io",
+    "iter_matches": "mindsport.history.io",
+    "read_matches": "mindsport.history.io",
+    "write_matches": "mindsport.history.io",
+    "MatchPrediction": "mindsport.history.replay",
+    "Replay": "mindsport.history.replay",
+    "replay": "mindsport.history.replay",
+    "InvalidMatchError": "mindsport.match",
+    "Match": "mindsport.match",
+    "ranks_from_scores": "mindsport.match",
+}
+
+lazy_exports(__name__, _EXPORTS)
+
 
 __all__ = [
     "CalibrationBin",

@@ -1,7 +1,9 @@
-"""``mindsport evaluate``: compare rating models on a match history, one step ahead in time.
+"""``mindsport evaluate`` and ``mindsport import``: compare rating models on a match history one
+step ahead in time, and turn any supported source into a match file.
 
-``evaluate_command`` is the command function (register it with
-``app.command("evaluate")(evaluate_command)``); ``app`` is a one-command typer app around it.
+``evaluate_command`` and ``import_command`` are command functions, registered on the root
+``mindsport`` command. This module imports only typer; the rating core loads when a command
+runs. Errors are printed by the command line's error boundary (:mod:`mindsport.commandline`).
 """
 
 from __future__ import annotations
@@ -14,38 +16,44 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
-from mindsport.errors import MindsportError
-from mindsport.history.evaluate import Metrics, score_predictions
-from mindsport.history.fit import fit
-from mindsport.history.importers import import_matches
-from mindsport.history.io import write_matches
-from mindsport.history.replay import Replay, replay
-from mindsport.match import Match
-from mindsport.rating.registry import build_model, get_spec, model_names
+from mindsport.commandline import output_file, output_folder
+from mindsport.errors import MindsportError, file_error
 
-__all__ = ["app", "evaluate_command", "import_command", "run_evaluation"]
+if TYPE_CHECKING:
+    from rich.console import Console
 
-app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+    from mindsport.history.evaluate import Metrics
+    from mindsport.history.replay import Replay
+    from mindsport.match import Match
+
+__all__ = ["evaluate_command", "import_command", "run_evaluation"]
+
+_SOURCE_HELP = (
+    "A match file (.jsonl/.csv/.parquet) or a public data folder/file (tennis_atp, "
+    "halo2/HeadToHead.csv, ti4/ti4.csv; detected from the names and the first line)."
+)
 
 
 def _atomic_write(path: Path, write: Callable[[str], None]) -> None:
     """Call ``write(tmp_path)`` then move the temporary file onto ``path``."""
-    fd, tmp = tempfile.mkstemp(prefix=f".tmp-{path.name}.", dir=str(path.parent))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".tmp-{path.name}.", dir=str(path.parent))
+    except OSError as exc:
+        raise file_error(exc, path) from None
     os.close(fd)
     try:
         write(tmp)
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise file_error(exc, path) from None
         raise
 
 
@@ -68,6 +76,20 @@ def run_evaluation(
 ) -> tuple[dict[str, Metrics], dict[str, Replay], dict[str, str], dict[str, dict[str, Any]], int]:
     """Evaluate (and optionally fit) each named model; models that can't take the data are
     reported in the third result (name -> reason) instead of stopping the run."""
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    from mindsport.history.evaluate import score_predictions
+    from mindsport.history.fit import fit
+    from mindsport.history.replay import replay
+    from mindsport.rating.registry import build_model
+
     n = len(matches)
     if n < 2:
         raise MindsportError(f"need at least 2 matches to evaluate, got {n}")
@@ -190,23 +212,21 @@ def _metrics_csv(metrics: dict[str, Metrics], params: dict[str, dict[str, Any]])
 
 
 def evaluate_command(
-    file: Annotated[
-        Path,
-        typer.Argument(
-            help="A match file (.jsonl/.csv/.parquet) or a public data folder/file "
-            "(tennis_atp, halo2/HeadToHead.csv, ti4/ti4.csv; auto-detected).",
-        ),
-    ],
+    file: Annotated[Path, typer.Argument(help=_SOURCE_HELP)],
     models: Annotated[
         str,
         typer.Option(
-            "--models", "-m", help=f"Comma-separated model names ({', '.join(model_names())})."
+            "--models",
+            "-m",
+            help="Comma-separated model names (see `mindsport leagues models`).",
         ),
     ] = "trueskill,elo,glicko2,tenhou,pairwise",
     do_fit: Annotated[
         bool, typer.Option("--fit", help="Fit each model's settings on the first --train part.")
     ] = False,
-    train: Annotated[float, typer.Option("--train", help="Training fraction for --fit.")] = 0.7,
+    train: Annotated[
+        float, typer.Option("--train", min=0.0, max=1.0, help="Training fraction for --fit.")
+    ] = 0.7,
     start: Annotated[
         float | None,
         typer.Option(
@@ -217,34 +237,35 @@ def evaluate_command(
     out: Annotated[
         Path | None,
         typer.Option(
-            "--out", "-o", help="Folder for calibration.png, predictions.csv and metrics.csv."
+            "--out",
+            "-o",
+            help="Folder for calibration.png, predictions.csv and metrics.csv (created).",
+            callback=output_folder,
         ),
     ] = None,
 ) -> None:
     """Replay a match history through rating models and compare their one-step-ahead predictions
     (log-loss, Brier, accuracy, prediction error, calibration)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from mindsport.history.importers import import_matches
+    from mindsport.rating.registry import get_spec
+
     console = Console()
     err = Console(stderr=True)
-    try:
-        names = [x.strip().lower() for x in models.split(",") if x.strip()]
-        if not names:
-            raise MindsportError("--models: give at least one model name")
-        for x in names:
-            get_spec(x)  # an unknown name is refused before any work
-        if out is not None:
-            if out.exists() and not out.is_dir():
-                raise MindsportError(f"--out {out}: exists and is not a folder")
-            out.mkdir(parents=True, exist_ok=True)
-        imported = import_matches(file)
-        if imported.dropped:
-            typer.echo(imported.summary(), err=True)
-        matches = imported.matches
-        metrics, replays, skipped, params, s_idx = run_evaluation(
-            matches, names, do_fit=do_fit, train_fraction=train, start=start, console=err
-        )
-    except MindsportError as exc:
-        err.print(f"[bold red]error:[/] {exc}")
-        raise typer.Exit(2) from None
+    names = [x.strip().lower() for x in models.split(",") if x.strip()]
+    if not names:
+        raise MindsportError("--models: give at least one model name")
+    for x in names:
+        get_spec(x)  # an unknown name is refused before any work
+    imported = import_matches(file)
+    if imported.dropped:
+        typer.echo(imported.summary(), err=True)
+    matches = imported.matches
+    metrics, replays, skipped, params, s_idx = run_evaluation(
+        matches, names, do_fit=do_fit, train_fraction=train, start=start, console=err
+    )
     table = Table(title=f"{file} — {len(matches)} matches, scored from #{s_idx}")
     for col in ("model", "pairs", "log-loss", "Brier", "accuracy", "pred. error", "settings"):
         table.add_column(col, justify="left" if col in ("model", "settings") else "right")
@@ -277,40 +298,27 @@ def evaluate_command(
             f"wrote {out / 'calibration.png'}, {out / 'predictions.csv'}, {out / 'metrics.csv'}"
         )
     if not metrics:
-        raise typer.Exit(2)
+        raise MindsportError(f"{file}: none of the models {names} can rate it (reasons above)")
 
 
 def import_command(
-    source: Annotated[
-        Path,
-        typer.Argument(
-            help="A match file (.jsonl/.csv/.parquet) or a public data folder/file "
-            "(tennis_atp, halo2/HeadToHead.csv, ti4/ti4.csv; auto-detected).",
-        ),
-    ],
+    source: Annotated[Path, typer.Argument(help=_SOURCE_HELP)],
     out: Annotated[
         Path,
         typer.Option(
             "--out",
             "-o",
             help="The match file to write: .jsonl, .csv (long format) or .parquet, by extension.",
+            callback=output_file,
         ),
     ],
 ) -> None:
     """Read match results from any source the other commands read and write them as a match
     file; says how many matches were read and every row dropped, with the reason."""
-    try:
-        imported = import_matches(source)
-        n = write_matches(out, imported.matches)
-    except MindsportError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+    from mindsport.history.importers import import_matches
+    from mindsport.history.io import write_matches
+
+    imported = import_matches(source)
+    n = write_matches(out, imported.matches)
     typer.echo(imported.summary())
     typer.echo(f"wrote {n:,} matches to {out}")
-
-
-app.command("evaluate")(evaluate_command)
-
-
-if __name__ == "__main__":  # pragma: no cover
-    app()

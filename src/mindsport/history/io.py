@@ -91,9 +91,7 @@ def detect_format(path: str | os.PathLike[str]) -> Format:
         return "csv"
     if name.endswith((".parquet", ".pq")):
         return "parquet"
-    raise MindsportError(
-        f"{path}: unknown match file type (use .jsonl, .csv or .parquet, or pass format=)"
-    )
+    raise MindsportError(f"{path}: unknown match file type (name it .jsonl, .csv or .parquet)")
 
 
 # ---------------------------------------------------------------------------- values

@@ -17,14 +17,53 @@ Bots play through the referee, which shows each side only its own kinds and coll
 (True, True)
 """
 
-from mindsport.junqi.board import InvalidPostError, parse_post, post_at, post_name
-from mindsport.junqi.bots import BeliefBot, Bot, GreedyBot, RandomBot, make_bot
-from mindsport.junqi.game import LuzhanqiGame
-from mindsport.junqi.pieces import ROSTER, Outcome, PieceKind, collide
-from mindsport.junqi.referee import GameRecord, Referee, play_game
-from mindsport.junqi.rules import Rules, Setup, SetupError, random_setup
-from mindsport.junqi.state import Event, IllegalMoveError, Observation, State
-from mindsport.junqi.tracker import BeliefMethod, EnemyTracker
+from typing import TYPE_CHECKING
+
+from mindsport import lazy_exports
+
+if TYPE_CHECKING:
+    from mindsport.junqi.board import InvalidPostError, parse_post, post_at, post_name
+    from mindsport.junqi.bots import BeliefBot, Bot, GreedyBot, RandomBot, make_bot
+    from mindsport.junqi.game import LuzhanqiGame
+    from mindsport.junqi.pieces import ROSTER, Outcome, PieceKind, collide
+    from mindsport.junqi.referee import GameRecord, Referee, play_game
+    from mindsport.junqi.rules import Rules, Setup, SetupError, random_setup
+    from mindsport.junqi.state import Event, IllegalMoveError, Observation, State
+    from mindsport.junqi.tracker import BeliefMethod, EnemyTracker
+
+# what the package exports, by module: imported on first use (see mindsport.lazy_exports)
+_EXPORTS = {
+    "InvalidPostError": "mindsport.junqi.board",
+    "parse_post": "mindsport.junqi.board",
+    "post_at": "mindsport.junqi.board",
+    "post_name": "mindsport.junqi.board",
+    "BeliefBot": "mindsport.junqi.bots",
+    "Bot": "mindsport.junqi.bots",
+    "GreedyBot": "mindsport.junqi.bots",
+    "RandomBot": "mindsport.junqi.bots",
+    "make_bot": "mindsport.junqi.bots",
+    "LuzhanqiGame": "mindsport.junqi.game",
+    "ROSTER": "mindsport.junqi.pieces",
+    "Outcome": "mindsport.junqi.pieces",
+    "PieceKind": "mindsport.junqi.pieces",
+    "collide": "mindsport.junqi.pieces",
+    "GameRecord": "mindsport.junqi.referee",
+    "Referee": "mindsport.junqi.referee",
+    "play_game": "mindsport.junqi.referee",
+    "Rules": "mindsport.junqi.rules",
+    "Setup": "mindsport.junqi.rules",
+    "SetupError": "mindsport.junqi.rules",
+    "random_setup": "mindsport.junqi.rules",
+    "Event": "mindsport.junqi.state",
+    "IllegalMoveError": "mindsport.junqi.state",
+    "Observation": "mindsport.junqi.state",
+    "State": "mindsport.junqi.state",
+    "BeliefMethod": "mindsport.junqi.tracker",
+    "EnemyTracker": "mindsport.junqi.tracker",
+}
+
+lazy_exports(__name__, _EXPORTS)
+
 
 __all__ = [
     "ROSTER",

@@ -1,4 +1,4 @@
-"""Bots: random, greedy, and the belief bot of seed 003, on the shared game contract.
+"""Bots: random, greedy, and the belief bot of the Junqi patent, on the shared game contract.
 
 A bot is asked for a move with ``act(observation, legal_actions, rng)``: only the player's
 :class:`~mindsport.junqi.state.Observation` (enemy kinds hidden), the legal actions and the
@@ -12,10 +12,10 @@ bot object may play both sides and many games.
   positive under a row-only estimate (setup and movement rules, collision outcomes, each row
   alone), otherwise advances.
 * :class:`BeliefBot`: keeps the fitted :class:`~mindsport.belief.BeliefMatrix` (via
-  :class:`~mindsport.junqi.tracker.EnemyTracker`) and, as seed 003 says, evaluates the current
-  layer of moves plus the enemy's possible reply: the expected value of each move's collision under
-  the matrix, minus the expected loss if the best-placed enemy piece (again weighted by what the
-  matrix says it is) attacks the moved piece on its new post.
+  :class:`~mindsport.junqi.tracker.EnemyTracker`) and, as the Junqi patent says, evaluates the
+  current layer of moves plus the enemy's possible reply: the expected value of each move's
+  collision under the matrix, minus the expected loss if the best-placed enemy piece (again weighted
+  by what the matrix says it is) attacks the moved piece on its new post.
 """
 
 from __future__ import annotations
@@ -288,7 +288,7 @@ class GreedyBot(_ScoringBot):
 
 
 class BeliefBot(_ScoringBot):
-    """Fitted belief matrix + one-move look-ahead at the enemy's best reply (seed 003)."""
+    """Fitted belief matrix + one-move look-ahead at the enemy's best reply (the Junqi patent)."""
 
     name = "belief"
     method = BeliefMethod.FITTED
@@ -303,7 +303,7 @@ def _variant(method: BeliefMethod, lookahead: bool, name: str) -> Callable[[], B
 
 
 #: Bot names for :func:`make_bot`. The ``belief-*`` variants are ablations of the belief bot:
-#: seed 003's one-pass matrix, the row-only estimate, or no look-ahead at the reply.
+#: the Junqi patent's one-pass matrix, the row-only estimate, or no look-ahead at the reply.
 BOT_NAMES: dict[str, Callable[[], Bot]] = {
     "random": RandomBot,
     "greedy": GreedyBot,

@@ -7,27 +7,22 @@ starting and final boards rendered with rich.
 
 from __future__ import annotations
 
-import numpy as np
-import typer
-from rich.console import Console
-from rich.table import Table
+from typing import TYPE_CHECKING
 
+import typer
+
+from mindsport.commandline import new_app
 from mindsport.errors import MindsportError
-from mindsport.junqi.board import CAMPS, COLS, HEADQUARTERS, ROWS, post_name
-from mindsport.junqi.bots import make_bot
-from mindsport.junqi.referee import GameRecord, play_game
-from mindsport.junqi.rules import Rules
-from mindsport.junqi.state import State
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from mindsport.junqi.referee import GameRecord
+    from mindsport.junqi.state import State
 
 __all__ = ["app", "render_board"]
 
-app = typer.Typer(
-    name="junqi",
-    help="Luzhanqi (陆战棋): two-player games between bots, with a referee.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
+app = new_app("Luzhanqi (陆战棋): two-player games between bots, with a referee.", name="junqi")
 
 _COLOURS = ("red", "blue")
 
@@ -39,6 +34,10 @@ def _group() -> None:
 
 def render_board(state: State, title: str = "") -> Table:
     """A rich table of the board as the referee sees it (player 0 red, player 1 blue)."""
+    from rich.table import Table
+
+    from mindsport.junqi.board import CAMPS, COLS, HEADQUARTERS, ROWS
+
     table = Table(title=title or None, show_header=True, header_style="bold", box=None)
     table.add_column("")
     for c in range(COLS):
@@ -68,6 +67,8 @@ def _parse_bots(text: str) -> tuple[str, str]:
 
 
 def _describe(record: GameRecord, ply: int, public: bool) -> str:
+    from mindsport.junqi.board import post_name
+
     event = record.events[ply]
     state = record.final
     mover = state.kind_of(event.piece)
@@ -102,16 +103,20 @@ def play(
     max_plies: int = typer.Option(2000, min=1, help="Hard cap on the game length (draw)."),
 ) -> None:
     """Play one game between two bots and print it from the referee's view."""
+    import numpy as np
+    from rich.console import Console
+
+    from mindsport.junqi.bots import make_bot
+    from mindsport.junqi.referee import play_game
+    from mindsport.junqi.rules import Rules
+    from mindsport.junqi.state import State
+
     console = Console(highlight=False)
-    try:
-        names = _parse_bots(bots)
-        rng = np.random.default_rng(seed)
-        players = [make_bot(names[0]), make_bot(names[1])]
-        rules = Rules(no_capture_limit=no_capture_limit, max_plies=max_plies)
-        record = play_game(players, rng, rules)
-    except MindsportError as exc:
-        console.print(f"error: {exc}")
-        raise typer.Exit(code=2) from None
+    names = _parse_bots(bots)
+    rng = np.random.default_rng(seed)
+    players = [make_bot(names[0]), make_bot(names[1])]
+    rules = Rules(no_capture_limit=no_capture_limit, max_plies=max_plies)
+    record = play_game(players, rng, rules)
     console.print(
         f"Luzhanqi: P0 {names[0]} (south, red) vs P1 {names[1]} (north, blue), seed {seed}"
     )

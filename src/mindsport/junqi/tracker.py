@@ -13,8 +13,8 @@ kind), columns the 12 kinds with the roster counts. Evidence used:
   holds the flag.
 
 The same evidence feeds four estimators (:class:`BeliefMethod`): the fitted matrix (Sinkhorn),
-seed 003's one-pass update, a row-only update (each row renormalised alone, no column counts),
-and the uniform roster prior that ignores all evidence.
+the Junqi patent's one-pass update, a row-only update (each row renormalised alone, no column
+counts), and the uniform roster prior that ignores all evidence.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 * :class:`TrueSkill` (:mod:`.trueskill`; its explicit factor graph in :mod:`.factors`, the
   normal and truncated-Gaussian functions in :mod:`.gaussian` and :mod:`.truncation`);
 * :class:`Elo` with :class:`FideK`, :class:`Glicko2`, :class:`TenhouRating`, and the naive
-  :class:`PairwiseTrueSkill` of seed 002 as a baseline;
+  :class:`PairwiseTrueSkill` of the mahjong article as a baseline;
 * every model's one update is compiled (:mod:`.kernels`, :mod:`.kernels_classic`, loaded on
   first use) and shared by ``rate`` and the replay of long histories (:mod:`.replayers`, over
   blocks of matches, :mod:`.batch`);

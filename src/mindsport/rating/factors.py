@@ -1,6 +1,6 @@
 r"""The TrueSkill factor graph: variables, one small class per factor, messages down and up.
 
-The graph of one game (seed 000, Fig. 7), drawn for three teams of 1, 2 and 1 players::
+The graph of one game (TrueSkill patent, Fig. 7), drawn for three teams of 1, 2 and 1 players::
 
     PriorFactor            [P]     [P]   [P]     [P]      skill prior N(mu, sigma^2 + tau^2)
                             |       |     |       |
@@ -21,7 +21,7 @@ The graph of one game (seed 000, Fig. 7), drawn for three teams of 1, 2 and 1 pl
     TruncateFactor              [T]        [T]             d > e (win) or |d| <= e (draw)
 
 Teams are sorted by rank; each difference links two adjacent teams. For a *partial ranking*
-(seed 000, claim 12 and Fig. 19) every unranked team hangs off the lowest ranked team through
+(TrueSkill patent, claim 12, Fig. 19) every unranked team hangs off the lowest ranked team through
 its own difference and a win truncation, so unranked teams are below every ranked team and
 unordered among themselves. The graph stays a tree.
 

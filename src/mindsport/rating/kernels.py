@@ -671,7 +671,7 @@ def pairwise_update(
     settings: np.ndarray,
     pv: np.ndarray,
 ) -> None:
-    """Seed 002's pairwise update of one game, in place on the slots' ``mu`` and variance
+    """The mahjong article's pairwise update of one game, in place on the slots' ``mu`` and variance
     ``var``: every decided pair of teams (ordered pairs, or each pair once), ``iterations``
     times in sequence, gets TrueSkill's :func:`two_teams` update of the current values, with
     the dynamics ``tau^2`` added before each. ``settings``: the quantile of the draw margin,

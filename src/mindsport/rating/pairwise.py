@@ -1,6 +1,6 @@
-"""The naive "every pair, repeated" TrueSkill update of seed 002, kept as a baseline to beat.
+"""The naive "every pair, repeated" TrueSkill update (mahjong article), kept as a baseline to beat.
 
-Seed 002 (TrueSkill applied to mahjong, ``UpdateMahjong``) rates a multi-player game without the
+The mahjong article (TrueSkill explained, ``UpdateMahjong``) rates a multi-player game without the
 factor graph: it loops ``for iter in 0..9``, and inside over every *ordered* pair ``(i, j)``,
 ``i != j``, applies the two-player TrueSkill update (``Update1v1``) to the *current* ratings of i
 and j (so updates are sequential: later pairs see earlier pairs' results) with score 1, 0.5 or 0
@@ -87,7 +87,7 @@ PARAMS = (
 
 @dataclass(frozen=True)
 class PairwiseTrueSkill:
-    """Seed 002's pairwise TrueSkill (see the module docstring)."""
+    """The mahjong article's pairwise TrueSkill (see the module docstring)."""
 
     PARAMS: ClassVar[tuple[Param, ...]] = PARAMS
 
@@ -200,7 +200,7 @@ class PairwiseTrueSkill:
 
 
 class PairwiseReplayer(ArrayReplayer):
-    """Seed 002's pairwise TrueSkill through ``kernels.replay_pairwise``."""
+    """The mahjong article's pairwise TrueSkill via ``kernels.replay_pairwise``."""
 
     fields = ("mu", "sigma")
     n_value = 2

@@ -24,7 +24,7 @@ import inspect
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -140,7 +140,10 @@ def _rank(x: float) -> float | int | None:
     return int(x) if x.is_integer() else x
 
 
-def with_match_index(exc: MindsportError, k: int) -> MindsportError:
+E = TypeVar("E", bound=Exception)
+
+
+def with_match_index(exc: E, k: int) -> E:
     exc.match_index = k  # type: ignore[attr-defined]
     return exc
 
@@ -290,8 +293,10 @@ class ArrayReplayer(_Defaults):
         settings: NDArray[np.float64] = self.model._settings
         return settings
 
-    def failure(self, k: int) -> MindsportError:
-        """The error for match ``k``, which the kernel could not rate."""
+    def failure(self, k: int) -> Exception:
+        """The error for match ``k``, which the kernel could not rate (a
+        :class:`~mindsport.errors.MindsportError` when the input is at fault, an
+        :class:`~mindsport.errors.InternalError` when the algorithm is)."""
         return BatchInputError(f"match {k} of the block cannot be rated")
 
     def run(self, block: MatchBlock, fed: Fed, predict: bool, keep: bool) -> None:

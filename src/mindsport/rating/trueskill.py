@@ -1,4 +1,4 @@
-"""TrueSkill: Bayesian skill rating by message passing on a factor graph (seed 000).
+"""TrueSkill: Bayesian skill rating by message passing on a factor graph (TrueSkill patent).
 
 The environment :class:`TrueSkill` holds the settings and nothing else; ratings are values.
 ``rate`` builds the factor graph of one game (see :mod:`mindsport.rating.factors` for the drawing),
@@ -39,7 +39,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from mindsport.errors import MindsportError
+from mindsport.errors import InternalError, MindsportError
 from mindsport.rating.batch import MatchBlock
 from mindsport.rating.factors import (
     LikelihoodFactor,
@@ -71,8 +71,9 @@ class InvalidGameError(MindsportError):
     """The teams, ranks, weights or elapsed times given to ``rate`` do not describe a game."""
 
 
-class ConvergenceError(MindsportError):
-    """Message passing did not settle within the safety limit (never seen in practice)."""
+class ConvergenceError(InternalError):
+    """Message passing did not settle within the safety limit (never seen in practice): a
+    failure of the algorithm, not of the input."""
 
 
 def draw_margin(draw_probability: float, n_players: int, beta: float) -> float:
@@ -476,7 +477,7 @@ class TrueSkill:
     ) -> list[tuple[int, int, float, bool]]:
         """The difference factors: ``(left team, right team, draw margin, tied)``.
 
-        Adjacent ranked teams are linked in rank order (seed 000, Fig. 7); each unranked team is
+        Adjacent ranked teams are linked in rank order (patent, Fig. 7); each unranked team is
         linked to the lowest ranked team (Fig. 19), which it lost to.
         """
         pairs = [(order[i], order[i + 1]) for i in range(n_ranked - 1)]
@@ -741,7 +742,7 @@ class TrueSkillReplayer(ArrayReplayer):
     def kernel(self) -> Any:
         return _kernels().replay_trueskill
 
-    def failure(self, k: int) -> MindsportError:
+    def failure(self, k: int) -> Exception:
         return ConvergenceError(
             f"message passing did not converge within {self.model.max_iterations} sweeps"
         )

@@ -6,7 +6,7 @@ For a performance difference ``d ~ N(t, 1)`` (standardised) and a draw margin ``
   factor ``w_win(t, e)`` (new variance = ``1 - w``);
 * a draw means ``|d| <= e``; likewise ``v_draw`` and ``w_draw``.
 
-These are the functions of the TrueSkill patent (seed 000, figures 2 to 5). They are computed so
+These are the functions of the TrueSkill patent (figures 2 to 5). They are computed so
 that extreme upsets (``t - e`` around -40 or beyond, where ``norm_cdf`` underflows) still give
 finite, accurate values: ratios of densities to distribution functions go through the scaled
 complementary error function, and the difference ``v + x`` that decides ``w`` in the far tail uses

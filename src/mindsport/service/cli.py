@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import typer
 
-from mindsport.store.cli import DbOption, friendly
+from mindsport.store.cli import DbOption
 
 __all__ = ["serve"]
 
 
-@friendly
 def serve(
     host: str = typer.Option("127.0.0.1", help="Interface to listen on."),
-    port: int = typer.Option(8000, help="TCP port."),
+    port: int = typer.Option(8000, min=0, max=65535, help="TCP port (0: any free port)."),
     db: str | None = DbOption,
 ) -> None:
     """Run the HTTP service and leaderboard page (uvicorn)."""

@@ -2,8 +2,10 @@
 
 The first page of the table is rendered on the server, so it reads without JavaScript (search and
 paging then work as plain links and a form). Inline JavaScript makes search, paging and the
-per-player chart (mu with a mu +- sigma band over time, drawn on a canvas) live, using the JSON
-API.
+per-player chart (the rating over time, with its deviation band when the model has one, drawn
+on a canvas with rounded ticks and axis titles) live, using the JSON API. Column headings and
+chart labels are the league's model's (:class:`~mindsport.rating.registry.Display`): Glicko-2
+shows rating, RD and "rating - 2 RD"; Elo shows its rating alone, with no deviation column.
 """
 
 from __future__ import annotations
@@ -13,10 +15,14 @@ from functools import cache
 from html import escape
 from importlib.resources import files
 from string import Template
+from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 from mindsport.errors import NotFoundError
 from mindsport.store import Store
+
+if TYPE_CHECKING:
+    from mindsport.rating.registry import Display
 
 __all__ = ["PAGE_SIZE", "render_page"]
 
@@ -46,6 +52,29 @@ def _json_script(data: object) -> str:
     return json.dumps(data).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
+def _columns(display: Display | None) -> list[tuple[str, str]]:
+    """The leaderboard's columns (key of the JSON entry, heading) as the league's model shows a
+    rating: the value the board is sorted by, the rating itself when that differs, and the
+    deviation only for a model that has one (none for Elo or Tenhou R)."""
+    if display is None:  # a model this installation does not know: the raw values
+        return [("rank", "#"), ("player", "Player"), ("exposed", "exposed"), ("mu", "mu"),
+                ("sigma", "sigma"), ("games", "Games")]  # fmt: skip
+    out = [("rank", "#"), ("player", "Player"), ("exposed", display.conservative)]
+    if display.conservative != display.value_label:
+        out.append(("mu", display.value_label))
+    if display.deviation_label is not None:
+        out.append(("sigma", display.deviation_label))
+    return [*out, ("games", "Games")]
+
+
+def _legend(columns: list[tuple[str, str]]) -> str:
+    labels = dict(columns)
+    value = labels.get("mu", labels["exposed"])
+    if "sigma" in labels:
+        return f"Line: {value} after each game; band: {value} ± {labels['sigma']}."
+    return f"Line: {value} after each game."
+
+
 def render_page(
     store: Store, league: str | None, search: str, offset: int, player: str | None
 ) -> str:
@@ -65,19 +94,31 @@ def render_page(
     )
     rows: list[str] = []
     total = 0
+    columns = _columns(None)
     chart_title = "Select a player to see their rating history"
     if league is not None:
         board = store.leaderboard(league, offset=offset, limit=PAGE_SIZE, search=search or None)
         total = board.total
+        columns = _columns(board.display)
+        if board.total == 0 and not search:
+            chart_title = "No matches yet"
         for e in board.entries:
             cls = ' class="selected"' if e.player == player else ""
             link = escape(_href(league, search, offset, e.player))
-            rows.append(
-                f'<tr data-player="{escape(e.player)}"{cls}><td>{e.rank}</td>'
+            values = {
+                "rank": str(e.rank),
+                "exposed": f"{e.exposed:.2f}",
+                "mu": f"{e.mu:.2f}",
+                "sigma": f"{e.sigma:.2f}",
+                "games": str(e.games),
+            }
+            cells = "".join(
                 f'<td><a href="{link}">{escape(e.player)}</a></td>'
-                f"<td>{e.exposed:.2f}</td><td>{e.mu:.2f}</td><td>{e.sigma:.2f}</td>"
-                f"<td>{e.games}</td></tr>"
+                if key == "player"
+                else f"<td>{values[key]}</td>"
+                for key, _ in columns
             )
+            rows.append(f'<tr data-player="{escape(e.player)}"{cls}>{cells}</tr>')
         if player is not None:
             try:
                 store.player(league, player, history=False)
@@ -93,6 +134,8 @@ def render_page(
         "limit": PAGE_SIZE,
         "total": total,
         "player": player,
+        "columns": columns,
+        "empty": league is not None and total == 0 and not search,
     }
     return _template().substitute(
         title=escape(f"{lg} leaderboard · mindsport" if lg else "mindsport leaderboard"),
@@ -106,5 +149,7 @@ def render_page(
         page_text=f"Page {offset // PAGE_SIZE + 1} of {pages}",
         message=escape(message),
         chart_title=escape(chart_title),
+        head="".join(f'<th data-column="{key}">{escape(label)}</th>' for key, label in columns),
+        legend=escape(_legend(columns)),
         initial_json=_json_script(initial),
     )

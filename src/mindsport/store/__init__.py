@@ -4,20 +4,45 @@ SQLite file by default (``./mindsport.db`` or ``$MINDSPORT_DATABASE_URL``), Post
 Nothing is opened at import: create a :class:`Store` with a URL.
 """
 
-from mindsport.rating.registry import UnknownModelError
-from mindsport.store.league import LeagueModel, PlayerState
-from mindsport.store.store import (
-    DEFAULT_DATABASE_URL,
-    HistoryPoint,
-    IngestResult,
-    LeaderboardEntry,
-    LeaderboardPage,
-    League,
-    PlayerRecord,
-    Store,
-    StoreError,
-    resolve_url,
-)
+from typing import TYPE_CHECKING
+
+from mindsport import lazy_exports
+
+if TYPE_CHECKING:
+    from mindsport.rating.registry import UnknownModelError
+    from mindsport.store.league import LeagueModel, PlayerState
+    from mindsport.store.store import (
+        DEFAULT_DATABASE_URL,
+        HistoryPoint,
+        IngestResult,
+        LeaderboardEntry,
+        LeaderboardPage,
+        League,
+        PlayerRecord,
+        Store,
+        StoreError,
+        resolve_url,
+    )
+
+# what the package exports, by module: imported on first use (see mindsport.lazy_exports)
+_EXPORTS = {
+    "UnknownModelError": "mindsport.rating.registry",
+    "LeagueModel": "mindsport.store.league",
+    "PlayerState": "mindsport.store.league",
+    "DEFAULT_DATABASE_URL": "mindsport.store.store",
+    "HistoryPoint": "mindsport.store.store",
+    "IngestResult": "mindsport.store.store",
+    "LeaderboardEntry": "mindsport.store.store",
+    "LeaderboardPage": "mindsport.store.store",
+    "League": "mindsport.store.store",
+    "PlayerRecord": "mindsport.store.store",
+    "Store": "mindsport.store.store",
+    "StoreError": "mindsport.store.store",
+    "resolve_url": "mindsport.store.store",
+}
+
+lazy_exports(__name__, _EXPORTS)
+
 
 __all__ = [
     "DEFAULT_DATABASE_URL",

@@ -9,59 +9,68 @@ Rating models and their settings come from the model registry
 (:mod:`mindsport.rating.registry`): ``--model`` takes any registered name, ``--param NAME=VALUE``
 any of its settings (checked and parsed by the model's description of it).
 
-Every command takes ``--db URL`` (default ``$MINDSPORT_DATABASE_URL`` or ``./mindsport.db``); bad
-input prints ``error: <message>`` on stderr and exits with status 2.
+Every command takes ``--db URL`` (default ``$MINDSPORT_DATABASE_URL`` or ``./mindsport.db``).
+Commands that only read (``leaderboard``, ``player``, ``predict``, ...) never create a database:
+a missing one is an error. Errors are printed by the command line's error boundary
+(:mod:`mindsport.commandline`); this module imports only typer, so the database layer loads when
+a command runs.
 """
 
 from __future__ import annotations
 
 import ast
 import contextlib
-import functools
 import os
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated, Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table as RichTable
 
-from mindsport.errors import MindsportError
-from mindsport.match import Match
-from mindsport.rating.registry import get_spec, model_names
-from mindsport.store.store import LeaderboardPage, Store
+from mindsport.commandline import new_app, output_file
+from mindsport.errors import MindsportError, file_error
 
-__all__ = ["DbOption", "app", "commands", "friendly", "keys_app", "leagues_app", "register"]
+if TYPE_CHECKING:
+    from rich.console import Console
 
-P = ParamSpec("P")
-T = TypeVar("T")
+    from mindsport.match import Match
+    from mindsport.rating.registry import Display
+    from mindsport.store.store import Store
+
+__all__ = ["DbOption", "app", "commands", "keys_app", "leagues_app", "open_store", "register"]
 
 DEFAULT_LEAGUE = "main"
 
 DbOption = typer.Option(
-    None, "--db", help="Database URL or SQLite file [env MINDSPORT_DATABASE_URL]."
+    None,
+    "--db",
+    help="Database URL or SQLite file [env MINDSPORT_DATABASE_URL; default ./mindsport.db].",
 )
 LeagueOption = typer.Option(DEFAULT_LEAGUE, "--league", "-l", help="League name.")
+_MODELS_HELP = "see `mindsport leagues models`"
+
+
+def open_store(db: str | None, *, create: bool) -> Store:
+    """The store at ``db``; ``create=False`` for commands that only read (a missing database
+    is an error, not created)."""
+    from mindsport.store.store import Store
+
+    return Store(db, create=create)
 
 
 def _console() -> Console:
-    return Console()
+    """Standard output without markup: player ids, league names and files print as they are
+    (a player called "[bold]x" keeps the brackets)."""
+    from rich.console import Console
+
+    return Console(markup=False, highlight=False)
 
 
-def friendly(fn: Callable[P, T]) -> Callable[P, T]:
-    """Print bad-input errors without a traceback and exit with status 2."""
+def _err_console() -> Console:
+    from rich.console import Console
 
-    @functools.wraps(fn)
-    def wrapper(*args: P.args, **kwargs: P.kwargs) -> T:
-        try:
-            return fn(*args, **kwargs)
-        except (MindsportError, OSError) as exc:
-            Console(stderr=True).print(f"[bold red]error:[/] {exc}", highlight=False)
-            raise typer.Exit(2) from exc
-
-    return wrapper
+    return Console(stderr=True, markup=False, highlight=False)
 
 
 def _read_file(path: Path) -> Iterator[tuple[int, Match]]:
@@ -94,6 +103,12 @@ def _in_file(exc: MindsportError, path: Path, lines: dict[str, int]) -> Mindspor
     return MatchFileError(path, lines[match_id], field, str(exc))
 
 
+def _table(**kwargs: Any) -> Any:
+    from rich.table import Table
+
+    return Table(**kwargs)
+
+
 def _teams(text: str, what: str) -> list[str]:
     players = [p.strip() for p in text.split(",") if p.strip()]
     if not players:
@@ -104,52 +119,68 @@ def _teams(text: str, what: str) -> list[str]:
 # -- commands -----------------------------------------------------------------------------
 
 
-@friendly
 def rate(
-    file: Annotated[Path, typer.Argument(help="Match file: JSONL, CSV (long format) or Parquet.")],
+    file: Annotated[
+        Path,
+        typer.Argument(
+            help="A match file (JSONL, CSV long format or Parquet) or a public data set "
+            "(the tennis_atp folder, Halo 2 HeadToHead.csv, TI4 ti4.csv; detected as by "
+            "`mindsport import`)."
+        ),
+    ],
     league: str = LeagueOption,
     db: str | None = DbOption,
     model: str = typer.Option(
-        "trueskill",
-        help=f"Model of the league if it has to be created ({', '.join(model_names())}).",
+        "trueskill", help=f"Model of the league if it has to be created ({_MODELS_HELP})."
     ),
 ) -> None:
     """Ingest a match file into a league (one transaction: a bad row writes nothing)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+    from mindsport.history.importers import detect_source, import_matches
+    from mindsport.rating.registry import get_spec
+
+    get_spec(model)  # an unknown model is refused before any work
+    kind = detect_source(file)
     console = _console()
-    with (
-        Store(db) as store,
-        Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            console=console,
-            transient=False,
-        ) as bar,
-    ):
+    summary = None
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        console=console,
+        transient=False,
+    ) as bar:
         reading = bar.add_task(f"reading {file.name}", total=None)
         matches: list[Match] = []
         lines: dict[str, int] = {}
-        for line, m in _read_file(file):
-            matches.append(m)
-            lines[m.id] = line
-            if len(matches) % 500 == 0:
-                bar.update(reading, completed=len(matches))
+        if kind == "matches":  # the project's own formats: errors name the file's line
+            for line, m in _read_file(file):
+                matches.append(m)
+                lines[m.id] = line
+                if len(matches) % 500 == 0:
+                    bar.update(reading, completed=len(matches))
+        else:  # a public data set, in its published format
+            imported = import_matches(file)
+            matches = imported.matches
+            summary = imported.summary()
         bar.update(reading, completed=len(matches), total=len(matches))
-        # the whole file is read (and checked) before anything is written; the league is
+        # the whole file is read (and checked) before the database is opened; the league is
         # created in the same transaction as the matches, so a refused file leaves nothing
         rating = bar.add_task(f"rating into {league!r}", total=None)
 
         def tick(done: int, total: int) -> None:
             bar.update(rating, completed=done, total=total)
 
-        try:
-            result = store.add_matches(league, matches, progress=tick, create=(model, {}))
-        except MindsportError as exc:
-            raise _in_file(exc, file, lines) from exc
+        with open_store(db, create=True) as store:
+            try:
+                result = store.add_matches(league, matches, progress=tick, create=(model, {}))
+            except MindsportError as exc:
+                raise _in_file(exc, file, lines) from exc
         bar.update(rating, total=max(1, result.added + result.replayed))
         bar.update(rating, completed=max(1, result.added + result.replayed))
+    if summary is not None:
+        console.print(summary, highlight=False, markup=False)
     console.print(
         f"{result.added} new match{'es' if result.added != 1 else ''}, "
         f"{result.duplicates} already recorded, {result.replayed} replayed "
@@ -157,7 +188,6 @@ def rate(
     )
 
 
-@friendly
 def leaderboard(
     league: str = LeagueOption,
     top: int = typer.Option(20, "--top", "-n", min=1, help="Rows to show."),
@@ -168,50 +198,28 @@ def leaderboard(
 
     TrueSkill: mu - 3 sigma; Glicko-2: rating - 2 RD; Elo and Tenhou R: the rating itself.
     """
-    with Store(db) as store:
+    with open_store(db, create=False) as store:
         page = store.leaderboard(league, limit=top, search=search)
-    _print_board(page, _console())
+    from mindsport.store.tables import board_table
+
+    _console().print(board_table(page))
 
 
-def _print_board(page: LeaderboardPage, console: Console) -> None:
-    d = page.display
-    title = f"{page.league}: {page.total} players"
-    if d is None:  # a model this installation does not know: the raw columns
-        cols = ["#", "player", "exposed", "mu", "sigma", "games"]
-    else:
-        title += f", by {d.conservative}"
-        cols = ["#", "player", d.conservative]
-        if d.conservative != d.value_label:
-            cols.append(d.value_label)
-        if d.deviation_label is not None:
-            cols.append(d.deviation_label)
-        cols.append("games")
-    table = RichTable(title=title)
-    for col in cols:
-        table.add_column(col, justify="left" if col == "player" else "right")
-    for e in page.entries:
-        row = [str(e.rank), e.player, f"{e.exposed:.2f}"]
-        if d is None or d.conservative != d.value_label:
-            row.append(f"{e.mu:.2f}")
-        if d is None or d.deviation_label is not None:
-            row.append(f"{e.sigma:.2f}")
-        row.append(str(e.games))
-        table.add_row(*row)
-    console.print(table)
-
-
-@friendly
 def player(
     player_id: str = typer.Argument(..., help="Player id."),
     league: str = LeagueOption,
     plot: Annotated[
-        Path | None, typer.Option(help="Write a PNG plot of mu +- sigma over time.")
+        Path | None,
+        typer.Option(
+            help="Write a PNG plot of the rating (and its deviation band) over time.",
+            callback=output_file,
+        ),
     ] = None,
     last: int = typer.Option(10, min=0, help="History rows to print."),
     db: str | None = DbOption,
 ) -> None:
     """Show a player's rating and history (optionally plot it)."""
-    with Store(db) as store:
+    with open_store(db, create=False) as store:
         rec = store.player(league, player_id)
         d = store.league_model(league).display
     console = _console()
@@ -222,7 +230,7 @@ def player(
         highlight=False,
     )
     if last and rec.history:
-        table = RichTable()
+        table = _table()
         cols = ["match", "time", d.value_label] + ([d.deviation_label] if d.deviation_label else [])
         for col in cols:
             table.add_column(col, justify="left" if col == "match" else "right")
@@ -231,11 +239,11 @@ def player(
             table.add_row(*row, *([f"{h.sigma:.3f}"] if d.deviation_label else []))
         console.print(table)
     if plot is not None:
-        _plot(rec.player, rec.history, plot)
+        _plot(rec.player, rec.history, plot, d)
         console.print(f"plot written to {plot}")
 
 
-def _plot(name: str, history: list[Any], path: Path) -> None:
+def _plot(name: str, history: list[Any], path: Path, display: Display) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -245,24 +253,27 @@ def _plot(name: str, history: list[Any], path: Path) -> None:
     ax = fig.add_subplot()
     t = [h.time for h in history]
     mu = [h.mu for h in history]
-    sd = [h.sigma for h in history]
-    ax.fill_between(
-        t,
-        [m - s for m, s in zip(mu, sd, strict=True)],
-        [m + s for m, s in zip(mu, sd, strict=True)],
-        alpha=0.25,
-        label="mu ± sigma",
-    )
-    ax.plot(t, mu, marker=".", label="mu")
+    if display.deviation_label is not None:
+        sd = [h.sigma for h in history]
+        ax.fill_between(
+            t,
+            [m - s for m, s in zip(mu, sd, strict=True)],
+            [m + s for m, s in zip(mu, sd, strict=True)],
+            alpha=0.25,
+            label=f"{display.value_label} ± {display.deviation_label}",
+        )
+    ax.plot(t, mu, marker=".", label=display.value_label)
     ax.set_title(f"{name}: rating history")
     ax.set_xlabel("time")
-    ax.set_ylabel("skill")
+    ax.set_ylabel(display.value_label)
     ax.legend(loc="best")
     fig.tight_layout()
-    fig.savefig(os.fspath(path))
+    try:
+        fig.savefig(os.fspath(path))
+    except OSError as exc:
+        raise file_error(exc, path) from None
 
 
-@friendly
 def predict(
     teams: Annotated[list[str], typer.Argument(help="Two or more teams, each 'a,b,c'.")],
     league: str = LeagueOption,
@@ -273,7 +284,7 @@ def predict(
     if len(teams) < 2:
         raise MindsportError(f"predict: need at least two teams, got {teams!r}")
     parsed = [_teams(t, f"team {i + 1}") for i, t in enumerate(teams)]
-    with Store(db) as store:
+    with open_store(db, create=False) as store:
         pr = store.predict(league, parsed, allow_new=allow_new)
     console = _console()
     names = [",".join(t) for t in pr.teams]
@@ -293,7 +304,6 @@ def predict(
         console.print(f"new players (prior rating): {', '.join(pr.new_players)}")
 
 
-@friendly
 def matchmake(
     players: str = typer.Option(..., help="Waiting players, comma-separated."),
     shape: str = typer.Option("1v1", help="1v1, 2v2, 1v2 (landlord vs two farmers) or ffa4."),
@@ -302,10 +312,10 @@ def matchmake(
     db: str | None = DbOption,
 ) -> None:
     """Seat waiting players at balanced tables (maximise the worst table's quality)."""
-    with Store(db) as store:
+    with open_store(db, create=False) as store:
         plan = store.matchmake(league, _teams(players, "--players"), shape, allow_new=allow_new)
     console = _console()
-    table = RichTable(
+    table = _table(
         title=f"{len(plan.tables)} tables ({shape}{'' if plan.exact else ', heuristic'})"
     )
     table.add_column("table", justify="right")
@@ -318,13 +328,12 @@ def matchmake(
         console.print(f"still waiting: {', '.join(plan.waiting)}")
 
 
-@friendly
 def recompute(
     league: str | None = typer.Option(None, "--league", "-l", help="One league (default: all)."),
     db: str | None = DbOption,
 ) -> None:
     """Rebuild ratings and history from the match log."""
-    with Store(db) as store:
+    with open_store(db, create=False) as store:
         done = store.recompute(league)
     for name, n in done.items():
         _console().print(f"{name}: replayed {n} matches")
@@ -341,14 +350,12 @@ commands: list[Callable[..., Any]] = [
 
 # -- keys ---------------------------------------------------------------------------------
 
-keys_app = typer.Typer(
-    help="API keys: write keys of a league and admin keys (listed, revoked, with an expiry).",
-    no_args_is_help=True,
+keys_app = new_app(
+    "API keys: write keys of a league and admin keys (listed, revoked, with an expiry)."
 )
 
 
 @keys_app.command("create")
-@friendly
 def keys_create(
     league: str = LeagueOption,
     admin: bool = typer.Option(
@@ -367,12 +374,12 @@ def keys_create(
     from mindsport.store.keys import parse_expiry
 
     when = None if expires is None else parse_expiry(expires)
-    with Store(db) as store:
+    with open_store(db, create=True) as store:
         key, info = store.issue_key(
             None if admin else league, admin=admin, expires_at=when, label=label
         )
     typer.echo(key)
-    Console(stderr=True).print(
+    _err_console().print(
         f"key {info.id} ({info.role.value}{'' if info.league is None else ' of ' + info.league}"
         f"{'' if info.expires_at is None else ', expires ' + info.expires_at.isoformat()})",
         highlight=False,
@@ -380,15 +387,14 @@ def keys_create(
 
 
 @keys_app.command("list")
-@friendly
 def keys_list(
     league: str | None = typer.Option(None, "--league", "-l", help="Only this league's keys."),
     db: str | None = DbOption,
 ) -> None:
     """List the keys (never the keys themselves: their prefixes) with their status."""
-    with Store(db) as store:
+    with open_store(db, create=False) as store:
         keys = store.list_keys(league)
-    table = RichTable()
+    table = _table()
     for col in ("id", "role", "league", "prefix", "label", "created", "expires", "status"):
         table.add_column(col)
     for k in keys:
@@ -406,22 +412,19 @@ def keys_list(
 
 
 @keys_app.command("revoke")
-@friendly
 def keys_revoke(
     key_id: int = typer.Argument(..., help="The key's id (see `keys list`)."),
     db: str | None = DbOption,
 ) -> None:
     """Revoke a key: refused from this moment on (a running server reads keys on every call)."""
-    with Store(db) as store:
+    with open_store(db, create=False) as store:
         k = store.revoke_key(key_id)
     typer.echo(f"key {k.id} ({k.prefix}...) revoked")
 
 
 # -- leagues ------------------------------------------------------------------------------
 
-leagues_app = typer.Typer(
-    help="Rating pools, each with its own model and settings.", no_args_is_help=True
-)
+leagues_app = new_app("Rating pools, each with its own model and settings.")
 
 
 def _params(
@@ -434,6 +437,8 @@ def _params(
     param: list[str] | None,
 ) -> dict[str, Any]:
     """The settings given on the command line, parsed by the model's description of each."""
+    from mindsport.rating.registry import get_spec
+
     spec = get_spec(model)
     out: dict[str, Any] = {}
     for key, value in (
@@ -453,15 +458,10 @@ def _params(
     return spec.check(out)
 
 
-def _model_help() -> str:
-    return ", ".join(model_names())
-
-
 @leagues_app.command("create")
-@friendly
 def leagues_create(
     name: str = typer.Argument(..., help="League name (letters, digits, '_', '.', '-')."),
-    model: str = typer.Option("trueskill", help=f"Rating model: {_model_help()}."),
+    model: str = typer.Option("trueskill", help=f"Rating model ({_MODELS_HELP})."),
     mu: float | None = typer.Option(None, help="TrueSkill prior mean."),
     sigma: float | None = typer.Option(None, help="TrueSkill prior deviation."),
     beta: float | None = typer.Option(None, help="TrueSkill performance noise."),
@@ -475,13 +475,12 @@ def leagues_create(
 ) -> None:
     """Create a league."""
     params = _params(model, mu, sigma, beta, tau, draw_probability, param)
-    with Store(db) as store:
+    with open_store(db, create=True) as store:
         lg = store.create_league(name, model, params)
     typer.echo(f"league {lg.name!r} created: {lg.model} {lg.params}")
 
 
 @leagues_app.command("set")
-@friendly
 def leagues_set(
     name: str = typer.Argument(..., help="League name."),
     model: str | None = typer.Option(None, help="New model (default: keep)."),
@@ -496,7 +495,7 @@ def leagues_set(
     db: str | None = DbOption,
 ) -> None:
     """Change a league's settings (merged into the current ones) and replay its matches."""
-    with Store(db) as store:
+    with open_store(db, create=False) as store:
         current = store.get_league(name)
         params = dict(current.params) if model is None or model == current.model else {}
         name_ = model or current.model
@@ -506,29 +505,21 @@ def leagues_set(
 
 
 @leagues_app.command("models")
-@friendly
 def leagues_models() -> None:
     """List the rating models a league can use, with their settings."""
     from mindsport.rating.registry import MODELS
 
-    console = _console()
     for spec in MODELS.values():
         d = spec.display
-        console.print(
-            f"[bold]{spec.name}[/]: {spec.title} - {spec.summary}; leaderboard: {d.conservative}",
-            highlight=False,
-        )
+        typer.echo(f"{spec.name}: {spec.title} - {spec.summary}; leaderboard: {d.conservative}")
         for p in spec.params:
-            console.print(
-                f"    {p.name} = {p.default!r}  ({p.allowed()}) {p.help}", highlight=False
-            )
+            typer.echo(f"    {p.name} = {p.default!r}  ({p.allowed()}) {p.help}")
 
 
 @leagues_app.command("list")
-@friendly
 def leagues_list(db: str | None = DbOption) -> None:
     """List the leagues."""
-    with Store(db) as store:
+    with open_store(db, create=False) as store:
         for lg in store.list_leagues():
             typer.echo(f"{lg.name}\t{lg.model}\t{lg.params}\t{lg.matches} matches")
 
@@ -541,11 +532,8 @@ def register(target: typer.Typer) -> None:
     target.add_typer(leagues_app, name="leagues")
 
 
-app = typer.Typer(
+app = new_app(
+    "Ratings stored in a database: ingest, leaderboard, predictions, service.",
     name="mindsport-store",
-    help="Ratings stored in a database: ingest, leaderboard, predictions, service.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
 )
 register(app)

@@ -16,10 +16,10 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 
 from mindsport.match import Match
 from mindsport.store.store import LeaderboardPage, Store
+from mindsport.store.tables import board_table
 
 __all__ = ["run"]
 
@@ -53,17 +53,6 @@ def run(
             f"(re-posting them again added {again.added}, ignored {again.duplicates}); "
             f"{n} in the log"
         )
-        table = Table(title=f"{league}: top {len(page.entries)} of {page.total} (mu - 3 sigma)")
-        for col in ("#", "player", "rating", "mu", "sigma", "games"):
-            table.add_column(col, justify="left" if col == "player" else "right")
-        for e in page.entries:
-            table.add_row(
-                str(e.rank),
-                e.player,
-                f"{e.exposed:.2f}",
-                f"{e.mu:.2f}",
-                f"{e.sigma:.2f}",
-                str(e.games),
-            )
+        table = board_table(page, f"{league}: top {len(page.entries)} of {page.total}")
         console.print(table)
     return page

@@ -71,9 +71,9 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError
 
-from mindsport.errors import ConflictError, MindsportError, NotFoundError
+from mindsport.errors import ConflictError, DatabaseError, MindsportError, NotFoundError
 from mindsport.match import Match, id_problem, text_problem, time_value
 from mindsport.matchmaking import MAX_POOL, Pairing, matchmake, parse_shape
 from mindsport.rating.batch import DAY, PlayerIndex, encode_columns
@@ -171,6 +171,59 @@ def resolve_url(url: str | None = None) -> str:
         if url.startswith(prefix):
             return "postgresql+psycopg://" + url[len(prefix) :]
     return url
+
+
+def _shown_url(url: str) -> str:
+    """The database as named in messages: the SQLite file, or the URL without its password."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return repr(url)
+    if parsed.get_backend_name() == "sqlite":
+        return repr(parsed.database or url)
+    return repr(parsed.render_as_string(hide_password=True))
+
+
+def _require_existing(url: str, shown: str) -> None:
+    """Refuse a SQLite file that does not exist (a reading command must not create one)."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError as exc:
+        raise _unusable(shown, exc) from None
+    file = parsed.database if parsed.get_backend_name() == "sqlite" else None
+    if file not in (None, "", ":memory:") and not os.path.exists(str(file)):
+        raise DatabaseError(
+            f"database {shown} does not exist; pass --db (or set MINDSPORT_DATABASE_URL) "
+            "to use another, or create it by adding matches: mindsport rate FILE"
+        )
+
+
+def _unusable(shown: str, exc: Exception) -> DatabaseError:
+    """``exc`` (raised while opening the database) as a one-line :class:`DatabaseError`."""
+    if isinstance(exc, ImportError):
+        return DatabaseError(
+            f"database {shown}: its driver is not installed ({exc}); for PostgreSQL: "
+            "pip install 'mindsport[postgres]'"
+        )
+    if isinstance(exc, ArgumentError):
+        return DatabaseError(
+            f"database {shown}: not a database URL ({exc}); give a SQLite file or "
+            "postgresql://user:password@host:port/name"
+        )
+    orig = getattr(exc, "orig", None) or exc
+    reason = " ".join(str(orig).split()) or type(orig).__name__
+    text = reason.lower()
+    if "not a database" in text or "file is encrypted" in text:
+        fix = "it is not a SQLite database file; check --db"
+    elif "unable to open" in text or "readonly" in text or "read-only" in text:
+        fix = "check that the path and its folder exist and are writable"
+    elif "password" in text or "authentication" in text or "role" in text:
+        fix = "check the user name and password in the URL"
+    elif "does not exist" in text:
+        fix = "create the database first (createdb) or check its name"
+    else:
+        fix = "check the URL and that the server is running and reachable"
+    return DatabaseError(f"database {shown}: cannot be used: {reason} ({fix})")
 
 
 # --------------------------------------------------------------------------------------------
@@ -469,7 +522,11 @@ class Store:
     """Leagues, their match logs and derived ratings in one SQL database.
 
     ``url``: a SQLAlchemy URL or a file path (default: ``$MINDSPORT_DATABASE_URL`` or
-    ``./mindsport.db``). Tables are created when missing. ``models``: the rating models leagues
+    ``./mindsport.db``). Tables are created when missing; with ``create=False`` (what reading
+    commands use) nothing is created: the database must exist and hold mindsport's tables. A
+    database that cannot be used (unreachable, login refused, not a database, a missing SQLite
+    file with ``create=False``) raises :class:`~mindsport.errors.DatabaseError` naming it (the
+    password hidden) and the fix. ``models``: the rating models leagues
     may use, by name (default: every model of :data:`mindsport.rating.registry.MODELS`). Use as
     a context manager or call :meth:`close`.
 
@@ -485,15 +542,22 @@ class Store:
         *,
         models: Mapping[str, ModelSpec] | None = None,
         create_tables: bool = True,
+        create: bool = True,
     ) -> None:
         self.url = resolve_url(url)
+        shown = _shown_url(self.url)
+        if not create:
+            _require_existing(self.url, shown)
         self._models: Mapping[str, ModelSpec] = MODELS if models is None else dict(models)
         self._model_cache: dict[str, LeagueModel] = {}
         self._sql_cache: dict[str, str] = {}
         self._local = threading.local()
         self._readers: list[Any] = []  # the connections of _fetch, one per thread
         self._cache_lock = threading.Lock()
-        self.engine = self._make_engine(self.url)
+        try:
+            self.engine = self._make_engine(self.url)
+        except (ArgumentError, ImportError) as exc:
+            raise _unusable(shown, exc) from None
         self.is_sqlite = self.engine.dialect.name == "sqlite"
         self._writer_lock: AbstractContextManager[Any] = (
             _FifoLock() if self.is_sqlite else nullcontext()
@@ -505,10 +569,32 @@ class Store:
             max_group_size=GROUP_MATCHES,
             workers=1 if self.is_sqlite else 8,
         )
-        if create_tables:
-            with self._write() as conn:
-                metadata.create_all(conn)
-                _upgrade_key_table(conn)
+        try:
+            if create and create_tables:
+                with self._write() as conn:
+                    metadata.create_all(conn)
+                    _upgrade_key_table(conn)
+            elif not create:
+                with self._read() as conn:
+                    found = inspect(conn)
+                    if not found.has_table(leagues.name):
+                        raise DatabaseError(
+                            f"database {shown} holds no mindsport data (no leagues table); "
+                            "check --db, or add matches first: mindsport rate FILE"
+                        )
+                    stale = any(not found.has_table(t.name) for t in metadata.sorted_tables) or (
+                        "role" not in {c["name"] for c in found.get_columns(api_keys.name)}
+                    )
+                if stale:  # a mindsport database of an earlier version: bring its tables up
+                    with self._write() as conn:
+                        metadata.create_all(conn)
+                        _upgrade_key_table(conn)
+        except DBAPIError as exc:
+            self.close()
+            raise _unusable(shown, exc) from None
+        except DatabaseError:
+            self.close()
+            raise
 
     # -- engine and transactions --------------------------------------------------------------
     @staticmethod
@@ -520,7 +606,10 @@ class Store:
             raise StoreError(f"database {url!r}: use a SQLite file, not an in-memory database")
         directory = os.path.dirname(os.path.abspath(parsed.database))
         if not os.path.isdir(directory):
-            raise StoreError(f"database {url!r}: directory {directory!r} does not exist")
+            raise StoreError(
+                f"database {parsed.database!r}: folder {directory!r} does not exist "
+                "(create it first)"
+            )
         engine = create_engine(url, pool_size=8, max_overflow=32, connect_args={"timeout": 60.0})
         sync = os.environ.get("MINDSPORT_SQLITE_SYNCHRONOUS", "NORMAL").upper()
         if sync not in ("OFF", "NORMAL", "FULL", "EXTRA"):

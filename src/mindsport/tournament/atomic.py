@@ -8,6 +8,8 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from mindsport.errors import file_error
+
 __all__ = ["write_atomically"]
 
 
@@ -15,11 +17,15 @@ def write_atomically(path: str | Path, write: Callable[[Path], None]) -> Path:
     """Call ``write(tmp)`` on a temporary path in the target's folder, then move it into place.
 
     Nothing is left half-written: on any error the temporary file is removed and the target is
-    untouched.
+    untouched. A file-system error is raised as :class:`~mindsport.errors.FileAccessError`
+    naming the target.
     """
     target = Path(path)
     folder = target.parent if str(target.parent) else Path(".")
-    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    try:
+        fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise file_error(exc, target) from None
     os.close(fd)
     tmp = Path(name)
     try:
@@ -29,8 +35,10 @@ def write_atomically(path: str | Path, write: Callable[[Path], None]) -> Path:
         with open(tmp, "rb+") as handle:
             os.fsync(handle.fileno())
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             tmp.unlink()
+        if isinstance(exc, OSError):
+            raise file_error(exc, target) from None
         raise
     return target

@@ -1,6 +1,7 @@
 """``mindsport tournament``: DIH, test-case selection, GDI libraries and Swiss pairings.
 
-Bad input prints a one-line error (no traceback) and exits with status 2.
+This module imports only typer: NumPy, the engine and the experiments load when a command runs.
+Errors are printed by the command line's error boundary (:mod:`mindsport.commandline`).
 """
 
 from __future__ import annotations
@@ -8,36 +9,33 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any
 
-import numpy as np
 import typer
-from rich.console import Console
-from rich.table import Table
 
+from mindsport.commandline import new_app, output_file, output_folder
 from mindsport.errors import MindsportError
-from mindsport.tournament.dih import discrimination, discrimination_curve
-from mindsport.tournament.errors import TournamentError
-from mindsport.tournament.gdi import SEED_004_CENTRE, SEED_004_EPSILON, SEED_004_LEVELS
-from mindsport.tournament.library import HandLibrary
-from mindsport.tournament.records import read_hand_scores
-from mindsport.tournament.selection import rank_by_discrimination
-from mindsport.tournament.swiss import SwissRound, swiss_schedule
 
-app = typer.Typer(
+if TYPE_CHECKING:
+    from mindsport.tournament.swiss import SwissRound
+
+app = new_app(
+    "Tournament science: hand discrimination (DIH), difficulty (GDI), Swiss tables.",
     name="tournament",
-    help="Tournament science: hand discrimination (DIH), difficulty (GDI), Swiss tables.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
 )
 
-R = TypeVar("R")
-_LEVELS = ",".join(f"{x:g}" for x in SEED_004_LEVELS)
-_CENTRE = ",".join(f"{x:g}" for x in SEED_004_CENTRE)
+# the defaults of the equal-strength study (Dou Dizhu deals with exactly one bomb): landlord
+# scores -2, -1, 1, 2, the centre of equal strength and its radius; the same numbers as
+# mindsport.tournament.gdi's constants (a test keeps them equal), written out so that the help
+# needs no NumPy
+_LEVELS = "-2,-1,1,2"
+_CENTRE = "0.96,0.91,0.79"
+_EPSILON = 0.15
 
 
 def _numbers(text: str, name: str) -> list[float]:
+    from mindsport.tournament.errors import TournamentError
+
     try:
         values = [float(x) for x in text.replace(" ", "").split(",") if x != ""]
     except ValueError:
@@ -45,14 +43,6 @@ def _numbers(text: str, name: str) -> list[float]:
     if not values:
         raise TournamentError(f"{name} is empty")
     return values
-
-
-def _guard(action: Callable[[], R]) -> R:
-    try:
-        return action()
-    except MindsportError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
 
 
 ExecutorOption = Annotated[
@@ -80,27 +70,27 @@ def dih(
     rounds: Annotated[int, typer.Option(help="Rounds played.")],
     top: Annotated[int, typer.Option(help="Top places that must have distinct totals.")],
     plot: Annotated[
-        Path | None, typer.Option(help="Write a PNG of DIH against rounds here.")
+        Path | None,
+        typer.Option(help="Write a PNG of DIH against rounds here.", callback=output_file),
     ] = None,
     plot_rounds: Annotated[
         int, typer.Option(help="Rounds on the plot's axis (default max(rounds, 20)).")
     ] = 0,
 ) -> None:
-    """Seed 001's DIH: probability that the best TOP of PLAYERS totals are pairwise distinct."""
+    """DIH (the DIH paper): probability that the best TOP of PLAYERS totals are pairwise
+    distinct."""
+    from mindsport.tournament.dih import discrimination, discrimination_curve
 
-    def run() -> None:
-        s, p = _numbers(scores, "--scores"), _numbers(probs, "--probs")
-        value = discrimination(s, p, players, rounds, top)
-        typer.echo(f"{value:.6g}")
-        if plot is not None:
-            from mindsport.tournament.plots import plot_dih_curve
+    s, p = _numbers(scores, "--scores"), _numbers(probs, "--probs")
+    value = discrimination(s, p, players, rounds, top)
+    typer.echo(f"{value:.6g}")
+    if plot is not None:
+        from mindsport.tournament.plots import plot_dih_curve
 
-            last = plot_rounds if plot_rounds > 0 else max(rounds, 20)
-            curve = discrimination_curve(s, p, players, range(1, last + 1), top)
-            plot_dih_curve(curve, plot, title=f"DIH: {players} players, top {top} distinct")
-            typer.echo(f"plot written to {plot}")
-
-    _guard(run)
+        last = plot_rounds if plot_rounds > 0 else max(rounds, 20)
+        curve = discrimination_curve(s, p, players, range(1, last + 1), top)
+        plot_dih_curve(curve, plot, title=f"DIH: {players} players, top {top} distinct")
+        typer.echo(f"plot written to {plot}")
 
 
 @app.command()
@@ -113,26 +103,30 @@ def select(
     show: Annotated[int, typer.Option(help="Also list this many runners-up.")] = 0,
 ) -> None:
     """Rank the logged hands by DIH for the event and pick one hand per round."""
+    from rich.console import Console
+    from rich.table import Table
 
-    def run() -> None:
-        library = HandLibrary.from_records(read_hand_scores(logfile), min_plays=min_plays)
-        if len(library) == 0:
-            raise TournamentError(f"{logfile}: no hand was played at least {min_plays} times")
-        ranked = rank_by_discrimination(library, players, rounds, top)
-        if len(ranked) < rounds:
-            raise TournamentError(
-                f"{logfile}: {len(ranked)} hands with at least {min_plays} plays, "
-                f"fewer than the {rounds} rounds"
-            )
-        table = Table(title=f"Test cases: {players} players, {rounds} rounds, top {top}")
-        for column in ("round", "hand", "plays", "DIH"):
-            table.add_column(column)
-        for i, r in enumerate(ranked[: rounds + max(show, 0)]):
-            label = str(i + 1) if i < rounds else "-"
-            table.add_row(label, r.hand, str(library[r.hand].plays), f"{r.dih:.6g}")
-        Console(width=200).print(table)
+    from mindsport.tournament.errors import TournamentError
+    from mindsport.tournament.library import HandLibrary
+    from mindsport.tournament.records import read_hand_scores
+    from mindsport.tournament.selection import rank_by_discrimination
 
-    _guard(run)
+    library = HandLibrary.from_records(read_hand_scores(logfile), min_plays=min_plays)
+    if len(library) == 0:
+        raise TournamentError(f"{logfile}: no hand was played at least {min_plays} times")
+    ranked = rank_by_discrimination(library, players, rounds, top)
+    if len(ranked) < rounds:
+        raise TournamentError(
+            f"{logfile}: {len(ranked)} hands with at least {min_plays} plays, "
+            f"fewer than the {rounds} rounds"
+        )
+    table = Table(title=f"Test cases: {players} players, {rounds} rounds, top {top}")
+    for column in ("round", "hand", "plays", "DIH"):
+        table.add_column(column)
+    for i, r in enumerate(ranked[: rounds + max(show, 0)]):
+        label = str(i + 1) if i < rounds else "-"
+        table.add_row(label, r.hand, str(library[r.hand].plays), f"{r.dih:.6g}")
+    Console(width=200).print(table)
 
 
 @app.command()
@@ -144,52 +138,60 @@ def gdi(
     centre: Annotated[str, typer.Option(help="GDI centre of the equal-strength set.")] = _CENTRE,
     epsilon: Annotated[
         float, typer.Option(help="Distance threshold of equal strength.")
-    ] = SEED_004_EPSILON,
+    ] = _EPSILON,
     min_plays: Annotated[int, typer.Option(help="Ignore hands played at fewer tables.")] = 1,
-    out: Annotated[Path | None, typer.Option(help="Save the library (.jsonl or .parquet).")] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Save the library (.jsonl or .parquet).", callback=output_file),
+    ] = None,
     plot: Annotated[
-        Path | None, typer.Option(help="Write a PNG of the GDI distribution here.")
+        Path | None,
+        typer.Option(help="Write a PNG of the GDI distribution here.", callback=output_file),
     ] = None,
     show: Annotated[int, typer.Option(help="List this many equal-strength hands.")] = 10,
 ) -> None:
     """Compute every hand's GDI and list the hands of equal strength around CENTRE."""
+    import numpy as np
+    from rich.console import Console
+    from rich.table import Table
 
-    def run() -> None:
-        grades = _numbers(levels, "--levels")
-        middle = _numbers(centre, "--centre")
-        if len(middle) != len(grades) - 1:
-            raise TournamentError(
-                f"--centre has {len(middle)} values; --levels {grades} need {len(grades) - 1}"
-            )
-        library = HandLibrary.from_records(
-            read_hand_scores(logfile), min_plays=min_plays, levels=grades
+    from mindsport.tournament.errors import TournamentError
+    from mindsport.tournament.library import HandLibrary
+    from mindsport.tournament.records import read_hand_scores
+
+    grades = _numbers(levels, "--levels")
+    middle = _numbers(centre, "--centre")
+    if len(middle) != len(grades) - 1:
+        raise TournamentError(
+            f"--centre has {len(middle)} values; --levels {grades} need {len(grades) - 1}"
         )
-        if len(library) == 0:
-            raise TournamentError(f"{logfile}: no hand was played at {min_plays} tables or more")
-        chosen = library.equal_strength(middle, epsilon)
-        typer.echo(
-            f"{len(library)} hands; {len(chosen)} within {epsilon:g} of GDI "
-            f"({', '.join(f'{x:g}' for x in middle)})"
-        )
-        table = Table()
-        for column in ("hand", "tables", "GDI"):
-            table.add_column(column)
-        for entry in list(chosen)[: max(show, 0)]:
-            gdi_text = ", ".join(f"{x:.3f}" for x in entry.gdi or ())
-            table.add_row(entry.hand, str(entry.plays), gdi_text)
-        if show > 0 and len(chosen):
-            Console(width=200).print(table)
-        if out is not None:
-            library.save(out)
-            typer.echo(f"library written to {out}")
-        if plot is not None:
-            from mindsport.tournament.plots import plot_gdi_distribution
+    library = HandLibrary.from_records(
+        read_hand_scores(logfile), min_plays=min_plays, levels=grades
+    )
+    if len(library) == 0:
+        raise TournamentError(f"{logfile}: no hand was played at {min_plays} tables or more")
+    chosen = library.equal_strength(middle, epsilon)
+    typer.echo(
+        f"{len(library)} hands; {len(chosen)} within {epsilon:g} of GDI "
+        f"({', '.join(f'{x:g}' for x in middle)})"
+    )
+    table = Table()
+    for column in ("hand", "tables", "GDI"):
+        table.add_column(column)
+    for entry in list(chosen)[: max(show, 0)]:
+        gdi_text = ", ".join(f"{x:.3f}" for x in entry.gdi or ())
+        table.add_row(entry.hand, str(entry.plays), gdi_text)
+    if show > 0 and len(chosen):
+        Console(width=200).print(table)
+    if out is not None:
+        library.save(out)
+        typer.echo(f"library written to {out}")
+    if plot is not None:
+        from mindsport.tournament.plots import plot_gdi_distribution
 
-            matrix = np.array([e.gdi for e in library], dtype=float)
-            plot_gdi_distribution(matrix, plot, centre=middle, levels=grades)
-            typer.echo(f"plot written to {plot}")
-
-    _guard(run)
+        matrix = np.array([e.gdi for e in library], dtype=float)
+        plot_gdi_distribution(matrix, plot, centre=middle, levels=grades)
+        typer.echo(f"plot written to {plot}")
 
 
 @app.command()
@@ -221,58 +223,61 @@ def swiss(
     one deal in its three seat rotations) and pairs each round on the standings so far.
     Otherwise (--players N) every table gets random stand-in points 4/2/0 (a pairing demo).
     """
+    import numpy as np
+    from rich.console import Console
+    from rich.table import Table
+
+    from mindsport.tournament.errors import TournamentError
+    from mindsport.tournament.swiss import swiss_schedule
 
     def show(number: int, this: SwissRound[Any], name: Callable[[Any], str]) -> None:
         tables = "  ".join("(" + " ".join(name(p) for p in t) + ")" for t in this.tables)
         byes = f"  bye: {' '.join(name(p) for p in this.byes)}" if this.byes else ""
         typer.echo(f"round {number} [repeats {this.repeats}]: {tables}{byes}")
 
-    def run() -> None:
-        if results is not None and bots is not None:
-            raise TournamentError("give --results or --bots, not both")
-        if results is not None:
-            from mindsport.tournament.swiss import read_results, swiss_round
+    if results is not None and bots is not None:
+        raise TournamentError("give --results or --bots, not both")
+    if results is not None:
+        from mindsport.tournament.swiss import read_results, swiss_round
 
-            history = read_results(results)
-            order = history.standings()
-            if len(order) < 3:
-                raise TournamentError(f"{results}: {len(order)} players; a table needs three")
-            table = Table(title=f"Standings after round {history.rounds}")
-            for column in ("place", "player", "points", "byes"):
-                table.add_column(column)
-            for i, p in enumerate(order, start=1):
-                table.add_row(str(i), p, f"{history.points[p]:g}", str(history.byes[p]))
-            Console(width=200).print(table)
-            upcoming = swiss_round(order, history.met, history.byes)
-            show(history.rounds + 1, upcoming, str)
-            return
-        if bots is not None:
-            from mindsport.tournament.doudizhu.swiss_play import play_swiss
+        history = read_results(results)
+        order = history.standings()
+        if len(order) < 3:
+            raise TournamentError(f"{results}: {len(order)} players; a table needs three")
+        table = Table(title=f"Standings after round {history.rounds}")
+        for column in ("place", "player", "points", "byes"):
+            table.add_column(column)
+        for i, p in enumerate(order, start=1):
+            table.add_row(str(i), p, f"{history.points[p]:g}", str(history.byes[p]))
+        Console(width=200).print(table)
+        upcoming = swiss_round(order, history.met, history.byes)
+        show(history.rounds + 1, upcoming, str)
+        return
+    if bots is not None:
+        from mindsport.tournament.doudizhu.swiss_play import play_swiss
 
-            specs = _specs(bots, "--bots")
-            with _running(executor, workers, address, True) as (ex, _):
-                event = play_swiss(specs, rounds, seed, ex)
-            for number, played in enumerate(event.rounds, start=1):
-                show(number, played, lambda p: str(p + 1))
-            table = Table(title=f"Final standings after {rounds} rounds (engine games)")
-            for column in ("place", "player", "bot", "points"):
-                table.add_column(column)
-            for i, k in enumerate(event.standings(), start=1):
-                table.add_row(str(i), str(k + 1), specs[k], f"{event.points[k]:g}")
-            Console(width=200).print(table)
-            return
-        if players < 3:
-            raise TournamentError(f"--players must be at least 3, got {players}")
-        schedule: list[SwissRound[int]] = swiss_schedule(
-            players, rounds, np.random.default_rng(seed)
-        )
-        for number, paired in enumerate(schedule, start=1):
-            show(number, paired, lambda p: str(p + 1))
-
-    _guard(run)
+        specs = _specs(bots, "--bots")
+        with _running(executor, workers, address, True) as (ex, _):
+            event = play_swiss(specs, rounds, seed, ex)
+        for number, played in enumerate(event.rounds, start=1):
+            show(number, played, lambda p: str(p + 1))
+        table = Table(title=f"Final standings after {rounds} rounds (engine games)")
+        for column in ("place", "player", "bot", "points"):
+            table.add_column(column)
+        for i, k in enumerate(event.standings(), start=1):
+            table.add_row(str(i), str(k + 1), specs[k], f"{event.points[k]:g}")
+        Console(width=200).print(table)
+        return
+    if players < 3:
+        raise TournamentError(f"--players must be at least 3, got {players}")
+    schedule: list[SwissRound[int]] = swiss_schedule(players, rounds, np.random.default_rng(seed))
+    for number, paired in enumerate(schedule, start=1):
+        show(number, paired, lambda p: str(p + 1))
 
 
 def _levels_list(text: str, name: str) -> list[int]:
+    from mindsport.tournament.errors import TournamentError
+
     values = _numbers(text, name)
     if any(v != int(v) or not 0 <= v <= 100 for v in values):
         raise TournamentError(f"{name} must be bot levels between 0 and 100, got {text!r}")
@@ -298,43 +303,40 @@ def validate(
     address: AddressOption = None,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
 ) -> None:
-    """Seed 001's validation for one event size: P1 (random) vs P2 (top DIH).
+    """The DIH paper's validation for one event size: P1 (random) vs P2 (top DIH).
 
     One cell of validate-grid (n = min(ENTRANTS, line-ups), m = ROUNDS).
     """
+    from mindsport.tournament.doudizhu.validation import run_dih_grid
+    from mindsport.tournament.errors import TournamentError
 
-    def run() -> None:
-        from mindsport.tournament.doudizhu.validation import run_dih_grid
-
-        lords = [f"level:{x}" for x in _levels_list(landlords, "--landlords")]
-        farm = [f"level:{x}" for x in _levels_list(farmers, "--farmers")]
-        n = min(entrants, len(lords) * len(farm) ** 2)
-        if n < max(top, 2):
-            raise TournamentError(f"{n} line-ups, fewer than --top {top} (or 2)")
-        with _running(executor, workers, address, quiet) as (ex, bar):
-            result = run_dih_grid(
-                [n],
-                [rounds],
-                landlords=lords,
-                farmers1=farm,
-                farmers2=farm,
-                library_hands=library_hands,
-                probe_hands=min(probe_hands, library_hands),
-                replays=replays,
-                events=events,
-                seed=seed,
-                executor=ex,
-                top=top,
-                progress=bar.advance,
-                stage=bar.stage,
-            )
-        cell = result.cells[0]
-        typer.echo(f"entrants: {n} of {result.lineups} line-ups (Algorithm 1, w = {n})")
-        typer.echo(f"P1 (random hands)   = {cell.p_random:.3f}")
-        typer.echo(f"P2 (top-DIH hands)  = {cell.p_selected:.3f}")
-        typer.echo(f"(P2 - P1) / P1      = {_pct(cell.gain)}")
-
-    _guard(run)
+    lords = [f"level:{x}" for x in _levels_list(landlords, "--landlords")]
+    farm = [f"level:{x}" for x in _levels_list(farmers, "--farmers")]
+    n = min(entrants, len(lords) * len(farm) ** 2)
+    if n < max(top, 2):
+        raise TournamentError(f"{n} line-ups, fewer than --top {top} (or 2)")
+    with _running(executor, workers, address, quiet) as (ex, bar):
+        result = run_dih_grid(
+            [n],
+            [rounds],
+            landlords=lords,
+            farmers1=farm,
+            farmers2=farm,
+            library_hands=library_hands,
+            probe_hands=min(probe_hands, library_hands),
+            replays=replays,
+            events=events,
+            seed=seed,
+            executor=ex,
+            top=top,
+            progress=bar.advance,
+            stage=bar.stage,
+        )
+    cell = result.cells[0]
+    typer.echo(f"entrants: {n} of {result.lineups} line-ups (Algorithm 1, w = {n})")
+    typer.echo(f"P1 (random hands)   = {cell.p_random:.3f}")
+    typer.echo(f"P2 (top-DIH hands)  = {cell.p_selected:.3f}")
+    typer.echo(f"(P2 - P1) / P1      = {_pct(cell.gain)}")
 
 
 @app.command()
@@ -351,55 +353,56 @@ def compare(
     rounds: Annotated[int, typer.Option(help="Rounds per event.")] = 5,
     events: Annotated[int, typer.Option(help="Events per format.")] = 20,
     seed: Annotated[int, typer.Option(help="Seed of every random choice.")] = 0,
-    plot: Annotated[Path | None, typer.Option(help="PNG prefix for the place heatmaps.")] = None,
+    plot: Annotated[
+        Path | None,
+        typer.Option(help="PNG prefix for the place heatmaps.", callback=output_file),
+    ] = None,
     executor: ExecutorOption = "local",
     workers: WorkersOption = 0,
     address: AddressOption = None,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
 ) -> None:
-    """Seed 004's experiment around the library's median GDI: one epsilon, one m.
+    """The equal-strength paper's experiment around the library's median GDI: one epsilon, one m.
 
-    (validate-formats runs the seed's full grid around a given centre.)
+    (validate-formats runs the paper's full grid around a given centre.)
     """
+    import numpy as np
 
-    def run() -> None:
-        from mindsport.tournament.doudizhu.validation import run_format_comparison
+    from mindsport.tournament.doudizhu.validation import run_format_comparison
 
-        levels = _levels_list(landlords, "--landlords")
-        spec = f"level:{_levels_list(str(farmer), '--farmer')[0]}"
-        with _running(executor, workers, address, quiet) as (ex, bar):
-            result = run_format_comparison(
-                graders=[f"level:{x}" for x in _levels_list(tables, "--tables")],
-                entrants=[f"level:{x}" for x in levels],
-                farmers=(spec, spec),
-                library_hands=library_hands,
-                epsilons=[epsilon],
-                rounds=[rounds],
-                events=events,
-                replays=1,
-                seed=seed,
-                centre=None,
-                executor=ex,
-                progress=bar.advance,
-                stage=bar.stage,
-            )
-        typer.echo(
-            f"GDI centre (median) {np.round(result.centre, 2).tolist()}; "
-            f"{result.pool_sizes[float(epsilon)]} equal-strength hands within {epsilon:g}"
+    levels = _levels_list(landlords, "--landlords")
+    spec = f"level:{_levels_list(str(farmer), '--farmer')[0]}"
+    with _running(executor, workers, address, quiet) as (ex, bar):
+        result = run_format_comparison(
+            graders=[f"level:{x}" for x in _levels_list(tables, "--tables")],
+            entrants=[f"level:{x}" for x in levels],
+            farmers=(spec, spec),
+            library_hands=library_hands,
+            epsilons=[epsilon],
+            rounds=[rounds],
+            events=events,
+            replays=1,
+            seed=seed,
+            centre=None,
+            executor=ex,
+            progress=bar.advance,
+            stage=bar.stage,
         )
+    typer.echo(
+        f"GDI centre (median) {np.round(result.centre, 2).tolist()}; "
+        f"{result.pool_sizes[float(epsilon)]} equal-strength hands within {epsilon:g}"
+    )
+    for (name, _, _), table in result.tables.items():
+        places = (np.argmax(table, axis=1) + 1).tolist()
+        typer.echo(f"{name:>15}: most likely places {places} for levels {levels}")
+    if plot is not None:
+        from mindsport.tournament.plots import plot_rank_heatmap
+
+        labels = [f"level {x}" for x in levels]
         for (name, _, _), table in result.tables.items():
-            places = (np.argmax(table, axis=1) + 1).tolist()
-            typer.echo(f"{name:>15}: most likely places {places} for levels {levels}")
-        if plot is not None:
-            from mindsport.tournament.plots import plot_rank_heatmap
-
-            labels = [f"level {x}" for x in levels]
-            for (name, _, _), table in result.tables.items():
-                target = plot.with_name(f"{plot.stem}_{name}.png")
-                plot_rank_heatmap(table, target, labels=labels, title=name)
-                typer.echo(f"plot written to {target}")
-
-    _guard(run)
+            target = plot.with_name(f"{plot.stem}_{name}.png")
+            plot_rank_heatmap(table, target, labels=labels, title=name)
+            typer.echo(f"plot written to {target}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -426,6 +429,7 @@ class _Bar:
 def _running(
     executor: str, workers: int, address: str | None, quiet: bool
 ) -> Iterator[tuple[Any, _Bar]]:
+    from rich.console import Console
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -458,6 +462,7 @@ def _running(
 def _specs(text: str, name: str) -> list[str]:
     """Bot specs: levels (``0,50,100``) or spec strings (``level:40,strong``)."""
     from mindsport.doudizhu.bots import make_bot
+    from mindsport.tournament.errors import TournamentError
 
     out = []
     for part in (p.strip() for p in text.split(",")):
@@ -475,6 +480,8 @@ def _specs(text: str, name: str) -> list[str]:
 
 
 def _ints(text: str, name: str) -> list[int]:
+    from mindsport.tournament.errors import TournamentError
+
     values = _numbers(text, name)
     if any(v != int(v) or v < 1 for v in values):
         raise TournamentError(f"{name} must be positive integers, got {text!r}")
@@ -492,7 +499,8 @@ def validate_grid(
     players: Annotated[str, typer.Option(help="Players n per event.")] = "10,20,30",
     rounds: Annotated[str, typer.Option(help="Rounds m per event.")] = "2,3,4,5",
     top: Annotated[
-        int, typer.Option(help="Best totals that must be distinct (seed 001's r = 1 is top 2).")
+        int,
+        typer.Option(help="Best totals that must be distinct (the DIH paper's r = 1 is top 2)."),
     ] = 2,
     landlords: Annotated[str, typer.Option(help="Landlord bots (levels or specs).")] = (
         "0,10,20,30,40,50,60,70,80,90,100"
@@ -515,67 +523,69 @@ def validate_grid(
     executor: ExecutorOption = "local",
     workers: WorkersOption = 0,
     address: AddressOption = None,
-    plot: Annotated[Path | None, typer.Option(help="PNG of P1 and P2 against rounds.")] = None,
+    plot: Annotated[
+        Path | None,
+        typer.Option(help="PNG of P1 and P2 against rounds.", callback=output_file),
+    ] = None,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
 ) -> None:
-    """Seed 001's Table 4: P1 (random hands) vs P2 (top-DIH test cases) for every n and m.
+    """The DIH paper's Table 4: P1 (random hands) vs P2 (top-DIH test cases) for every n and m.
 
     Engine games (line-ups x library hands, then line-ups x selected hands x replays) run on the
     executor; the events are resampled from them (see mindsport.tournament.doudizhu.validation).
     Bigger runs: raise --library-hands and --replays (engine games) and --events (cheap).
     """
+    from rich.console import Console
+    from rich.table import Table
 
-    def run() -> None:
-        from mindsport.tournament.doudizhu.validation import run_dih_grid
+    from mindsport.tournament.doudizhu.validation import run_dih_grid
 
-        ns, ms = _ints(players, "--players"), _ints(rounds, "--rounds")
-        with _running(executor, workers, address, quiet) as (ex, bar):
-            result = run_dih_grid(
-                ns,
-                ms,
-                landlords=_specs(landlords, "--landlords"),
-                farmers1=_specs(farmers1, "--farmers1"),
-                farmers2=_specs(farmers2, "--farmers2"),
-                library_hands=library_hands,
-                probe_hands=probe_hands,
-                replays=replays,
-                events=events,
-                seed=seed,
-                executor=ex,
-                top=top,
-                progress=bar.advance,
-                stage=bar.stage,
-            )
-        typer.echo(
-            f"Seed 001 validation, top {top} distinct (the paper's r = {top - 1}): "
-            f"{result.lineups} line-ups, {result.library_hands} library hands, "
-            f"{result.replays} replays, {events} events per cell, {result.games} engine games"
+    ns, ms = _ints(players, "--players"), _ints(rounds, "--rounds")
+    with _running(executor, workers, address, quiet) as (ex, bar):
+        result = run_dih_grid(
+            ns,
+            ms,
+            landlords=_specs(landlords, "--landlords"),
+            farmers1=_specs(farmers1, "--farmers1"),
+            farmers2=_specs(farmers2, "--farmers2"),
+            library_hands=library_hands,
+            probe_hands=probe_hands,
+            replays=replays,
+            events=events,
+            seed=seed,
+            executor=ex,
+            top=top,
+            progress=bar.advance,
+            stage=bar.stage,
         )
-        table = Table()
-        for column in ("n", "m", "P1 random", "P2 test cases", "(P2-P1)/P1", "paper", "buckets"):
-            table.add_column(column, justify="right")
-        for cell in result.cells:
-            table.add_row(
-                str(cell.players),
-                str(cell.rounds),
-                f"{cell.p_random:.3f}",
-                f"{cell.p_selected:.3f}",
-                _pct(cell.gain),
-                _pct(cell.paper_gain),
-                f"{result.filled_buckets[cell.players]}/{cell.players}",
-            )
-        Console(width=200).print(table)
-        typer.echo(
-            "paper: seed 001 states only these gains (its Table 4 is not in the text); it "
-            "reports P2 > P1 in every cell, gains growing with n and shrinking with m."
+    typer.echo(
+        f"Validation of the DIH paper, top {top} distinct (the paper's r = {top - 1}): "
+        f"{result.lineups} line-ups, {result.library_hands} library hands, "
+        f"{result.replays} replays, {events} events per cell, {result.games} engine games"
+    )
+    table = Table()
+    for column in ("n", "m", "P1 random", "P2 test cases", "(P2-P1)/P1", "paper", "buckets"):
+        table.add_column(column, justify="right")
+    for cell in result.cells:
+        table.add_row(
+            str(cell.players),
+            str(cell.rounds),
+            f"{cell.p_random:.3f}",
+            f"{cell.p_selected:.3f}",
+            _pct(cell.gain),
+            _pct(cell.paper_gain),
+            f"{result.filled_buckets[cell.players]}/{cell.players}",
         )
-        if plot is not None:
-            from mindsport.tournament.plots import plot_validation_grid
+    Console(width=200).print(table)
+    typer.echo(
+        "paper: the DIH paper states only these gains (its Table 4 is not in the text); it "
+        "reports P2 > P1 in every cell, gains growing with n and shrinking with m."
+    )
+    if plot is not None:
+        from mindsport.tournament.plots import plot_validation_grid
 
-            plot_validation_grid(result.cells, plot)
-            typer.echo(f"plot written to {plot}")
-
-    _guard(run)
+        plot_validation_grid(result.cells, plot)
+        typer.echo(f"plot written to {plot}")
 
 
 @app.command("validate-formats")
@@ -592,7 +602,7 @@ def validate_formats(
     epsilons: Annotated[str, typer.Option(help="Equal-strength thresholds.")] = "0.15,0.20,0.25",
     rounds: Annotated[str, typer.Option(help="Rounds per event.")] = "5,10,20",
     events: Annotated[
-        int, typer.Option(help="Events per format (the seed plays 20), resampled.")
+        int, typer.Option(help="Events per format (the paper plays 20), resampled.")
     ] = 100,
     replays: Annotated[int, typer.Option(help="Games of each entrant on each hand.")] = 3,
     seed: Annotated[int, typer.Option(help="Seed of every random choice.")] = 0,
@@ -600,93 +610,96 @@ def validate_formats(
     workers: WorkersOption = 0,
     address: AddressOption = None,
     plots: Annotated[
-        Path | None, typer.Option(help="Folder for the rank-probability heatmaps (PNG).")
+        Path | None,
+        typer.Option(
+            help="Folder for the rank-probability heatmaps (PNG; created).", callback=output_folder
+        ),
     ] = None,
     show_tables: Annotated[bool, typer.Option(help="Print every rank-probability table.")] = True,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
 ) -> None:
-    """Seed 004's experiment 3: duplicate vs equal-strength vs random dealing.
+    """The equal-strength paper's experiment 3: duplicate vs equal-strength vs random dealing.
 
     Prints P(entrant finishes k-th) after EVENTS events of m rounds for each format, and how
     often equal strength (and random) give duplicate's final order.
     """
+    from rich.console import Console
+    from rich.table import Table
 
-    def run() -> None:
-        from mindsport.tournament.doudizhu.validation import run_format_comparison
+    from mindsport.tournament.doudizhu.validation import run_format_comparison
+    from mindsport.tournament.errors import TournamentError
 
-        farm = _specs(farmers, "--farmers")
-        if len(farm) == 1:
-            farm = farm * 2
-        if len(farm) != 2:
-            raise TournamentError(f"--farmers takes one or two bots, got {len(farm)}")
-        entered = _specs(entrants, "--entrants")
-        with _running(executor, workers, address, quiet) as (ex, bar):
-            result = run_format_comparison(
-                graders=_specs(graders, "--graders"),
-                entrants=entered,
-                farmers=(farm[0], farm[1]),
-                library_hands=library_hands,
-                epsilons=_numbers(epsilons, "--epsilons"),
-                rounds=_ints(rounds, "--rounds"),
-                events=events,
-                replays=replays,
-                seed=seed,
-                centre=_numbers(centre, "--centre"),
-                executor=ex,
-                progress=bar.advance,
-                stage=bar.stage,
-            )
-        console = Console(width=200)
-        pools = ", ".join(f"eps {e:g}: {k}" for e, k in result.pool_sizes.items())
-        typer.echo(
-            f"{len(result.hands)} one-bomb hands graded at {len(_specs(graders, 'g'))} tables; "
-            f"equal-strength pools around {list(result.centre)}: {pools}; "
-            f"{result.games} engine games; {result.events} events per format"
+    farm = _specs(farmers, "--farmers")
+    if len(farm) == 1:
+        farm = farm * 2
+    if len(farm) != 2:
+        raise TournamentError(f"--farmers takes one or two bots, got {len(farm)}")
+    entered = _specs(entrants, "--entrants")
+    with _running(executor, workers, address, quiet) as (ex, bar):
+        result = run_format_comparison(
+            graders=_specs(graders, "--graders"),
+            entrants=entered,
+            farmers=(farm[0], farm[1]),
+            library_hands=library_hands,
+            epsilons=_numbers(epsilons, "--epsilons"),
+            rounds=_ints(rounds, "--rounds"),
+            events=events,
+            replays=replays,
+            seed=seed,
+            centre=_numbers(centre, "--centre"),
+            executor=ex,
+            progress=bar.advance,
+            stage=bar.stage,
         )
-        labels = [e.replace("level:", "L") for e in entered]
-        if show_tables:
-            for (name, eps, m), probs in result.tables.items():
-                title = f"{name}{'' if eps is None else f' eps {eps:g}'}, m = {m}"
-                t = Table(title=title)
-                t.add_column("entrant")
-                for k in range(probs.shape[1]):
-                    t.add_column(f"P(#{k + 1})", justify="right")
-                for label, row in zip(labels, probs, strict=True):
-                    t.add_row(label, *(f"{p:.2f}" for p in row))
-                console.print(t)
-        summary = Table(title="Agreement with duplicate (consensus = most likely place)")
-        for column in ("format", "eps", "m", "same order", "same winner", "pairs", "exact"):
-            summary.add_column(column, justify="right")
-        for (name, eps, m), agree in result.agreement.items():
-            if name == "duplicate":
-                continue
-            summary.add_row(
-                name,
-                "-" if eps is None else f"{eps:g}",
-                str(m),
-                "yes" if agree.same_order else "no",
-                "yes" if agree.same_winner else "no",
-                f"{agree.event_concordance:.2f}",
-                f"{agree.exact_events:.2f}",
-            )
-        console.print(summary)
-        typer.echo(
-            "pairs: mean share of entrant pairs an event orders as duplicate's consensus; "
-            "exact: share of events with exactly duplicate's order. Paper (seed 004, tables not "
-            "in the text): at eps 0.15 equal strength ranks as duplicate and random does not; "
-            "larger eps flattens the tables."
+    console = Console(width=200)
+    pools = ", ".join(f"eps {e:g}: {k}" for e, k in result.pool_sizes.items())
+    typer.echo(
+        f"{len(result.hands)} one-bomb hands graded at {len(_specs(graders, 'g'))} tables; "
+        f"equal-strength pools around {list(result.centre)}: {pools}; "
+        f"{result.games} engine games; {result.events} events per format"
+    )
+    labels = [e.replace("level:", "L") for e in entered]
+    if show_tables:
+        for (name, eps, m), probs in result.tables.items():
+            title = f"{name}{'' if eps is None else f' eps {eps:g}'}, m = {m}"
+            t = Table(title=title)
+            t.add_column("entrant")
+            for k in range(probs.shape[1]):
+                t.add_column(f"P(#{k + 1})", justify="right")
+            for label, row in zip(labels, probs, strict=True):
+                t.add_row(label, *(f"{p:.2f}" for p in row))
+            console.print(t)
+    summary = Table(title="Agreement with duplicate (consensus = most likely place)")
+    for column in ("format", "eps", "m", "same order", "same winner", "pairs", "exact"):
+        summary.add_column(column, justify="right")
+    for (name, eps, m), agree in result.agreement.items():
+        if name == "duplicate":
+            continue
+        summary.add_row(
+            name,
+            "-" if eps is None else f"{eps:g}",
+            str(m),
+            "yes" if agree.same_order else "no",
+            "yes" if agree.same_winner else "no",
+            f"{agree.event_concordance:.2f}",
+            f"{agree.exact_events:.2f}",
         )
-        if plots is not None:
-            from mindsport.tournament.plots import plot_rank_heatmap
+    console.print(summary)
+    typer.echo(
+        "pairs: mean share of entrant pairs an event orders as duplicate's consensus; "
+        "exact: share of events with exactly duplicate's order. The equal-strength paper "
+        "(tables not in the text): at eps 0.15 equal strength ranks as duplicate and random "
+        "does not; larger eps flattens the tables."
+    )
+    if plots is not None:
+        from mindsport.tournament.plots import plot_rank_heatmap
 
-            plots.mkdir(parents=True, exist_ok=True)
-            for (name, eps, m), probs in result.tables.items():
-                stem = f"{name}{'' if eps is None else f'_eps{eps:g}'}_m{m}"
-                title = f"{name}{'' if eps is None else f' (eps {eps:g})'}, {m} rounds"
-                plot_rank_heatmap(probs, plots / f"{stem}.png", labels=labels, title=title)
-            typer.echo(f"{len(result.tables)} heatmaps written to {plots}")
-
-    _guard(run)
+        plots.mkdir(parents=True, exist_ok=True)
+        for (name, eps, m), probs in result.tables.items():
+            stem = f"{name}{'' if eps is None else f'_eps{eps:g}'}_m{m}"
+            title = f"{name}{'' if eps is None else f' (eps {eps:g})'}, {m} rounds"
+            plot_rank_heatmap(probs, plots / f"{stem}.png", labels=labels, title=title)
+        typer.echo(f"{len(result.tables)} heatmaps written to {plots}")
 
 
 @app.command()
@@ -698,7 +711,9 @@ def generate(
     model: Annotated[
         Path | None, typer.Option(help="Load a fitted model (JSON) instead of training one.")
     ] = None,
-    save_model: Annotated[Path | None, typer.Option(help="Write the fitted model here.")] = None,
+    save_model: Annotated[
+        Path | None, typer.Option(help="Write the fitted model here.", callback=output_file)
+    ] = None,
     library_hands: Annotated[int, typer.Option(help="Graded one-bomb deals to train on.")] = 300,
     holdout: Annotated[float, typer.Option(help="Share of them held out for R^2.")] = 0.25,
     alpha: Annotated[float, typer.Option(help="Ridge penalty.")] = 1.0,
@@ -708,7 +723,9 @@ def generate(
     farmers: Annotated[str, typer.Option(help="The fixed farmer bots (one or two).")] = "0",
     verify: Annotated[bool, typer.Option(help="Grade the generated deals by simulation.")] = True,
     max_tries: Annotated[int, typer.Option(help="Give up after dealing this many.")] = 200_000,
-    out: Annotated[Path | None, typer.Option(help="Write the deals (JSONL) here.")] = None,
+    out: Annotated[
+        Path | None, typer.Option(help="Write the deals (JSONL) here.", callback=output_file)
+    ] = None,
     executor: ExecutorOption = "local",
     workers: WorkersOption = 0,
     address: AddressOption = None,
@@ -720,143 +737,142 @@ def generate(
     ceiling printed), rejection-samples one-bomb deals whose predicted GDI is within EPSILON,
     then verifies them by simulation at the grading tables.
     """
+    import json
 
-    def run() -> None:
-        import json
+    import numpy as np
 
-        from mindsport.tournament.doudizhu.games import landlord_table, random_deals
-        from mindsport.tournament.doudizhu.generator import (
-            GdiModel,
-            cross_validated_r2,
-            feature_matrix,
-            propose_deals,
-            split_half_ceiling,
+    from mindsport.tournament.doudizhu.games import landlord_table, random_deals
+    from mindsport.tournament.doudizhu.generator import (
+        GdiModel,
+        cross_validated_r2,
+        feature_matrix,
+        propose_deals,
+        split_half_ceiling,
+    )
+    from mindsport.tournament.errors import TournamentError
+    from mindsport.tournament.executors import task_rng
+    from mindsport.tournament.gdi import grade_difficulty
+
+    goal = _numbers(target, "--target")
+    levels = [float(x) for x in _LEVELS.split(",")]
+    if len(goal) != len(levels) - 1:
+        raise TournamentError(f"--target needs {len(levels) - 1} values, got {len(goal)}")
+    if not 0 < holdout < 1:
+        raise TournamentError(f"--holdout must lie strictly between 0 and 1, got {holdout}")
+    farm = _specs(farmers, "--farmers")
+    farm = farm * 2 if len(farm) == 1 else farm
+    if len(farm) != 2:
+        raise TournamentError(f"--farmers takes one or two bots, got {len(farm)}")
+    tables = _specs(graders, "--graders")
+    with _running(executor, workers, address, quiet) as (ex, bar):
+        if model is not None:
+            fitted = GdiModel.load(model)
+        else:
+            deals = random_deals(library_hands, task_rng(seed, 10), one_bomb=True)
+            bar.stage("grading the training library", len(deals) * len(tables) * 2)
+            scores = landlord_table(
+                deals,
+                tables,
+                (farm[0], farm[1]),
+                seed,
+                11,
+                ex,
+                replays=2,
+                progress=bar.advance,
+            )
+            halves = [
+                np.array([grade_difficulty(scores[:, j, h], levels) for j in range(len(deals))])
+                for h in (0, 1)
+            ]
+            gdis = (halves[0] + halves[1]) / 2
+            x = feature_matrix(deals)
+            order = task_rng(seed, 12).permutation(len(deals))
+            cut = round(len(deals) * (1 - holdout))
+            train, test = order[:cut], order[cut:]
+            if len(train) < 2 or len(test) < 3:
+                raise TournamentError("--library-hands is too small to train and hold out")
+            fitted = GdiModel.fit(x[train], gdis[train], alpha=alpha, levels=levels)
+            r2 = fitted.r2(x[test], gdis[test])
+            ceiling = split_half_ceiling(halves[0], halves[1])
+            cv = cross_validated_r2(x, gdis, task_rng(seed, 15), alpha=alpha)
+            typer.echo(
+                f"model: ridge on {len(train)} hands graded at {len(tables)} tables x 2; "
+                f"held-out R^2 on {len(test)}: "
+                + ", ".join(f"g{i + 1} {v:.3f}" for i, v in enumerate(r2[:-1]))
+                + f", pooled {r2[-1]:.3f}"
+            )
+            typer.echo(
+                f"5-fold cross-validated R^2 on all {len(deals)}: "
+                + ", ".join(f"g{i + 1} {v:.3f}" for i, v in enumerate(cv[:-1]))
+                + f", pooled {cv[-1]:.3f}"
+            )
+            typer.echo(
+                "noise ceiling of R^2 (split-half reliability of the simulated GDI): "
+                + ", ".join(f"g{i + 1} {v:.3f}" for i, v in enumerate(ceiling))
+            )
+            near = np.linalg.norm(gdis - np.array(goal), axis=1) < epsilon
+            same = np.linalg.norm(halves[1] - np.array(goal), axis=1) < epsilon
+            first = np.linalg.norm(halves[0] - np.array(goal), axis=1) < epsilon
+            again = f"{(first & same).sum() / first.sum():.1%}" if first.any() else "n/a"
+            typer.echo(
+                f"library: {near.mean():.1%} of graded one-bomb deals lie within {epsilon:g} "
+                "of the target (blind acceptance); of the deals within it on one set of games, "
+                f"{again} are within it again on a second set (simulation's own repeatability)"
+            )
+            if save_model is not None:
+                fitted.save(save_model)
+                typer.echo(f"model written to {save_model}")
+        proposal = propose_deals(
+            fitted, goal, epsilon, count, task_rng(seed, 13), max_tries=max_tries
         )
-        from mindsport.tournament.executors import task_rng
-        from mindsport.tournament.gdi import grade_difficulty
-
-        goal = _numbers(target, "--target")
-        levels = list(SEED_004_LEVELS)
-        if len(goal) != len(levels) - 1:
-            raise TournamentError(f"--target needs {len(levels) - 1} values, got {len(goal)}")
-        if not 0 < holdout < 1:
-            raise TournamentError(f"--holdout must lie strictly between 0 and 1, got {holdout}")
-        farm = _specs(farmers, "--farmers")
-        farm = farm * 2 if len(farm) == 1 else farm
-        if len(farm) != 2:
-            raise TournamentError(f"--farmers takes one or two bots, got {len(farm)}")
-        tables = _specs(graders, "--graders")
-        with _running(executor, workers, address, quiet) as (ex, bar):
-            if model is not None:
-                fitted = GdiModel.load(model)
-            else:
-                deals = random_deals(library_hands, task_rng(seed, 10), one_bomb=True)
-                bar.stage("grading the training library", len(deals) * len(tables) * 2)
-                scores = landlord_table(
-                    deals,
-                    tables,
-                    (farm[0], farm[1]),
-                    seed,
-                    11,
-                    ex,
-                    replays=2,
-                    progress=bar.advance,
-                )
-                halves = [
-                    np.array([grade_difficulty(scores[:, j, h], levels) for j in range(len(deals))])
-                    for h in (0, 1)
-                ]
-                gdis = (halves[0] + halves[1]) / 2
-                x = feature_matrix(deals)
-                order = task_rng(seed, 12).permutation(len(deals))
-                cut = round(len(deals) * (1 - holdout))
-                train, test = order[:cut], order[cut:]
-                if len(train) < 2 or len(test) < 3:
-                    raise TournamentError("--library-hands is too small to train and hold out")
-                fitted = GdiModel.fit(x[train], gdis[train], alpha=alpha, levels=levels)
-                r2 = fitted.r2(x[test], gdis[test])
-                ceiling = split_half_ceiling(halves[0], halves[1])
-                cv = cross_validated_r2(x, gdis, task_rng(seed, 15), alpha=alpha)
-                typer.echo(
-                    f"model: ridge on {len(train)} hands graded at {len(tables)} tables x 2; "
-                    f"held-out R^2 on {len(test)}: "
-                    + ", ".join(f"g{i + 1} {v:.3f}" for i, v in enumerate(r2[:-1]))
-                    + f", pooled {r2[-1]:.3f}"
-                )
-                typer.echo(
-                    f"5-fold cross-validated R^2 on all {len(deals)}: "
-                    + ", ".join(f"g{i + 1} {v:.3f}" for i, v in enumerate(cv[:-1]))
-                    + f", pooled {cv[-1]:.3f}"
-                )
-                typer.echo(
-                    "noise ceiling of R^2 (split-half reliability of the simulated GDI): "
-                    + ", ".join(f"g{i + 1} {v:.3f}" for i, v in enumerate(ceiling))
-                )
-                near = np.linalg.norm(gdis - np.array(goal), axis=1) < epsilon
-                same = np.linalg.norm(halves[1] - np.array(goal), axis=1) < epsilon
-                first = np.linalg.norm(halves[0] - np.array(goal), axis=1) < epsilon
-                again = f"{(first & same).sum() / first.sum():.1%}" if first.any() else "n/a"
-                typer.echo(
-                    f"library: {near.mean():.1%} of graded one-bomb deals lie within {epsilon:g} "
-                    "of the target (blind acceptance); of the deals within it on one set of games, "
-                    f"{again} are within it again on a second set (simulation's own repeatability)"
-                )
-                if save_model is not None:
-                    fitted.save(save_model)
-                    typer.echo(f"model written to {save_model}")
-            proposal = propose_deals(
-                fitted, goal, epsilon, count, task_rng(seed, 13), max_tries=max_tries
+        typer.echo(
+            f"generated {len(proposal.deals)} deals from {proposal.tried} dealt "
+            f"(acceptance {proposal.acceptance:.2%}); "
+            f"{proposal.seconds_per_deal * 1000:.1f} ms per accepted deal"
+        )
+        verified: list[tuple[float, ...]] = []
+        if verify and proposal.deals:
+            bar.stage("verifying", len(proposal.deals) * len(tables) * 2)
+            check = landlord_table(
+                list(proposal.deals),
+                tables,
+                (farm[0], farm[1]),
+                seed,
+                14,
+                ex,
+                replays=2,
+                progress=bar.advance,
             )
-            typer.echo(
-                f"generated {len(proposal.deals)} deals from {proposal.tried} dealt "
-                f"(acceptance {proposal.acceptance:.2%}); "
-                f"{proposal.seconds_per_deal * 1000:.1f} ms per accepted deal"
-            )
-            verified: list[tuple[float, ...]] = []
-            if verify and proposal.deals:
-                bar.stage("verifying", len(proposal.deals) * len(tables) * 2)
-                check = landlord_table(
-                    list(proposal.deals),
-                    tables,
-                    (farm[0], farm[1]),
-                    seed,
-                    14,
-                    ex,
-                    replays=2,
-                    progress=bar.advance,
-                )
-                verified = [
-                    tuple(grade_difficulty(check[:, j, :].ravel(), levels).tolist())
-                    for j in range(len(proposal.deals))
-                ]
-        rows = []
-        within = 0
-        for j, d in enumerate(proposal.deals):
-            row: dict[str, Any] = {
-                "deal": str(d),
-                "predicted": proposal.predicted[j].round(3).tolist(),
-            }
-            if verified:
-                dist = float(np.linalg.norm(np.array(verified[j]) - np.array(goal)))
-                within += dist < epsilon
-                row.update(simulated=list(verified[j]), distance=round(dist, 4))
-            rows.append(row)
+            verified = [
+                tuple(grade_difficulty(check[:, j, :].ravel(), levels).tolist())
+                for j in range(len(proposal.deals))
+            ]
+    rows = []
+    within = 0
+    for j, d in enumerate(proposal.deals):
+        row: dict[str, Any] = {
+            "deal": str(d),
+            "predicted": proposal.predicted[j].round(3).tolist(),
+        }
         if verified:
-            typer.echo(
-                f"verified by simulation at {len(tables)} tables x 2: {within}/{len(verified)} "
-                f"within {epsilon:g} of {goal}"
-            )
-        for row in rows[:10]:
-            typer.echo(json.dumps(row))
-        if out is not None:
-            from mindsport.tournament.atomic import write_atomically
+            dist = float(np.linalg.norm(np.array(verified[j]) - np.array(goal)))
+            within += dist < epsilon
+            row.update(simulated=list(verified[j]), distance=round(dist, 4))
+        rows.append(row)
+    if verified:
+        typer.echo(
+            f"verified by simulation at {len(tables)} tables x 2: {within}/{len(verified)} "
+            f"within {epsilon:g} of {goal}"
+        )
+    for row in rows[:10]:
+        typer.echo(json.dumps(row))
+    if out is not None:
+        from mindsport.tournament.atomic import write_atomically
 
-            text = "".join(json.dumps(r) + "\n" for r in rows)
+        text = "".join(json.dumps(r) + "\n" for r in rows)
 
-            def write(tmp: Path) -> None:
-                tmp.write_text(text, encoding="utf-8")
+        def write(tmp: Path) -> None:
+            tmp.write_text(text, encoding="utf-8")
 
-            write_atomically(out, write)
-            typer.echo(f"{len(rows)} deals written to {out}")
-
-    _guard(run)
+        write_atomically(out, write)
+        typer.echo(f"{len(rows)} deals written to {out}")

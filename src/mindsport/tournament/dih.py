@@ -1,4 +1,4 @@
-"""Discrimination of an initial hand (DIH, seed 001), exact and in polynomial time.
+"""Discrimination of an initial hand (DIH, the DIH paper), exact and in polynomial time.
 
 DIH(scores, probs, n, m, r) is the probability that, when ``n`` players each play ``m``
 independent rounds whose scores follow (``scores``, ``probs``), the best ``r`` totals are
@@ -129,10 +129,11 @@ def log_discrimination(
 def discrimination(
     scores: npt.ArrayLike, probs: npt.ArrayLike, players: int, rounds: int, top: int
 ) -> float:
-    """Seed 001's DIH: P(X(1) > X(2) > ... > X(top)) for ``players`` i.i.d. totals of ``rounds``.
+    """DIH (the DIH paper): P(X(1) > X(2) > ... > X(top)) for ``players`` i.i.d. totals of
+    ``rounds``.
 
     Exact, O(K * top) after an O(K^2) lattice convolution (K = number of possible totals).
-    The worked example of seed 001 (its Table 2 prints the 2-round distribution reversed):
+    The worked example of the DIH paper (its Table 2 prints the 2-round distribution reversed):
 
     >>> round(discrimination([-2, -1, 1, 2], [0, 0.6, 0.4, 0], players=9, rounds=2, top=2), 5)
     0.35816

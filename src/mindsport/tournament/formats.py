@@ -6,13 +6,13 @@ hand each entrant plays in each round (``plan[round][entrant]``):
 
 * :func:`duplicate_plan`: every entrant plays the same hand in a round (复式);
 * :func:`equal_strength_plan`: every entrant gets a different hand, all from an equal-strength
-  set (GDI within epsilon of a centre, seed 004);
+  set (GDI within epsilon of a centre, the equal-strength paper);
 * :func:`random_plan`: every entrant gets an independently dealt hand.
 
 :func:`play_event` asks the oracle ``oracle(entrant, hand, rng) -> landlord score`` for every
 cell, :func:`event_places` ranks by total score or by rank points, and
 :func:`place_probabilities` turns many simulated events into the rank-probability table of
-seed 004 (Tables 3-5). :func:`simulate_format` does all of it for one format.
+the equal-strength paper (Tables 3-5). :func:`simulate_format` does all of it for one format.
 
 For people seated three to a table, :func:`rotated_seatings` gives the three seat rotations of a
 table so that, in duplicate play, each of the three plays every seat of the same deal.
@@ -117,7 +117,7 @@ def play_event(
 def event_places(scores: npt.ArrayLike, ranking: Ranking = "total") -> npt.NDArray[np.int64]:
     """Final places (1 = best, ties share the best place) from ``scores[round, entrant]``.
 
-    ``ranking="total"`` ranks by total score; ``"rank_points"`` by seed 001's summed rank
+    ``ranking="total"`` ranks by total score; ``"rank_points"`` by the DIH paper's summed rank
     points per round.
 
     >>> event_places([[1, 0, -1], [-2, 1, 1]]).tolist()

@@ -1,4 +1,4 @@
-"""Grade difficulty index (GDI, seed 004) and equal-strength hands.
+"""Grade difficulty index (GDI, the equal-strength paper) and equal-strength hands.
 
 With the k possible landlord scores s_1 < s_2 < ... < s_k seen as k grades, a hand played once
 at each of n tables has G = (g_1, ..., g_{k-1}), g_i = fraction of tables whose landlord score
@@ -16,18 +16,19 @@ import numpy.typing as npt
 from mindsport.tournament.errors import TournamentError
 
 __all__ = [
-    "SEED_004_CENTRE",
-    "SEED_004_EPSILON",
-    "SEED_004_LEVELS",
+    "EQUAL_STRENGTH_CENTRE",
+    "EQUAL_STRENGTH_EPSILON",
+    "ONE_BOMB_LEVELS",
     "equal_strength",
     "gdi_distance",
     "grade_difficulty",
 ]
 
-#: seed 004: deals with exactly one bomb in all three hands, landlord scores (-2, -1, 1, 2)
-SEED_004_LEVELS: tuple[float, ...] = (-2.0, -1.0, 1.0, 2.0)
-SEED_004_CENTRE: tuple[float, ...] = (0.96, 0.91, 0.79)
-SEED_004_EPSILON: float = 0.15
+#: the equal-strength paper: deals with exactly one bomb in all three hands, landlord scores (-2,
+#: -1, 1, 2)
+ONE_BOMB_LEVELS: tuple[float, ...] = (-2.0, -1.0, 1.0, 2.0)
+EQUAL_STRENGTH_CENTRE: tuple[float, ...] = (0.96, 0.91, 0.79)
+EQUAL_STRENGTH_EPSILON: float = 0.15
 
 
 def _levels(levels: Sequence[float]) -> npt.NDArray[np.float64]:
@@ -84,8 +85,8 @@ def gdi_distance(a: npt.ArrayLike, b: npt.ArrayLike) -> float:
 
 def equal_strength(
     gdis: Mapping[str, npt.ArrayLike] | Iterable[tuple[str, npt.ArrayLike]],
-    centre: npt.ArrayLike = SEED_004_CENTRE,
-    epsilon: float = SEED_004_EPSILON,
+    centre: npt.ArrayLike = EQUAL_STRENGTH_CENTRE,
+    epsilon: float = EQUAL_STRENGTH_EPSILON,
 ) -> list[tuple[str, float]]:
     """Hands whose GDI lies strictly within ``epsilon`` of ``centre``, nearest first.
 

@@ -137,7 +137,7 @@ def plot_rank_heatmap(
 
 
 def plot_validation_grid(cells: Sequence[Any], path: str | Path) -> Path:
-    """Seed 001's validation: P1 (dashed) and P2 (solid) against rounds, one colour per n.
+    """The DIH paper's validation: P1 (dashed) and P2 (solid) against rounds, one colour per n.
 
     ``cells`` have ``players``, ``rounds``, ``p_random`` and ``p_selected`` (``GridCell``).
     """

@@ -1,4 +1,4 @@
-"""Rank points per round (seed 001): R = 2 x (n - O + 1), O the place, totals over rounds.
+"""Rank points per round (the DIH paper): R = 2 x (n - O + 1), O the place, totals over rounds.
 
 Places follow standard competition ranking: a higher score is a better place and tied scores
 share the best place of the tie (scores 5, 3, 3, 1 take places 1, 2, 2, 4).

@@ -125,7 +125,7 @@ def score_distributions(
 ) -> dict[str, tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]]:
     """Empirical landlord-score distribution of every hand played at least ``min_plays`` times.
 
-    ``records`` are (hand, landlord score) pairs or mappings (see :mod:`.records`). Seed 001
+    ``records`` are (hand, landlord score) pairs or mappings (see :mod:`.records`). The DIH paper
     keeps hands with more than 50 plays. Returns ``{hand: (scores ascending, probabilities)}``.
 
     >>> d = score_distributions([("[A][B][C]", 1), ("[A][B][C]", -1), ("[A][B][C]", 1)], 2)

@@ -1,4 +1,4 @@
-"""Test-case selection (seed 001, section 1.1.3) and discriminating bot line-ups (Algorithm 1).
+"""Test-case selection (the DIH paper, section 1.1.3) and discriminating bot line-ups (Algorithm 1).
 
 * :func:`rank_by_discrimination` computes every hand's DIH for an event (players, rounds,
   prizes) and sorts the hands by it, highest first; :func:`select_test_cases` keeps one hand

@@ -18,7 +18,7 @@ from mindsport.doudizhu.bots.base import Action
 from mindsport.doudizhu.kinds import KIND_CODE, PASS, Kind
 from mindsport.doudizhu.moves import move_table
 from mindsport.doudizhu.state import StateView
-from mindsport.errors import MindsportError
+from mindsport.errors import InternalError, MindsportError
 
 __all__ = ["GreedyBot", "LevelBot", "RandomBot", "StrongBot", "engine_decision"]
 
@@ -57,7 +57,7 @@ def engine_decision(code: int, level: int, view: StateView, rng: np.random.Gener
         return None
     move = move_table().find(_KINDS[int(kind)], out.tolist())
     if move is None:  # pragma: no cover - the kernels only choose moves of the table
-        raise RuntimeError(f"the engine chose no move: kind {int(kind)}, counts {out.tolist()}")
+        raise InternalError(f"the engine chose no move: kind {int(kind)}, counts {out.tolist()}")
     return move
 
 

@@ -2,9 +2,10 @@
 mathematics of :mod:`mindsport.tournament`.
 
 * :mod:`.games`: Dou Dizhu games in bulk (deals as :class:`~mindsport.doudizhu.Deal` values),
-  seed 004's one-bomb deals, landlord tables for grading;
-* :mod:`.simulation`: formats and seed 001's test-case validation with bot entrants;
-* :mod:`.validation`: seed 001's P1/P2 grid and seed 004's format comparison at scale;
+  the equal-strength paper's one-bomb deals, landlord tables for grading;
+* :mod:`.simulation`: formats and the DIH paper's test-case validation with bot entrants;
+* :mod:`.validation`: the DIH paper's P1/P2 grid and the equal-strength paper's format comparison at
+  scale;
 * :mod:`.generator`: deals of a requested GDI on demand;
 * :mod:`.swiss_play`: Swiss events played by bots.
 

@@ -8,8 +8,8 @@ only on (seed, game). :func:`play_games` hands the games to the game-free runner
 (:func:`mindsport.tournament.runner.play_tables`), which plays line-ups of built-in bots on the
 compiled engine, whole chunks at a time, and anything else move by move through the referee.
 
-Deal helpers for seed 004: :func:`bomb_count` (four-of-a-kinds in the three hands, plus the
-rocket when one hand holds both jokers) and :func:`one_bomb_deal` (rejection sampling of
+Deal helpers for the equal-strength paper: :func:`bomb_count` (four-of-a-kinds in the three hands,
+plus the rocket when one hand holds both jokers) and :func:`one_bomb_deal` (rejection sampling of
 Algorithm 2 deals until exactly one bomb is held in all three hands combined).
 """
 
@@ -67,9 +67,9 @@ def bomb_count(hand: Deal, *, rocket: bool = True) -> int:
 
 
 def one_bomb_deal(rng: np.random.Generator, *, rocket: bool = True) -> Deal:
-    """Seed 004's deals: Algorithm 2 deals redrawn until exactly one bomb is held in all three
-    hands combined (:func:`bomb_count`; with ``rocket=True`` a split rocket does not count and a
-    held rocket counts as the one bomb, so scores stay within the seed's levels -2..2)."""
+    """The equal-strength paper's deals: Algorithm 2 deals redrawn until exactly one bomb is held in
+    all three hands combined (:func:`bomb_count`; with ``rocket=True`` a split rocket does not count
+    and a held rocket counts as the one bomb, so scores stay within the paper's levels -2..2)."""
     for _ in range(MAX_REDEALS):
         d = deal(rng)
         if bomb_count(d, rocket=rocket) == 1:
@@ -78,7 +78,7 @@ def one_bomb_deal(rng: np.random.Generator, *, rocket: bool = True) -> Deal:
 
 
 def random_deals(count: int, rng: np.random.Generator, *, one_bomb: bool = False) -> list[Deal]:
-    """``count`` deals (Algorithm 2, or seed 004's one-bomb deals)."""
+    """``count`` deals (Algorithm 2, or the equal-strength paper's one-bomb deals)."""
     if isinstance(count, bool) or int(count) != count or count < 0:
         raise TournamentError(f"count must be a non-negative integer, got {count!r}")
     make: Callable[[np.random.Generator], Deal] = one_bomb_deal if one_bomb else deal

@@ -1,7 +1,8 @@
-"""Deals of a requested difficulty on demand (seed 004's future work), in milliseconds.
+"""Deals of a requested difficulty on demand (the equal-strength paper's future work), in
+milliseconds.
 
-Seed 004 grades every deal by simulation (70 tables per deal) and stores the equal-strength
-hands in advance. Here a linear model predicts the GDI from the cards alone:
+The equal-strength paper grades every deal by simulation (70 tables per deal) and stores the
+equal-strength hands in advance. Here a linear model predicts the GDI from the cards alone:
 
 * :func:`deal_features`: per seat (landlord, farmer 1, farmer 2) the bombs, rocket, 2s, jokers,
   aces, control cards (2s + jokers + aces), longest straight potential, and the engine planner's

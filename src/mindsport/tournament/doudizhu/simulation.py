@@ -1,4 +1,5 @@
-"""Simulated validation with Dou Dizhu games (seed 001 section 1.2, seed 004 experiment 3).
+"""Simulated validation with Dou Dizhu games (the DIH paper section 1.2, the equal-strength paper
+experiment 3).
 
 Entrants are bot line-ups ``(landlord, farmer 1, farmer 2)`` whose result on a hand is the
 landlord score of one game (:func:`lineup_oracle`), or landlord bots at tables with fixed farmer
@@ -6,12 +7,12 @@ bots (:func:`landlord_oracle`). On top of the pure functions of :mod:`mindsport.
 
 * :func:`play_records`: every line-up plays every hand once -> (hand text, landlord score)
   records, the input of hand libraries (score distributions for DIH, GDI per hand);
-* :func:`discriminating_lineups`: seed 001's Algorithm 1 end to end (cross the bots, play
+* :func:`discriminating_lineups`: the DIH paper's Algorithm 1 end to end (cross the bots, play
   random hands, bucket the score rates, one line-up per bucket);
-* :func:`validate_test_cases`: seed 001's P1 (random hands) against P2 (the hands of highest
+* :func:`validate_test_cases`: the DIH paper's P1 (random hands) against P2 (the hands of highest
   DIH): the share of events whose best ``top`` rank-point totals are pairwise distinct;
-* :func:`compare_formats`: seed 004's experiment 3, place-probability tables of the same
-  entrants under duplicate, equal-strength and random dealing.
+* :func:`compare_formats`: the equal-strength paper's experiment 3, place-probability tables of the
+  same entrants under duplicate, equal-strength and random dealing.
 
 Hands are :class:`~mindsport.doudizhu.Deal` values throughout; a library (keyed by the deals'
 text, as on disk) is turned into deals once, by :func:`library_deals`. Every function takes an
@@ -67,7 +68,7 @@ Lineup = tuple[Bot, Bot, Bot]
 
 
 def deal_hand(rng: np.random.Generator) -> Deal:
-    """A random deal (seed 001's Algorithm 2)."""
+    """A random deal (the DIH paper's Algorithm 2)."""
     return deal(rng)
 
 
@@ -86,7 +87,8 @@ def lineup_oracle(scoring: ScoringRule = LINEAR) -> Oracle[Lineup, Deal]:
 
 
 def landlord_oracle(farmers: Sequence[Bot], scoring: ScoringRule = LINEAR) -> Oracle[Bot, Deal]:
-    """Oracle for landlord-bot entrants at tables with the fixed ``farmers`` (seed 004)."""
+    """Oracle for landlord-bot entrants at tables with the fixed ``farmers`` (the equal-strength
+    paper)."""
     if len(farmers) != 2:
         raise TournamentError(f"farmers must be two bots (farmer 1, farmer 2), got {len(farmers)}")
     f1, f2 = farmers
@@ -117,7 +119,7 @@ def discriminating_lineups(
     rng: np.random.Generator,
     scoring: ScoringRule = LINEAR,
 ) -> list[Lineup]:
-    """Seed 001's Algorithm 1: line-ups spread over ``w`` score-rate buckets."""
+    """The DIH paper's Algorithm 1: line-ups spread over ``w`` score-rate buckets."""
     lineups = cross_combinations(landlords, farmers1, farmers2)
     deals = [deal_hand(rng) for _ in range(hands)]
     oracle = lineup_oracle(scoring)
@@ -140,7 +142,8 @@ def top_distinct(totals: npt.ArrayLike, top: int) -> bool:
 
 @dataclass(frozen=True)
 class Validation:
-    """Seed 001's P1 (random hands) and P2 (selected test cases); ``hands`` are the selection."""
+    """The DIH paper's P1 (random hands) and P2 (selected test cases); ``hands`` are the
+    selection."""
 
     p_random: float
     p_selected: float
@@ -179,11 +182,11 @@ def validate_test_cases(
     rng: np.random.Generator,
     oracle: Oracle[Any, Deal],
 ) -> Validation:
-    """Seed 001, section 1.2: events of ``rounds`` rounds ranked by summed rank points.
+    """The DIH paper, section 1.2: events of ``rounds`` rounds ranked by summed rank points.
 
     P1: each round every entrant plays the same random deal; P2: the same, with the ``rounds``
     hands of highest DIH in ``library`` (for ``len(entrants)`` players and ``top`` places). The
-    result is the share of events whose best ``top`` totals are pairwise distinct (seed 001's
+    result is the share of events whose best ``top`` totals are pairwise distinct (the DIH paper's
     "r = 1, the champion is unique" is ``top=2``).
     """
     if events < 1:
@@ -206,7 +209,8 @@ def validate_test_cases(
 
 @dataclass(frozen=True)
 class FormatComparison:
-    """Place-probability tables (entrant x place) per format, as in seed 004's Tables 3-5."""
+    """Place-probability tables (entrant x place) per format, as in the equal-strength paper's
+    Tables 3-5."""
 
     duplicate: npt.NDArray[np.float64]
     equal_strength: npt.NDArray[np.float64]
@@ -236,7 +240,7 @@ def compare_formats(
     oracle: Oracle[Any, Deal],
     ranking: Ranking = "total",
 ) -> FormatComparison:
-    """Seed 004, experiment 3: the same entrants under the three ways of dealing.
+    """The equal-strength paper, experiment 3: the same entrants under the three ways of dealing.
 
     Duplicate deals one random hand per round to all; equal strength deals distinct hands from
     ``library.equal_strength(centre, epsilon)``; random deals an independent hand to each.

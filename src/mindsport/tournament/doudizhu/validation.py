@@ -1,4 +1,4 @@
-"""Validation of seed 001 (test cases) and seed 004 (equal strength) at scale.
+"""Validation of the DIH paper (test cases) and the equal-strength paper (equal strength) at scale.
 
 Both experiments run in two stages:
 
@@ -11,24 +11,24 @@ Both experiments run in two stages:
    random. Within one event every entrant's score on every hand is an independent engine game,
    exactly as in a freshly played event; across events the recorded games are reused, which
    adds Monte Carlo correlation (more noise), not bias. Hands chosen *because* of their recorded
-   scores (seed 001's top-DIH test cases) are replayed afresh before being used in events, so
+   scores (the DIH paper's top-DIH test cases) are replayed afresh before being used in events, so
    no selection bias (winner's curse) leaks into P2.
 
-Seed 001 (:func:`run_dih_grid`): pool line-ups are the cross product of landlord, farmer-1 and
+The DIH paper (:func:`run_dih_grid`): pool line-ups are the cross product of landlord, farmer-1 and
 farmer-2 bots (Algorithm 1, step 1); every line-up plays every library hand once, which gives
 each hand its landlord-score distribution (for DIH) and each line-up its Algorithm 1 total over
 the first ``probe_hands``. For each event of a cell (n players, m rounds) Algorithm 1 draws the
 n entrants (one random line-up per score-rate bucket, w = n buckets; empty buckets leave gaps,
-which are filled by random other line-ups, a deviation the seed's 441 line-ups did not need).
+which are filled by random other line-ups, a deviation the paper's 441 line-ups did not need).
 P1: each round all entrants play the same random library hand; P2: the m hands of highest DIH
-(n players, ``top`` distinct places; the seed's "r = 1, unique champion" is ``top = 2``).
-Both rank by seed 001's rank points; a hit is an event whose best ``top`` totals are distinct.
+(n players, ``top`` distinct places; the paper's "r = 1, unique champion" is ``top = 2``).
+Both rank by the DIH paper's rank points; a hit is an event whose best ``top`` totals are distinct.
 
-Seed 004 (:func:`run_format_comparison`): one-bomb deals graded at ``graders`` tables (landlord
-bots with fixed farmers) give each hand its GDI; entrants are further landlord bots with the
-same farmers. Duplicate: each round all entrants play one random library hand; equal strength:
-each round distinct hands from the library's hands within epsilon of the centre; random: each
-entrant an independent library hand. Entrants are ranked by total landlord score; tables give
+The equal-strength paper (:func:`run_format_comparison`): one-bomb deals graded at ``graders``
+tables (landlord bots with fixed farmers) give each hand its GDI; entrants are further landlord bots
+with the same farmers. Duplicate: each round all entrants play one random library hand; equal
+strength: each round distinct hands from the library's hands within epsilon of the centre; random:
+each entrant an independent library hand. Entrants are ranked by total landlord score; tables give
 P(entrant finishes at place k).
 """
 
@@ -45,7 +45,7 @@ from mindsport.tournament.doudizhu.games import Game, landlord_table, play_games
 from mindsport.tournament.errors import TournamentError
 from mindsport.tournament.executors import Executor, task_rng
 from mindsport.tournament.formats import event_places, place_probabilities
-from mindsport.tournament.gdi import SEED_004_CENTRE, SEED_004_LEVELS, grade_difficulty
+from mindsport.tournament.gdi import EQUAL_STRENGTH_CENTRE, ONE_BOMB_LEVELS, grade_difficulty
 from mindsport.tournament.library import HandLibrary
 from mindsport.tournament.rank_points import total_rank_points
 from mindsport.tournament.selection import cross_combinations, score_rates, select_test_cases
@@ -65,7 +65,7 @@ __all__ = [
     "top_distinct_share",
 ]
 
-#: gains (P2 - P1) / P1 that seed 001's text states (its Table 4 is not in the seed's text):
+#: gains (P2 - P1) / P1 that the DIH paper's text states (its Table 4 is not in the text we have):
 #: m = 5: n = 10, 20, 30 -> +25.24 %, +49 %, +76.79 %; m = 2, n = 30 -> +346.75 %
 PAPER_001_GAINS: dict[tuple[int, int], float] = {
     (10, 5): 0.2524,
@@ -90,7 +90,7 @@ def _positive(name: str, value: int) -> int:
 
 
 # ---------------------------------------------------------------------------------------------
-# seed 001
+# the DIH paper
 # ---------------------------------------------------------------------------------------------
 def algorithm1_buckets(totals: Sequence[float], w: int) -> list[list[int]]:
     """Algorithm 1, steps 7-9: line-up indices per score-rate bucket ((i-1)/w, i/w].
@@ -161,7 +161,7 @@ class GridCell:
 
     @property
     def paper_gain(self) -> float | None:
-        """The gain seed 001 states for this cell, if it states one."""
+        """The gain the DIH paper states for this cell, if it states one."""
         return PAPER_001_GAINS.get((self.players, self.rounds))
 
 
@@ -201,7 +201,7 @@ def run_dih_grid(
     progress: Progress | None = None,
     stage: Stage | None = None,
 ) -> GridResult:
-    """Seed 001's Table 4: P1 and P2 for every (players, rounds); see the module docstring.
+    """The DIH paper's Table 4: P1 and P2 for every (players, rounds); see the module docstring.
 
     Engine games: ``lineups x library_hands`` plus ``lineups x selected hands x replays``.
     """
@@ -290,10 +290,10 @@ def run_dih_grid(
 
 
 # ---------------------------------------------------------------------------------------------
-# seed 004
+# the equal-strength paper
 # ---------------------------------------------------------------------------------------------
 def consensus_order(table: npt.ArrayLike) -> list[int]:
-    """Entrants ordered by the seed's ranking: most likely place, ties by expected place.
+    """Entrants ordered by the paper's ranking: most likely place, ties by expected place.
 
     >>> consensus_order([[0.1, 0.9], [0.8, 0.2]])
     [1, 0]
@@ -324,7 +324,7 @@ def _concordance(places: npt.NDArray[np.int64], order: Sequence[int]) -> float:
 
 @dataclass(frozen=True)
 class OrderAgreement:
-    """How a format's ranking agrees with duplicate's (the seed's criterion and two finer ones)."""
+    """How a format's ranking agrees with duplicate's (the paper's criterion and two finer ones)."""
 
     same_order: bool  #: the consensus orders (most likely place) are identical
     same_winner: bool  #: both tables give the same most likely winner
@@ -348,7 +348,8 @@ def order_agreement(
 
 @dataclass(frozen=True)
 class FormatsResult:
-    """Seed 004's experiment 3: place tables per (format, epsilon, rounds) and agreement."""
+    """The equal-strength paper's experiment 3: place tables per (format, epsilon, rounds) and
+    agreement."""
 
     entrants: tuple[str, ...]
     centre: tuple[float, ...]
@@ -372,15 +373,15 @@ def run_format_comparison(
     events: int = 20,
     replays: int = 2,
     seed: int = 0,
-    centre: Sequence[float] | None = SEED_004_CENTRE,
-    levels: Sequence[float] = SEED_004_LEVELS,
+    centre: Sequence[float] | None = EQUAL_STRENGTH_CENTRE,
+    levels: Sequence[float] = ONE_BOMB_LEVELS,
     extra_hands: Sequence[Deal] = (),
     executor: Executor | None = None,
     progress: Progress | None = None,
     stage: Stage | None = None,
 ) -> FormatsResult:
-    """Seed 004's experiment 3 (see the module docstring); ``extra_hands`` join the library
-    (e.g. deals proposed by :mod:`.generator` near the centre) and are graded like the rest;
+    """The equal-strength paper's experiment 3 (see the module docstring); ``extra_hands`` join the
+    library (e.g. deals proposed by :mod:`.generator` near the centre) and are graded like the rest;
     ``centre=None`` takes the library's median GDI."""
     hands_n = _positive("library_hands", library_hands)
     count = _positive("events", events)
