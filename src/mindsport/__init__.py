@@ -19,6 +19,7 @@ from mindsport.rating import (
     Rating,
     TenhouRating,
     TrueSkill,
+    TrueSkillThroughTime,
 )
 
 __version__ = "0.1.0"
@@ -37,5 +38,6 @@ __all__ = [
     "Rating",
     "TenhouRating",
     "TrueSkill",
+    "TrueSkillThroughTime",
     "__version__",
 ]
