@@ -94,7 +94,7 @@ I64 = NDArray[np.int64]
 _EPOCH = datetime(1970, 1, 1)
 _EPOCH_UTC = datetime(1970, 1, 1, tzinfo=UTC)
 _DAY = 86400.0
-#: Time nodes of the level correction between sweeps (see ``_level_correction``).
+#: Time nodes of the level correction between sweeps (see ``through_time_kernels.sweep``).
 LEVEL_NODES = 32
 
 

@@ -494,14 +494,98 @@ def _sweep_once(
 
 
 @jit
-def _level_correction(
+def _means(fwd: np.ndarray, bwd: np.ndarray, lik: np.ndarray, out: np.ndarray) -> None:
+    for v in range(out.shape[0]):
+        pi = fwd[v, 0] + bwd[v, 0] + lik[v, 0]
+        out[v] = (fwd[v, 1] + bwd[v, 1] + lik[v, 1]) / pi if pi > 0.0 else 0.0
+
+
+@jit
+def _at(c: np.ndarray, node: np.ndarray, frac: np.ndarray, v: int) -> float:
+    """The piecewise linear level ``c`` at variable ``v``'s time."""
+    n = c.shape[0]
+    return (1.0 - frac[v]) * c[node[v]] + frac[v] * c[min(node[v] + 1, n - 1)]
+
+
+@jit
+def _level_balance(
     node: np.ndarray,
     frac: np.ndarray,
     n_nodes: int,
     v_time: np.ndarray,
     prev: np.ndarray,
-    next_: np.ndarray,
     prior: np.ndarray,
+    mean: np.ndarray,
+    drift2: float,
+) -> np.ndarray:
+    """The level shift that best restores the balance of the prior and drift factors.
+
+    Games say nothing about the level of the skills through time (shifting every player of a
+    time step leaves each game's messages shifted alike), only the priors of players' first steps
+    and the drift between steps do. Their linear-Gaussian balance for a shift ``c(t)``, piecewise
+    linear between ``n_nodes`` time nodes (variable ``v`` lies a fraction ``frac[v]`` of the way
+    from node ``node[v]`` to the next), given the current means, is a small linear system.
+    """
+    a = np.zeros((n_nodes, n_nodes))
+    r = np.zeros(n_nodes)
+    idx = np.empty(4, np.int64)
+    coef = np.empty(4)
+    for v in range(mean.shape[0]):
+        idx[0] = node[v]
+        idx[1] = min(node[v] + 1, n_nodes - 1)
+        coef[0] = 1.0 - frac[v]
+        coef[1] = frac[v]
+        p = prev[v]
+        if p < 0:  # the prior pulls the first step towards its mean
+            k = 2
+            weight = prior[v, 0]
+            force = prior[v, 1] - weight * mean[v]
+        elif drift2 > 0.0:  # the drift resists a change of level between steps
+            idx[2] = node[p]
+            idx[3] = min(node[p] + 1, n_nodes - 1)
+            coef[2] = frac[p] - 1.0
+            coef[3] = -frac[p]
+            k = 4
+            weight = 1.0 / (drift2 * (v_time[v] - v_time[p]))
+            force = -weight * (mean[v] - mean[p])
+        else:
+            continue
+        for x in range(k):
+            r[idx[x]] += coef[x] * force
+            for y in range(k):
+                a[idx[x], idx[y]] += weight * coef[x] * coef[y]
+    for x in range(n_nodes):
+        a[x, x] += 1e-12
+    return np.linalg.solve(a, r)
+
+
+@jit
+def _level_of(change: np.ndarray, node: np.ndarray, frac: np.ndarray, n_nodes: int) -> np.ndarray:
+    """The piecewise linear level closest (least squares) to a change of every variable."""
+    a = np.zeros((n_nodes, n_nodes))
+    r = np.zeros(n_nodes)
+    for v in range(change.shape[0]):
+        i = node[v]
+        j = min(i + 1, n_nodes - 1)
+        f = frac[v]
+        a[i, i] += (1.0 - f) * (1.0 - f)
+        a[i, j] += (1.0 - f) * f
+        a[j, i] += (1.0 - f) * f
+        a[j, j] += f * f
+        r[i] += (1.0 - f) * change[v]
+        r[j] += f * change[v]
+    for x in range(n_nodes):
+        a[x, x] += 1e-9
+    return np.linalg.solve(a, r)
+
+
+@jit
+def _shift_level(
+    c: np.ndarray,
+    node: np.ndarray,
+    frac: np.ndarray,
+    prev: np.ndarray,
+    next_: np.ndarray,
     fwd: np.ndarray,
     bwd: np.ndarray,
     lik: np.ndarray,
@@ -511,79 +595,35 @@ def _level_correction(
     team_ptr: np.ndarray,
     slot_ptr: np.ndarray,
     v_step: np.ndarray,
-    drift2: float,
     tolerance: float,
     flags: np.ndarray,
-) -> float:
-    """Move the level of all skills through time at once; returns the largest move.
+) -> None:
+    """Move every message with the level ``c`` at the variable it comes from (the priors stay).
 
-    Sweeps settle the differences between players quickly but the overall level of the skills
-    through time only slowly: games say nothing about it (shifting every player of a time step
-    leaves each game's messages shifted alike), only the priors of players' first steps and the
-    drift between steps do. This is a coarse-grid correction for that mode: the shift ``c(t)``,
-    piecewise linear between ``n_nodes`` time nodes (variable ``v`` lies a fraction ``frac[v]``
-    of the way from node ``node[v]`` to the next), that best restores the balance of the prior
-    and drift factors given the current marginals (a small linear system). The shift moves the
-    game messages of each variable and the messages from the future; the next sweep recomputes
-    the rest. The fixed point is unchanged; only the way there is shorter.
+    The games of a step stay consistent with their players, the chains nearly so: the next sweep
+    refreshes every chain message and revisits the games only where the shift moved players
+    unevenly (a first step, held back by its prior; teams of unequal total weight). A shift of at
+    most ``tolerance`` everywhere is left out.
     """
-    a = np.zeros((n_nodes, n_nodes))
-    r = np.zeros(n_nodes)
-    idx = np.empty(4, np.int64)
-    coef = np.empty(4)
-    nv = v_time.shape[0]
-    for v in range(nv):
-        pi = fwd[v, 0] + bwd[v, 0] + lik[v, 0]
-        mu = (fwd[v, 1] + bwd[v, 1] + lik[v, 1]) / pi
-        idx[0] = node[v]
-        idx[1] = min(node[v] + 1, n_nodes - 1)
-        coef[0] = 1.0 - frac[v]
-        coef[1] = frac[v]
-        p = prev[v]
-        if p < 0:  # the prior pulls the first step towards its mean
-            k = 2
-            weight = prior[v, 0]
-            force = prior[v, 1] - weight * mu
-        elif drift2 > 0.0:  # the drift resists a change of level between steps
-            idx[2] = node[p]
-            idx[3] = min(node[p] + 1, n_nodes - 1)
-            coef[2] = frac[p] - 1.0
-            coef[3] = -frac[p]
-            k = 4
-            weight = 1.0 / (drift2 * (v_time[v] - v_time[p]))
-            mu_p = (fwd[p, 1] + bwd[p, 1] + lik[p, 1]) / (fwd[p, 0] + bwd[p, 0] + lik[p, 0])
-            force = -weight * (mu - mu_p)
-        else:
-            continue
-        for x in range(k):
-            r[idx[x]] += coef[x] * force
-            for y in range(k):
-                a[idx[x], idx[y]] += weight * coef[x] * coef[y]
-    for x in range(n_nodes):
-        a[x, x] += 1e-12
-    c = np.linalg.solve(a, r)
-    shift = np.empty(nv)
+    nv = fwd.shape[0]
     biggest = 0.0
     for v in range(nv):
-        shift[v] = (1.0 - frac[v]) * c[node[v]] + frac[v] * c[min(node[v] + 1, n_nodes - 1)]
-        biggest = max(biggest, abs(shift[v]))
+        biggest = max(biggest, abs(_at(c, node, frac, v)))
     if biggest <= tolerance:
-        return biggest
-    # every message moves with the variable it comes from (the prior stays): games of a step
-    # stay consistent with their players, chains nearly so; the sweep refreshes the chains and
-    # revisits the games where the level moved the players unevenly
+        return
     for s in range(s_var.shape[0]):
-        msg[s, 1] += msg[s, 0] * shift[s_var[s]]
+        msg[s, 1] += msg[s, 0] * _at(c, node, frac, s_var[s])
     for v in range(nv):
+        shift = _at(c, node, frac, v)
         pi = fwd[v, 0] + bwd[v, 0] + lik[v, 0]
-        lik[v, 1] += lik[v, 0] * shift[v]
+        lik[v, 1] += lik[v, 0] * shift
         if next_[v] >= 0:
-            bwd[v, 1] += bwd[v, 0] * shift[next_[v]]
+            bwd[v, 1] += bwd[v, 0] * _at(c, node, frac, next_[v])
         if prev[v] >= 0:
-            fwd[v, 1] += fwd[v, 0] * shift[prev[v]]
-        elif abs(shift[v]) * fwd[v, 0] / pi > tolerance:  # held back by its prior
+            fwd[v, 1] += fwd[v, 0] * _at(c, node, frac, prev[v])
+        elif abs(shift) * fwd[v, 0] / pi > tolerance:
             flags[v_step[v], 2] = True
-    for g in range(team_ptr.shape[0] - 1):  # teams of unequal weight see the level
+    for g in range(team_ptr.shape[0] - 1):
         total = -1.0
         for t in range(team_ptr[g], team_ptr[g + 1]):
             w = 0.0
@@ -591,13 +631,12 @@ def _level_correction(
                 w += s_weight[q]
             if total >= 0.0 and w != total:
                 v = s_var[slot_ptr[team_ptr[g]]]
-                if abs(shift[v]) > tolerance:
+                if abs(_at(c, node, frac, v)) > tolerance:
                     flags[v_step[v], 2] = True
                 break
             total = w
     flags[:, 0] = True
     flags[:, 1] = True
-    return biggest
 
 
 @jit
@@ -638,11 +677,14 @@ def sweep(
     ``g_ptr[k]:g_ptr[k + 1]`` of ``order_g`` (games sorted by time, a step's games in the order
     they were added); ``v_step`` is each variable's step. ``flags[k]`` say which parts of step
     ``k`` are stale (messages from the past, from the future, games): all of them for a history
-    converged from scratch, those the new games touch for an update. Between sweeps a level
-    correction (:func:`_level_correction`, on the time nodes ``node``/``frac``) shortens the way
-    to the fixed point; it is dropped for good should a sweep after it move the marginals more
-    than the sweep before. ``forward_only``: one forward sweep and stop (online filtering when
-    the messages start uniform).
+    converged from scratch, those the new games touch for an update. Between sweeps the level of
+    the skills through time, which sweeps alone settle slowly, is moved as a whole (a coarse-grid
+    correction on the time nodes ``node``/``frac``): to the balance of priors and drift
+    (:func:`_level_balance`), then by Aitken's extrapolation of its geometric convergence. This
+    shortens the way to the fixed point without moving it. Should a sweep move the marginals more
+    than twice as much as the one before, the extrapolation starts afresh; should five sweeps in a
+    row do no better than the best so far, the correction is dropped for good. ``forward_only``:
+    one forward sweep and stop (online filtering when the messages start uniform).
 
     Returns ``(sweeps, last change, failed game, game updates)``: ``sweeps`` is -1 when
     ``max_sweeps`` passed without settling, or when the inner message passing of game ``failed
@@ -652,8 +694,15 @@ def sweep(
     count = np.zeros(1, np.int64)
     delta = math.inf
     correct = n_nodes > 0
+    before_sweep = np.empty(fwd.shape[0])
+    after = np.empty(fwd.shape[0])
+    last = np.zeros(max(n_nodes, 1))
+    best = math.inf
+    stalled = 0
     for it in range(max_sweeps):
         before = delta
+        if correct and it > 0:
+            _means(fwd, bwd, lik, before_sweep)
         delta, bad = _sweep_once(
             order_v, v_ptr, order_g, g_ptr, v_step, v_time, prev, next_, prior, fwd, bwd, lik,
             team_ptr, slot_ptr, rank, s_var, s_weight, msg, margins, beta2, drift2, tolerance,
@@ -665,13 +714,41 @@ def sweep(
             return 1, delta, -1, count[0]
         if delta <= tolerance:
             return it + 1, delta, -1, count[0]
-        if it > 1 and delta > before:
+        if delta < best:
+            best, stalled = delta, 0
+        else:
+            stalled += 1
+        if stalled >= 5:
             correct = False
+        jumped = it > 1 and delta > 2.0 * before
         if correct and it > 0:
-            _level_correction(
-                node, frac, n_nodes, v_time, prev, next_, prior, fwd, bwd, lik, s_var, s_weight,
-                msg, team_ptr, slot_ptr, v_step, drift2, tolerance, flags,
+            # the balance of priors and drift, then the level's own convergence extrapolated
+            # (its change shrinks about geometrically from sweep to sweep: Aitken's step)
+            _means(fwd, bwd, lik, after)
+            c = _level_balance(node, frac, n_nodes, v_time, prev, prior, after, drift2)
+            _shift_level(
+                c, node, frac, prev, next_, fwd, bwd, lik, s_var, s_weight, msg, team_ptr,
+                slot_ptr, v_step, tolerance, flags,
             )  # fmt: skip
+            _means(fwd, bwd, lik, after)
+            level = _level_of(after - before_sweep, node, frac, n_nodes)
+            norm = 0.0
+            for x in range(n_nodes):
+                norm += last[x] * last[x]
+            if jumped:  # an extrapolation overshot: start its estimate afresh
+                norm = 0.0
+                level[:] = 0.0
+            if norm > 0.0:
+                rho = 0.0
+                for x in range(n_nodes):
+                    rho += level[x] * last[x]
+                rho /= norm
+                if 0.0 < rho < 0.95:
+                    _shift_level(
+                        level * (rho / (1.0 - rho)), node, frac, prev, next_, fwd, bwd, lik,
+                        s_var, s_weight, msg, team_ptr, slot_ptr, v_step, tolerance, flags,
+                    )  # fmt: skip
+            last[:] = level
     return -1, delta, -1, count[0]
 
 
