@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import time
 from collections import defaultdict
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -53,10 +54,12 @@ class Timed:
         self.times: list[float] = []
         self.lookahead_times: list[float] = []
 
-    def act(self, view: StateView, rng: np.random.Generator) -> Move | None:
+    def act(
+        self, view: StateView, legal: Sequence[Move | None], rng: np.random.Generator
+    ) -> Move | None:
         before = getattr(self.bot, "lookaheads", 0)
         t0 = time.perf_counter()
-        move = self.bot.act(view, rng)
+        move = self.bot.act(view, legal, rng)
         dt = time.perf_counter() - t0
         self.times.append(dt)
         if getattr(self.bot, "lookaheads", 0) > before:
@@ -159,7 +162,7 @@ def accuracy(args: argparse.Namespace) -> None:
                 t.update(st.view(seat))
                 prob[m][b].append(t.true_holder_probability(st.hands, "exact"))
                 logp[m][b].append(t.true_holder_probability(st.hands, "exact", log=True))
-            st.apply_unchecked(strong.act(st.view(), rng))
+            st.apply_unchecked(strong.act(st.view(), st.legal_actions(), rng))
     elapsed = time.perf_counter() - start
     print(
         f"\n== tracker accuracy: {args.accuracy_games} strong self-play games, every seat, every "

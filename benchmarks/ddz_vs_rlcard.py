@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -43,7 +44,9 @@ class RLCardRuleBot:
         self._agent = DouDizhuRuleAgentV1()
         self._known = CARD_TYPE[2]
 
-    def act(self, view: StateView, rng: np.random.Generator) -> Move | None:
+    def act(
+        self, view: StateView, legal: Sequence[Move | None], rng: np.random.Generator
+    ) -> Move | None:
         moves = legal_moves(view.hand, view.previous)
         actions = [m.cards.translate(_TO_RL) for m in moves]
         actions = [a for a in actions if a in self._known]

@@ -59,7 +59,7 @@ from typing import Any
 
 from mindsport.history import Match, fit, load_matches
 from mindsport.history.evaluate import score_predictions
-from mindsport.history.fit import DEFAULT_GRIDS, make_model
+from mindsport.rating.registry import MODELS, build_model
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import rolling  # the rolling-origin protocol beside this script
@@ -97,10 +97,10 @@ LEFT_OUT = {
 HISTORY_TOLERANCE = 1e-3
 
 GRIDS: dict[str, dict[str, tuple[Any, ...]]] = {
-    **DEFAULT_GRIDS,
-    "pypi-trueskill": DEFAULT_GRIDS["trueskill"],
+    **{name: dict(spec.grid) for name, spec in MODELS.items()},
+    "pypi-trueskill": dict(MODELS["trueskill"].grid),
     # mindsport's TrueSkill with skill drift over idle time (variance += drift^2 x days away)
-    "trueskill-drift": {**DEFAULT_GRIDS["trueskill"], "drift": (0.0, 0.02, 0.05, 0.1, 0.2)},
+    "trueskill-drift": {**MODELS["trueskill"].grid, "drift": (0.0, 0.02, 0.05, 0.1, 0.2)},
     "openskill-pl": {
         "beta": (3.0, 25 / 6, 6.0, 9.0, 13.0, 18.0),
         "tau": (0.0, 0.04, 25 / 300, 0.2, 0.4),
@@ -347,8 +347,8 @@ def factory(name: str) -> Any:
     if name == "openskill-pl":
         return OpenSkillPL
     if name == "trueskill-drift":
-        return lambda **p: make_model("trueskill", **p)
-    return lambda **p: make_model(name, **p)
+        return lambda **p: build_model("trueskill", **p)
+    return lambda **p: build_model(name, **p)
 
 
 # ------------------------------------------------------------------------------------ running

@@ -78,9 +78,7 @@ def accuracy_part(games: int, seed: int, exact_states: int) -> None:
     total_collisions = 0
     for _ in range(games):
         state = State.new_game(rng)
-        bots = [make_bot("greedy", rng), make_bot("greedy", rng)]
-        for i, b in enumerate(bots):
-            b.start(i)
+        bots = [make_bot("greedy"), make_bot("greedy")]
         trackers = {m: EnemyTracker(0, m) for m in METHODS}
         truth = _truth(state, trackers[BeliefMethod.FITTED])
 
@@ -88,7 +86,8 @@ def accuracy_part(games: int, seed: int, exact_states: int) -> None:
         collisions = 0
         while not state.is_terminal():
             player = state.current_player()
-            state.apply_action(bots[player].act(state.observation(player)))
+            legal = state.legal_actions()
+            state.apply_action(bots[player].act(state.observation(player), legal, rng))
             if state.events[-1].outcome is not None:
                 collisions += 1
                 if collisions in CHECKPOINTS:
@@ -188,7 +187,7 @@ def match_part(games: int, seed: int, pairings: tuple[tuple[str, str], ...] = PA
         moves = {a: 0, b: 0}
         for g in range(games):
             seat_a = g % 2
-            bots = [make_bot(a, rng), make_bot(b, rng)]
+            bots = [make_bot(a), make_bot(b)]
             if seat_a == 1:
                 bots.reverse()
             rec = play_game(bots, rng)

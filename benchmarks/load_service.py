@@ -1,29 +1,39 @@
-"""Load test of the HTTP service: concurrent clients, a crash mid-load, exact final ratings.
+"""Load test of the HTTP service: throughput, a SIGKILL mid-load, exact final ratings.
 
-For each backend (SQLite file, and PostgreSQL when a URL is given):
+For each backend (a SQLite file, and PostgreSQL when a URL is given):
 
 1. start ``python -m mindsport.service`` on 127.0.0.1 (a free port) over an empty database with
-   one TrueSkill league and a write key;
-2. ``--clients`` threads post ``--matches`` matches (``--batch`` per request, in roughly time
-   order, so concurrent commits also arrive late and exercise replay);
-3. once ``--kill-at`` of the matches were acknowledged the server is killed with SIGKILL; the
-   clients stop at their first connection error;
-4. the server is restarted on the same database and the clients re-post *every* match;
-5. checks: the log holds each match exactly once, the history has one row per player per game,
-   and every player's stored rating equals an in-memory replay (the TrueSkill model applied
-   match by match in time order, no database involved).
+   one TrueSkill league and a write key (plus a second league for the isolation check);
+2. **measure**: ``--clients`` concurrent connections post the first half of ``--matches``
+   matches (``--batch`` per request, in roughly time order, so concurrent commits also arrive
+   late and exercise the replay of later matches); throughput and latency (p50/p99 per request)
+   are reported;
+3. **crash**: the clients go on with the second half; once a quarter of it is acknowledged the
+   server is killed with SIGKILL; the clients stop at their first connection error;
+4. **recover**: the server is restarted on the same database and the clients re-post *every*
+   match;
+5. **check**: the log holds each match exactly once, the history has one row per player per
+   game, every acknowledged match is stored, and every player's stored rating equals an
+   in-memory replay (the TrueSkill model applied match by match in time order, no database);
+6. with ``--isolation``: while clients post batches of ``--isolation-batch`` matches to the
+   first league, one client posts single matches to the second league; its worst latency is
+   reported next to the time one batch takes.
 
-Reports throughput and latency (p50/p99 per request) of both phases. Loopback only; bounded by
-``--matches`` and ``--timeout`` (the servers are always killed at the end).
+The load generator is one asyncio process speaking raw HTTP/1.1 with keep-alive (requests are
+prepared beforehand), so that the clients cost little of the machine's CPU next to the server's:
+a thread-per-client generator with a full HTTP client library uses several times more.
 
-    python benchmarks/load_service.py                                  # SQLite only
-    python benchmarks/load_service.py --pg-url postgresql://u:p@127.0.0.1/db   # both
+    python benchmarks/load_service.py                                  # SQLite, single matches
+    python benchmarks/load_service.py --batch 1000 --matches 200000    # SQLite, batches
+    python benchmarks/load_service.py --pg-url postgresql://u:p@127.0.0.1/db --skip-sqlite
     (or set MINDSPORT_TEST_POSTGRES_URL; its mindsport tables are dropped first)
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import json
 import os
 import random
 import signal
@@ -31,23 +41,24 @@ import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
+from sqlalchemy import func, select
 
 from mindsport.history import Match
 from mindsport.rating.trueskill import TrueSkill
 from mindsport.store import Store
-from mindsport.store.schema import metadata, rating_history
+from mindsport.store.schema import leagues, metadata, rating_history
 from mindsport.store.store import resolve_url
 
 LEAGUE = "load"
+BULK = "bulk"
+OTHER = "other"
 
 
-def make_matches(n: int, players: int, seed: int) -> list[Match]:
+def make_matches(n: int, players: int, seed: int, prefix: str = "load") -> list[Match]:
     rng = random.Random(seed)
     pool = [f"pl{i:04d}" for i in range(players)]
     shapes = [(1, 1)] * 5 + [(2, 2)] * 3 + [(1, 2)] * 2
@@ -57,12 +68,23 @@ def make_matches(n: int, players: int, seed: int) -> list[Match]:
         chosen = rng.sample(pool, sum(shape))
         teams = [chosen[: shape[0]], chosen[shape[0] :]]
         ranks = [0, 0] if rng.random() < 0.05 else rng.choice([[0, 1], [1, 0]])
-        out.append(Match(f"load-{i:06d}", i, teams, ranks))
+        out.append(Match(f"{prefix}-{i:07d}", i, teams, ranks))
     return out
 
 
 def as_json(m: Match) -> dict[str, Any]:
     return {"id": m.id, "time": m.time, "teams": [list(t) for t in m.teams], "ranks": list(m.ranks)}
+
+
+def request_bytes(league: str, key: str, batch: list[Match]) -> bytes:
+    body = json.dumps(as_json(batch[0]) if len(batch) == 1 else [as_json(m) for m in batch])
+    data = body.encode()
+    head = (
+        f"POST /api/leagues/{league}/matches HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        f"Content-Type: application/json\r\nX-API-Key: {key}\r\n"
+        f"Content-Length: {len(data)}\r\n\r\n"
+    )
+    return head.encode() + data
 
 
 def free_port() -> int:
@@ -82,9 +104,11 @@ def start_server(url: str, port: int, timeout: float = 60.0) -> subprocess.Popen
         if proc.poll() is not None:
             raise RuntimeError(f"server exited with {proc.returncode}")
         try:
-            if httpx.get(f"http://127.0.0.1:{port}/api/leagues", timeout=1).status_code == 200:
-                return proc
-        except httpx.HTTPError:
+            with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
+                s.sendall(b"GET /api/leagues HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                if s.recv(64).startswith(b"HTTP/1.1 200"):
+                    return proc
+        except OSError:
             pass
         time.sleep(0.1)
     proc.kill()
@@ -96,66 +120,98 @@ class Phase:
     name: str
     latencies: list[float] = field(default_factory=list)
     acked: int = 0
+    acked_ids: set[str] = field(default_factory=set)
     failed_requests: int = 0
     seconds: float = 0.0
 
-    def report(self) -> str:
+    def stats(self) -> tuple[float, float, float]:
         lat = sorted(self.latencies)
         if not lat:
-            return f"{self.name}: no requests"
+            return 0.0, 0.0, 0.0
         p50 = lat[len(lat) // 2] * 1000
         p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000
+        return self.acked / self.seconds if self.seconds else 0.0, p50, p99
+
+    def report(self) -> str:
+        if not self.latencies:
+            return f"{self.name}: no requests"
+        rate, p50, p99 = self.stats()
         return (
-            f"{self.name}: {len(lat)} requests, {self.acked} matches acknowledged in "
-            f"{self.seconds:.1f}s = {self.acked / self.seconds:.0f} matches/s, "
-            f"{len(lat) / self.seconds:.0f} req/s; latency p50 {p50:.1f} ms, p99 {p99:.1f} ms"
+            f"{self.name}: {len(self.latencies)} requests, {self.acked} matches acknowledged in "
+            f"{self.seconds:.1f}s = {rate:.0f} matches/s, {len(self.latencies) / self.seconds:.0f}"
+            f" req/s; latency p50 {p50:.1f} ms, p99 {p99:.1f} ms"
             + (f"; {self.failed_requests} failed (server killed)" if self.failed_requests else "")
         )
 
 
-def post_all(
-    base: str,
-    key: str,
-    batches: list[list[Match]],
-    clients: int,
-    deadline: float,
-    phase: Phase,
-    stop_on_error: bool,
-) -> None:
-    lock = threading.Lock()
-    queue = list(reversed(batches))
-    stop = threading.Event()
+class ServerGone(Exception):
+    pass
 
-    def client() -> None:
-        with httpx.Client(base_url=base, headers={"X-API-Key": key}, timeout=60) as c:
-            while not stop.is_set() and time.monotonic() < deadline:
-                with lock:
-                    if not queue:
-                        return
-                    batch = queue.pop()
-                t0 = time.perf_counter()
+
+async def _exchange(
+    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, req: bytes
+) -> tuple[int, bytes]:
+    writer.write(req)
+    head = await reader.readuntil(b"\r\n\r\n")
+    status = int(head[9:12])
+    length = 0
+    for line in head.split(b"\r\n"):
+        if line[:15].lower() == b"content-length:":
+            length = int(line[15:])
+    body = await reader.readexactly(length)
+    return status, body
+
+
+async def post_all(
+    port: int,
+    requests: list[tuple[bytes, list[str]]],
+    clients: int,
+    phase: Phase,
+    *,
+    stop_on_error: bool,
+    stop_after: int | None = None,
+    deadline: float,
+) -> None:
+    """``clients`` keep-alive connections post ``requests`` (taken in order) until done, or until
+    ``stop_after`` matches are acknowledged (then the caller kills the server) or the first
+    connection error when ``stop_on_error``."""
+    queue = list(reversed(requests))
+    stop = asyncio.Event()
+
+    async def client() -> None:
+        reader = writer = None
+        while queue and not stop.is_set() and time.monotonic() < deadline:
+            req, ids = queue.pop()
+            while True:
                 try:
-                    r = c.post(f"/api/leagues/{LEAGUE}/matches", json=[as_json(m) for m in batch])
-                except httpx.HTTPError:
-                    with lock:
-                        phase.failed_requests += 1
+                    if writer is None:
+                        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+                    assert reader is not None
+                    t0 = time.perf_counter()
+                    status, body = await _exchange(reader, writer, req)
+                    dt = time.perf_counter() - t0
+                    break
+                except (OSError, asyncio.IncompleteReadError, ValueError):
+                    phase.failed_requests += 1
+                    if writer is not None:
+                        writer.close()
+                    reader = writer = None
                     if stop_on_error:
                         stop.set()
                         return
-                    continue
-                dt = time.perf_counter() - t0
-                if r.status_code != 200:
-                    raise RuntimeError(f"HTTP {r.status_code}: {r.text}")
-                with lock:
-                    phase.latencies.append(dt)
-                    phase.acked += len(batch)
+                    await asyncio.sleep(0.05)
+            if status != 200:
+                raise RuntimeError(f"HTTP {status}: {body[:300]!r}")
+            phase.latencies.append(dt)
+            phase.acked += len(ids)
+            phase.acked_ids.update(ids)
+            if stop_after is not None and phase.acked >= stop_after:
+                stop.set()
+        if writer is not None:
+            writer.close()
 
     t0 = time.perf_counter()
-    threads = [threading.Thread(target=client, daemon=True) for _ in range(clients)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    await asyncio.gather(*(client() for _ in range(clients)))
     phase.seconds = time.perf_counter() - t0
 
 
@@ -172,42 +228,82 @@ def reference_ratings(matches: list[Match]) -> dict[str, tuple[float, float, int
     return {p: (r.mu, r.sigma, games[p]) for p, r in cur.items()}
 
 
-def run_backend(label: str, url: str, args: argparse.Namespace) -> bool:
+def uptime() -> str:
+    try:
+        with open("/proc/loadavg") as f:
+            return "load average " + " ".join(f.read().split()[:3])
+    except OSError:
+        return "load average unknown"
+
+
+def run_backend(label: str, url: str, args: argparse.Namespace) -> tuple[bool, list[str]]:
     print(f"\n== {label}: {args.matches} matches, {args.clients} clients, batch {args.batch}")
     deadline = time.monotonic() + args.timeout
     with Store(url) as st:
         st.create_league(LEAGUE)
-        key = st.create_key(LEAGUE)
+        st.create_league(BULK)
+        st.create_league(OTHER)
+        st.create_league("warmup")
+        key = st.create_key(admin=True)
     matches = make_matches(args.matches, args.players, args.seed)
     batches = [matches[i : i + args.batch] for i in range(0, len(matches), args.batch)]
+    reqs = [(request_bytes(LEAGUE, key, b), [m.id for m in b]) for b in batches]
+    half = len(reqs) // 2
     port = free_port()
-    base = f"http://127.0.0.1:{port}"
     proc = start_server(url, port)
+    rows: list[str] = []
+    acked: set[str] = set()
     try:
-        first = Phase("phase 1 (until SIGKILL)")
-        kill_after = int(args.kill_at * args.matches)
-
-        def killer() -> None:
-            while time.monotonic() < deadline and proc.poll() is None:
-                if first.acked >= kill_after:
-                    os.kill(proc.pid, signal.SIGKILL)
-                    return
-                time.sleep(0.005)
-
-        k = threading.Thread(target=killer, daemon=True)
-        k.start()
-        post_all(base, key, batches, args.clients, deadline, first, stop_on_error=True)
-        k.join()
+        # warm-up (the compiled replay kernel and the connection pools), on another league
+        warm = make_matches(max(2, min(2 * args.batch, 2000)), args.players, 1, prefix="warm")
+        wreqs = [
+            (request_bytes("warmup", key, warm[i : i + args.batch]), [])
+            for i in range(0, len(warm), args.batch)
+        ]
+        asyncio.run(
+            post_all(port, wreqs, 2, Phase("warm-up"), stop_on_error=False, deadline=deadline)
+        )
+        load = uptime()
+        first = Phase("measure")
+        asyncio.run(
+            post_all(port, reqs[:half], args.clients, first, stop_on_error=True, deadline=deadline)
+        )
+        print(f"{first.report()}  [{load} -> {uptime()}]")
+        rate, p50, p99 = first.stats()
+        rows.append(
+            f"| {label} | {args.clients} | {args.batch} | {rate:,.0f} | {p50:.1f} | {p99:.1f} "
+            f"| {load.split()[-3]} |"
+        )
+        acked |= first.acked_ids
+        crash = Phase("crash (until SIGKILL)")
+        kill_after = max(1, int((len(reqs) - half) * args.batch * args.kill_at))
+        asyncio.run(
+            post_all(
+                port,
+                reqs[half:],
+                args.clients,
+                crash,
+                stop_on_error=True,
+                stop_after=kill_after,
+                deadline=deadline,
+            )
+        )
+        os.kill(proc.pid, signal.SIGKILL)  # requests are still in flight on other connections
         proc.wait(timeout=30)
-        print(first.report())
-        print(f"server killed with SIGKILL (exit {proc.returncode}) after {first.acked} acks")
+        acked |= crash.acked_ids
+        print(crash.report())
+        print(f"server killed with SIGKILL (exit {proc.returncode}) after {len(acked)} acks")
         proc = start_server(url, port)
-        second = Phase("phase 2 (restart, re-post all)")
-        post_all(base, key, batches, args.clients, deadline, second, stop_on_error=False)
-        print(second.report())
+        again = Phase("recover (restart, re-post all)")
+        asyncio.run(
+            post_all(port, reqs, args.clients, again, stop_on_error=False, deadline=deadline)
+        )
+        print(again.report())
+        if args.isolation:
+            rows.extend(isolation(port, key, args, deadline))
         if time.monotonic() > deadline:
             print(f"FAILED: time limit {args.timeout}s reached")
-            return False
+            return False, rows
     finally:
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
@@ -215,21 +311,63 @@ def run_backend(label: str, url: str, args: argparse.Namespace) -> bool:
                 proc.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 proc.kill()
+    return check(url, matches, acked), rows
+
+
+def isolation(port: int, key: str, args: argparse.Namespace, deadline: float) -> list[str]:
+    """Latency of single posts to one league while batches go to another."""
+    big = make_matches(args.isolation_batch * 8, args.players, 7, prefix="iso")
+    reqs = [
+        (request_bytes(BULK, key, big[i : i + args.isolation_batch]), [])
+        for i in range(0, len(big), args.isolation_batch)
+    ]
+    small = make_matches(400, args.players, 8, prefix="iso-other")
+    sreqs = [(request_bytes(OTHER, key, [m]), []) for m in small]
+    batches, singles = Phase("batches"), Phase("singles")
+
+    async def both() -> None:
+        await asyncio.gather(
+            post_all(port, reqs, 2, batches, stop_on_error=True, deadline=deadline),
+            post_all(port, sreqs, 1, singles, stop_on_error=True, deadline=deadline),
+        )
+
+    asyncio.run(both())
+    worst_batch = max(batches.latencies) * 1000
+    worst_single = max(singles.latencies) * 1000
+    print(
+        f"isolation: batches of {args.isolation_batch} to {BULK!r}: p50 "
+        f"{batches.stats()[1]:.0f} ms, worst {worst_batch:.0f} ms; single posts to {OTHER!r} "
+        f"meanwhile: p50 {singles.stats()[1]:.1f} ms, worst {worst_single:.0f} ms"
+    )
+    return [
+        f"isolation: worst single post {worst_single:.0f} ms vs worst batch {worst_batch:.0f} ms"
+    ]
+
+
+def check(url: str, matches: list[Match], acked: set[str]) -> bool:
     t0 = time.perf_counter()
     expect = reference_ratings(matches)
     with Store(url) as st:
         n = st.match_count(LEAGUE)
+        stored = {m.id for m in st.matches(LEAGUE)}
         got = st.leaderboard(LEAGUE, limit=len(expect) + 10).entries
         with st.engine.connect() as conn:
-            hist = conn.execute(
-                rating_history.select().with_only_columns(rating_history.c.id)
-            ).all()
+            lid_hist = conn.execute(
+                select(func.count())
+                .select_from(rating_history.join(leagues))
+                .where(leagues.c.name == LEAGUE)
+            ).scalar_one()
     ok = True
-    if n != len(matches):
+    if n != len(matches) or stored != {m.id for m in matches}:
         print(f"FAILED: {n} matches in the log, expected {len(matches)}")
         ok = False
-    if len(hist) != sum(len(m.players) for m in matches):
-        print(f"FAILED: {len(hist)} history rows, expected {sum(len(m.players) for m in matches)}")
+    lost = acked - stored
+    if lost:
+        print(f"FAILED: {len(lost)} acknowledged matches are not stored")
+        ok = False
+    want_hist = sum(len(m.players) for m in matches)
+    if lid_hist != want_hist:
+        print(f"FAILED: {lid_hist} history rows, expected {want_hist}")
         ok = False
     worst = 0.0
     bad_games = 0
@@ -244,9 +382,9 @@ def run_backend(label: str, url: str, args: argparse.Namespace) -> bool:
         )
         ok = False
     print(
-        f"check ({time.perf_counter() - t0:.1f}s): {n} matches stored once each, "
-        f"{len(hist)} history rows, {len(got)} players; max |rating - in-memory replay| = "
-        f"{worst:.3g} -> {'OK' if ok else 'FAILED'}"
+        f"check ({time.perf_counter() - t0:.1f}s): {n} matches stored once each, every one of "
+        f"{len(acked)} acknowledged matches stored, {lid_hist} history rows, {len(got)} players; "
+        f"max |rating - in-memory replay| = {worst:.3g} -> {'OK' if ok else 'FAILED'}"
     )
     return ok
 
@@ -265,26 +403,37 @@ def drop_postgres(url: str) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--matches", type=int, default=10_000)
-    ap.add_argument("--clients", type=int, default=20)
+    ap.add_argument("--matches", type=int, default=20_000)
+    ap.add_argument("--clients", type=int, default=16)
     ap.add_argument("--batch", type=int, default=1, help="matches per request")
     ap.add_argument("--players", type=int, default=500)
     ap.add_argument("--seed", type=int, default=2024)
     ap.add_argument(
-        "--kill-at", type=float, default=0.5, help="fraction acknowledged before SIGKILL"
+        "--kill-at", type=float, default=0.25, help="fraction of the second half before SIGKILL"
     )
-    ap.add_argument("--timeout", type=float, default=600.0, help="seconds per backend")
+    ap.add_argument("--isolation", action="store_true", help="measure league isolation too")
+    ap.add_argument("--isolation-batch", type=int, default=1000)
+    ap.add_argument("--timeout", type=float, default=900.0, help="seconds per backend")
     ap.add_argument("--pg-url", default=os.environ.get("MINDSPORT_TEST_POSTGRES_URL"))
     ap.add_argument("--skip-sqlite", action="store_true")
     args = ap.parse_args()
     ok = True
+    rows: list[str] = []
     if not args.skip_sqlite:
         with tempfile.TemporaryDirectory() as d:
-            ok &= run_backend("SQLite", f"sqlite:///{os.path.join(d, 'load.db')}", args)
+            good, got = run_backend("SQLite", f"sqlite:///{os.path.join(d, 'load.db')}", args)
+            ok &= good
+            rows += got
     if args.pg_url:
-        ok &= run_backend("PostgreSQL", drop_postgres(args.pg_url), args)
+        good, got = run_backend("PostgreSQL", drop_postgres(args.pg_url), args)
+        ok &= good
+        rows += got
     else:
         print("\n== PostgreSQL: skipped (give --pg-url or set MINDSPORT_TEST_POSTGRES_URL)")
+    print("\n| database | clients | matches/request | matches/s | p50 ms | p99 ms | load |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for r in rows:
+        print(r)
     print("\nALL OK" if ok else "\nFAILED")
     return 0 if ok else 1
 

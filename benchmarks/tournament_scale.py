@@ -1,53 +1,56 @@
-"""Games per second of the GDI library workload, and the projected cost of seed 004's library.
+"""Games per second of seed 004's grading workload, and the projected cost of its library.
 
 Workload (seed 004, experiment 2): one-bomb deals, each played at ``--tables`` tables whose
-landlords are graded bots (levels 10, 20, ..., 100) with the same two farmer bots. The same games
-run serially (1 worker), on local worker processes (``--workers``, default all cores) and
-optionally on a local Ray instance (``--ray``); the scores must be identical on all of them.
+landlords are graded bots (levels 10, 20, ..., 100) with the same two farmer bots, through the
+tournament runner (:func:`mindsport.tournament.doudizhu.games.landlord_table`: deals as values,
+per-game seeds, chunks on an executor). The same games run serially (1 worker), on local worker
+processes (``--workers``) and optionally on a local Ray instance (``--ray``); the scores must be
+identical on all of them, else the script fails.
 
-Projection: seed 004 graded 200,000 hands at 70 tables = 14,000,000 games. Time = games / rate;
-on a cluster of N cores we assume N times this machine's 1-worker rate (an idle core) or N
-times its per-core rate with all local workers busy (a loaded machine), i.e. linear scaling:
-tasks are independent chunks of 40 games, so scheduling overhead is small against ~10-30 ms
-per game (the ``--ray`` run shows Ray's start-up and per-task overhead on this machine).
+Rates are games per second of wall time (the load average is printed with them: other work on
+the machine slows them down); the serial run also reports games per CPU second of this process,
+which other work does not change. Projection: seed 004 graded 200,000 hands at 70 tables =
+14,000,000 games; time on this machine = games / (rate of the local workers); on a cluster of
+N cores, N times the per-core rate (independent chunks of games, linear scaling).
 
-    .venv/bin/python benchmarks/tournament_scale.py --hands 40 --cluster-cores 256
+    .venv/bin/python benchmarks/tournament_scale.py --hands 10000 --ray
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 
 import numpy as np
 
+from mindsport.doudizhu import Deal
+from mindsport.tournament.doudizhu.games import landlord_table, random_deals, warm_engine
 from mindsport.tournament.executors import make_executor, task_rng
-from mindsport.tournament.games import landlord_table, random_deals, warm_engine
 
 SEED_004_GAMES = 200_000 * 70
 
 
 def _run(
-    kind: str, workers: int, deals: list[str], tables: list[str], farmer: str
-) -> tuple[np.ndarray, float]:
+    kind: str, workers: int, deals: list[Deal], tables: list[str], farmer: str
+) -> tuple[np.ndarray, float, float]:
+    """Scores, wall seconds and this process's CPU seconds of the grading run."""
     with make_executor(kind, workers, warmup=warm_engine) as ex:
-        # start the workers (processes fork, Ray workers import and compile) outside the clock
-        landlord_table(deals[:1], tables[: ex.workers], (farmer, farmer), 99, 0, ex, chunk=1)
+        # start the workers (processes fork, Ray workers import and load) outside the clock
+        landlord_table(deals[: ex.workers], tables[:1], (farmer, farmer), 99, 0, ex, chunk=1)
         start = time.perf_counter()
+        cpu = time.process_time()
         scores = landlord_table(deals, tables, (farmer, farmer), 0, 1, ex)
         seconds = time.perf_counter() - start
-    return scores, seconds
-
-
-def _hours(games: float, rate: float) -> float:
-    return games / rate / 3600.0
+        cpu = time.process_time() - cpu
+    return scores, seconds, cpu
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--hands", type=int, default=40, help="one-bomb deals to grade")
+    parser.add_argument("--hands", type=int, default=10_000, help="one-bomb deals to grade")
     parser.add_argument("--tables", type=int, default=10, help="graded landlord bots per hand")
     parser.add_argument("--farmer", default="level:0", help="bot spec of both farmers")
     parser.add_argument("--workers", type=int, default=2, help="local worker processes")
@@ -61,45 +64,51 @@ def main(argv: list[str] | None = None) -> int:
     deals = random_deals(args.hands, task_rng(0, 0), one_bomb=True)
     games = len(deals) * len(tables)
     warm_engine()
-    out: dict[str, object] = {"games": games, "tables": tables, "farmer": args.farmer}
-    serial, t1 = _run("serial", 1, deals, tables, args.farmer)
-    local, tn = _run("local", args.workers, deals, tables, args.farmer)
+    out: dict[str, object] = {
+        "games": games,
+        "tables": tables,
+        "farmer": args.farmer,
+        "load_average_before": os.getloadavg(),
+    }
+    serial, t1, cpu1 = _run("serial", 1, deals, tables, args.farmer)
+    local, tn, _ = _run("local", args.workers, deals, tables, args.farmer)
     if not np.array_equal(serial, local):
         print("error: scores differ between 1 and several workers", file=sys.stderr)
         return 1
     rate1, raten = games / t1, games / tn
     out.update(
         games_per_second_1_worker=round(rate1, 1),
+        games_per_cpu_second_1_worker=round(games / cpu1, 1),
         **{f"games_per_second_{args.workers}_workers": round(raten, 1)},
+        games_per_second_per_core=round(raten / args.workers, 1),
         parallel_efficiency=round(raten / (rate1 * args.workers), 3),
     )
     if args.ray:
-        ray_scores, tr = _run("ray", args.workers, deals, tables, args.farmer)
+        ray_scores, tr, _ = _run("ray", args.workers, deals, tables, args.farmer)
         if not np.array_equal(serial, ray_scores):
             print("error: Ray scores differ from the serial ones", file=sys.stderr)
             return 1
         out[f"games_per_second_ray_{args.workers}_cpus"] = round(games / tr, 1)
-    per_core = raten / args.workers
     out.update(
+        scores_identical_on_all_executors=True,
         seed_004_games=SEED_004_GAMES,
-        projected_hours_1_worker=round(_hours(SEED_004_GAMES, rate1), 1),
-        **{f"projected_hours_{args.workers}_workers": round(_hours(SEED_004_GAMES, raten), 1)},
+        projected_minutes_1_worker=round(SEED_004_GAMES / rate1 / 60, 1),
+        **{
+            f"projected_minutes_{args.workers}_workers": round(SEED_004_GAMES / raten / 60, 1),
+        },
         cluster_cores=args.cluster_cores,
-        projected_hours_cluster_at_1_worker_rate=round(
-            _hours(SEED_004_GAMES, rate1 * args.cluster_cores), 2
+        projected_minutes_cluster=round(
+            SEED_004_GAMES / (raten / args.workers * args.cluster_cores) / 60, 2
         ),
-        projected_hours_cluster_at_parallel_rate=round(
-            _hours(SEED_004_GAMES, per_core * args.cluster_cores), 2
-        ),
+        load_average_after=os.getloadavg(),
         assumption=(
-            "cluster rate = cores x (this machine's 1-worker rate, or its per-core rate with all "
-            "local workers busy); independent 40-game tasks, linear scaling, same CPU speed; "
-            "grading games only, no I/O"
+            "cluster rate = cores x this machine's per-core rate with all local workers busy; "
+            "independent chunks of games, linear scaling, same CPU speed; grading games only"
         ),
     )
     for key, value in out.items():
         if key != "tables":
-            print(f"{key:>34}: {value}")
+            print(f"{key:>36}: {value}")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump(out, handle, indent=1)

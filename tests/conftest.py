@@ -32,17 +32,30 @@ def _fresh_postgres() -> str:
     return url
 
 
+def fresh_database(kind: str, folder: Path) -> str:
+    """A database URL with no mindsport tables: a SQLite file in ``folder`` (``kind``
+    ``"sqlite"``), or the test PostgreSQL (``"postgres"``; the test is skipped without one)."""
+    if kind == "sqlite":
+        return f"sqlite:///{folder / 'ratings.db'}"
+    if not os.environ.get(PG_ENV):
+        pytest.skip(PG_SKIP)
+    return _fresh_postgres()
+
+
 @pytest.fixture(
     params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)],
 )
 def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """A database URL with no mindsport tables: a SQLite file, or the test PostgreSQL."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'ratings.db'}"
-        return
-    if not os.environ.get(PG_ENV):
-        pytest.skip(PG_SKIP)
-    yield _fresh_postgres()
+    yield fresh_database(request.param, tmp_path)
+
+
+@pytest.fixture(
+    scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+)
+def module_db_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """:func:`db_url` shared by the tests of one module."""
+    return fresh_database(request.param, tmp_path_factory.mktemp("db"))
 
 
 def ts_reference(

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from mindsport.matchmaking import MatchmakingError, matchmake, parse_shape
+from mindsport.matchmaking import MatchmakingError, count_splits, matchmake, parse_shape, splits
 
 
 def brute_force(
@@ -132,3 +132,143 @@ def test_small_pools_and_bad_shapes() -> None:
     for bad in ("1v", "x", "0v1", [3]):
         with pytest.raises(MatchmakingError, match="shape"):
             parse_shape(bad)
+
+
+def _canonical(split: Any, sizes: Sequence[int]) -> Any:
+    """A split up to swapping teams of equal size."""
+    return tuple(
+        sorted(
+            (
+                size,
+                tuple(
+                    sorted(tuple(sorted(t)) for t, s in zip(split, sizes, strict=True) if s == size)
+                ),
+            )
+            for size in set(sizes)
+        )
+    )
+
+
+@pytest.mark.parametrize(
+    "sizes", [(1, 1), (1, 2), (2, 2), (1, 1, 1, 1), (2, 1, 2), (3, 3), (2, 2, 2), (1, 2, 3)]
+)
+def test_splits_are_every_distinct_split_once(sizes: tuple[int, ...]) -> None:
+    """Brute force: every ordering of the players cut into the sizes, up to equal teams."""
+    members = tuple(range(10, 10 + sum(sizes)))
+    got = list(splits(members, sizes))
+    assert all([len(t) for t in s] == list(sizes) for s in got)
+    assert len({_canonical(s, sizes) for s in got}) == len(got) == count_splits(sizes)
+    every = set()
+    for perm in itertools.permutations(members):
+        split, pos = [], 0
+        for size in sizes:
+            split.append(perm[pos : pos + size])
+            pos += size
+        every.add(_canonical(split, sizes))
+    assert {_canonical(s, sizes) for s in got} == every
+
+
+def _counting(quality: Callable[[Any], float]) -> tuple[Callable[[Any], float], list[int]]:
+    calls = [0]
+
+    def q(teams: Any) -> float:
+        calls[0] += 1
+        return quality(teams)
+
+    return q, calls
+
+
+@pytest.fixture(scope="module")
+def fast() -> Any:
+    """mindsport's own TrueSkill (its quality is checked against the reference above): the
+    exact searches below evaluate thousands of tables."""
+    from mindsport.rating import TrueSkill
+
+    return TrueSkill()
+
+
+@pytest.mark.parametrize(
+    ("shape", "n"), [("1v1", 10), ("2v2", 9), ("1v2", 9), ("ffa4", 8), ("3v3", 10), ("2v2v2", 10)]
+)
+def test_heuristic_against_exact_search(fast: Any, shape: str, n: int) -> None:
+    """Where both apply (small pools), the heuristic's seating is valid, never better than the
+    exact optimum (which would disprove the exact search), and close to it."""
+    sizes = parse_shape(shape)
+    ratios = []
+    for seed in range(4):
+        rng = random.Random(seed * 97 + n)
+        ratings = {f"h{i}": fast.rating(rng.uniform(10, 40), rng.uniform(1, 8)) for i in range(n)}
+        exact = matchmake(ratings, shape, fast.quality)
+        heur = matchmake(ratings, shape, fast.quality, exact_limit=0)
+        assert exact.exact and not heur.exact
+        check_plan(heur, ratings, sizes)
+        assert heur.worst_quality <= exact.worst_quality + 1e-12
+        ratios.append(heur.worst_quality / exact.worst_quality)
+    assert min(ratios) >= 0.6 and sum(ratios) / len(ratios) >= 0.85, ratios
+
+
+@pytest.mark.parametrize("shape", ["4v4", "3v3", "2v2v2", "1v2v3"])
+def test_split_heuristic_against_every_split(fast: Any, shape: str) -> None:
+    """One table: the split heuristic against the best of every split (brute force over every
+    ordering for tables of up to 6 players, the enumeration of distinct splits for 4v4, which
+    the test above checks against brute force)."""
+    sizes = parse_shape(shape)
+    for seed in range(5):
+        rng = random.Random(seed)
+        ratings = {
+            f"t{i}": fast.rating(rng.uniform(15, 35), rng.uniform(1, 6)) for i in range(sum(sizes))
+        }
+        exact = matchmake(ratings, shape, fast.quality)
+        heur = matchmake(ratings, shape, fast.quality, exact_splits=0)
+        assert exact.exact and not heur.exact
+        best = exact.worst_quality
+        if sum(sizes) <= 6:
+            best = brute_force(ratings, sizes, fast.quality)
+            assert exact.worst_quality == pytest.approx(best, abs=1e-12)
+        check_plan(heur, ratings, sizes)
+        assert heur.worst_quality <= best + 1e-12
+        assert heur.worst_quality >= 0.8 * best
+
+
+def test_work_is_bounded(fast: Any) -> None:
+    """Counted quality evaluations, not time: the exact search stays within its stated bound,
+    the heuristic within its two starting seatings plus the budget, whatever the pool and
+    shape."""
+    from mindsport.matchmaking import (
+        EXACT_EVALUATIONS,
+        EXACT_SPLITS,
+        MAX_POOL,
+        MAX_TABLE,
+        SPLIT_STEPS,
+    )
+
+    rng = random.Random(1)
+    pool = {f"w{i}": fast.rating(rng.uniform(0, 50), 3.0) for i in range(MAX_POOL)}
+    small = dict(list(pool.items())[:12])
+    for shape in ("ffa12", "6v6", "4v4", "2v2v2", "1v1"):
+        q, calls = _counting(fast.quality)
+        plan = matchmake(small, shape, q)
+        assert calls[0] <= EXACT_EVALUATIONS, shape
+        if plan.exact:
+            k = sum(parse_shape(shape))
+            assert calls[0] <= math.comb(12, k) * count_splits(parse_shape(shape))
+    for shape, budget in (("1v1", 500), ("6v6", 300), ("8v8", 300), ("ffa16", 100)):
+        q, calls = _counting(fast.quality)
+        plan = matchmake(pool, shape, q, max_evaluations=budget)
+        sizes = parse_shape(shape)
+        tables = MAX_POOL // sum(sizes)
+        splits_n = count_splits(sizes)
+        per_table = splits_n if splits_n <= EXACT_SPLITS else SPLIT_STEPS
+        assert not plan.exact and len(plan.tables) == tables
+        assert calls[0] <= 2 * tables * per_table + budget + 2 * per_table, shape
+    past = matchmake(small, "2v2", fast.quality, deadline=0.0)  # out of time at once
+    assert not past.exact
+    check_plan(past, small, (2, 2))
+    with pytest.raises(MatchmakingError, match="at most"):
+        matchmake({**pool, "extra": fast.rating()}, "1v1", fast.quality)
+    with pytest.raises(MatchmakingError, match="at most"):
+        parse_shape("ffa" + str(MAX_TABLE + 1))
+    with pytest.raises(MatchmakingError, match="at most"):
+        parse_shape("9v9")
+    with pytest.raises(MatchmakingError, match="shape"):
+        parse_shape("ffa" + "9" * 5000)  # refused on its text, no huge tuple is built

@@ -21,8 +21,24 @@ app = typer.Typer(
 err_console = Console(stderr=True)
 
 
+def _version(value: bool) -> None:
+    if value:
+        from mindsport import __version__
+
+        typer.echo(f"mindsport {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: bool = typer.Option(
+        False,
+        "--version",
+        callback=_version,
+        is_eager=True,
+        help="Print the version and exit.",
+    ),
+) -> None:
     """Ratings, fair tournaments, simulation and hidden-information inference for mind sports."""
 
 
@@ -43,15 +59,20 @@ def demo(
 def _register() -> None:
     """Attach the sub-command groups of each area (imported here, not at package import)."""
     from mindsport.doudizhu.cli import app as ddz_app
-    from mindsport.history.cli import evaluate_command
+    from mindsport.games.cli import app as games_app
+    from mindsport.history.cli import evaluate_command, import_command
     from mindsport.junqi.cli import app as junqi_app
+    from mindsport.service.cli import serve
     from mindsport.store.cli import register as register_store
     from mindsport.tournament.cli import app as tournament_app
 
     register_store(app)
+    app.command("serve")(serve)
     app.command("evaluate")(evaluate_command)
+    app.command("import")(import_command)
 
     app.add_typer(ddz_app, name="ddz", help="Dou Dizhu: deal, play and simulate games of bots.")
+    app.add_typer(games_app, name="games", help="Any game: list the games, play bots, any program.")
     app.add_typer(junqi_app, name="junqi", help="Luzhanqi: play games between bots.")
     app.add_typer(
         tournament_app,

@@ -8,19 +8,50 @@ nothing of them.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from mindsport.errors import MindsportError
 
-__all__ = ["InvalidMatchError", "Match", "pair_outcome", "ranks_from_scores"]
+__all__ = [
+    "MAX_RANK",
+    "MAX_TIME",
+    "MIN_TIME",
+    "InvalidMatchError",
+    "Match",
+    "check_id",
+    "id_problem",
+    "pair_outcome",
+    "ranks_from_scores",
+    "text_problem",
+    "time_value",
+]
+
+#: the functions of this module that the rating kernels compile (see mindsport.rating.jit)
+__kernels__ = ("pair_outcome",)
 
 Time = datetime | float | int
 
+#: earliest match time, POSIX seconds (1800-01-01T00:00:00Z); numbers and datetimes alike
+MIN_TIME = -5_364_662_400
+#: first time past the latest allowed one, POSIX seconds (2200-01-01T00:00:00Z)
+MAX_TIME = 7_258_118_400
+#: largest rank (places are 0, 1, 2, ...; every rank is exact as a 64-bit float)
+MAX_RANK = 2**31 - 1
+
+# Unicode categories Cc (C0 and C1 controls, NUL included) and Cs (lone surrogates)
+_FORBIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
 
 class InvalidMatchError(MindsportError):
-    """A match record is inconsistent (names the match id and the field)."""
+    """A match record is inconsistent (names the match id and the field; ``field`` holds the
+    field's name when there is one)."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 def ranks_from_scores(scores: Sequence[float]) -> tuple[int, ...]:
@@ -32,22 +63,112 @@ def ranks_from_scores(scores: Sequence[float]) -> tuple[int, ...]:
     return tuple(sum(1 for other in scores if other > s) for s in scores)
 
 
+def text_problem(value: str) -> str | None:
+    """Why the string ``value`` cannot be stored as text, or ``None``: a control character
+    (Unicode category Cc, NUL included) or a lone surrogate (category Cs)."""
+    bad = _FORBIDDEN.search(value)
+    if bad is None:
+        return None
+    ch = bad.group()
+    kind = "lone surrogate" if "\ud800" <= ch <= "\udfff" else "control character"
+    return f"contains the {kind} U+{ord(ch):04X} at position {bad.start()}"
+
+
+def id_problem(value: object) -> str | None:
+    """Why ``value`` cannot be a match or player id, or ``None`` when it can.
+
+    An id is a non-empty string of printable characters: no control character (Unicode
+    category Cc: NUL, tab, newline, DEL, the C1 controls), no lone surrogate (category Cs), and
+    not whitespace only.
+
+    >>> id_problem("ann"), id_problem(" "), id_problem("a\\x00b")
+    (None, 'is whitespace only', 'contains the control character U+0000 at position 1')
+    """
+    if not isinstance(value, str):
+        return f"is not a string ({type(value).__name__})"
+    if not value:
+        return "is empty"
+    why = text_problem(value)
+    if why is not None:
+        return why
+    if value.isspace():
+        return "is whitespace only"
+    return None
+
+
+def check_id(value: object, what: str) -> str:
+    """``value`` if it is a valid id (see :func:`id_problem`), else :class:`InvalidMatchError`
+    naming ``what``."""
+    why = id_problem(value)
+    if why is not None:
+        raise InvalidMatchError(f"{what} {_short(value)} {why}")
+    return value  # type: ignore[return-value]
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def time_value(t: Time) -> float:
+    """A match time as a number on the store's one time axis: a datetime becomes POSIX seconds
+    (a naive datetime is read as UTC, never as local time); a number is taken as it is.
+
+    So ``2024-01-01T00:00:00``, ``2024-01-01T00:00:00Z``, ``2024-01-01T08:00:00+08:00`` and
+    ``1704067200`` are one instant.
+
+    >>> from datetime import datetime, timezone, timedelta
+    >>> time_value(datetime(2024, 1, 1)), time_value(1704067200)
+    (1704067200.0, 1704067200.0)
+    >>> time_value(datetime(2024, 1, 1, 8, tzinfo=timezone(timedelta(hours=8))))
+    1704067200.0
+    """
+    if isinstance(t, datetime):
+        if t.tzinfo is None:
+            t = t.replace(tzinfo=UTC)
+        return t.timestamp()
+    return float(t)
+
+
+def _time_problem(t: object) -> str | None:
+    if isinstance(t, datetime):
+        lo = datetime.fromtimestamp(MIN_TIME, UTC).replace(tzinfo=None)
+        hi = datetime.fromtimestamp(MAX_TIME, UTC).replace(tzinfo=None)
+        try:
+            v = time_value(t)
+        except (OverflowError, ValueError):  # an offset pushing year 1 or 9999 out of range
+            v = math.inf
+        if not MIN_TIME <= v < MAX_TIME:
+            return f"{t.isoformat()} is outside [{lo.isoformat()}Z, {hi.isoformat()}Z)"
+        return None
+    if isinstance(t, bool) or not isinstance(t, int | float):
+        return f"expected a datetime or a number, got {_short(t)}"
+    if isinstance(t, float) and not math.isfinite(t):
+        return f"not a finite number: {t!r}"
+    if not MIN_TIME <= t < MAX_TIME:
+        return f"{_short(t)} is outside [{MIN_TIME}, {MAX_TIME}) (POSIX seconds of 1800-2199)"
+    return None
+
+
 def pair_outcome(ri: float | None, rj: float | None) -> float | None:
     """Outcome for team i against team j from their ranks: 1 ahead, 0.5 tie, 0 behind.
 
-    ``None`` is an unranked team, which finished below every ranked team; two unranked teams
-    are not compared (``None``).
+    ``None`` (or NaN, as in rank arrays) is an unranked team, which finished below every ranked
+    team; two unranked teams are not compared (``None``). The compiled kernels compile this very
+    function (NaN ranks).
 
     >>> pair_outcome(0, 1), pair_outcome(2, 2), pair_outcome(None, 3), pair_outcome(None, None)
     (1.0, 0.5, 0.0, None)
     """
-    if ri is None and rj is None:
+    i_out = ri is None or ri != ri
+    j_out = rj is None or rj != rj
+    if i_out and j_out:
         return None
-    if ri is None:
+    if i_out:
         return 0.0
-    if rj is None:
+    if j_out:
         return 1.0
-    return 1.0 if ri < rj else 0.5 if ri == rj else 0.0
+    return 1.0 if ri < rj else 0.5 if ri == rj else 0.0  # type: ignore[operator]
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,14 +204,14 @@ class Match:
         scores: Sequence[float] | None = None,
     ) -> None:
         def bad(field: str, why: str) -> InvalidMatchError:
-            return InvalidMatchError(f"match {id!r}: {field}: {why}")
+            return InvalidMatchError(f"match {_short(id)}: {field}: {why}", field)
 
-        if not isinstance(id, str) or not id:
-            raise InvalidMatchError(f"match id must be a non-empty string, got {id!r}")
-        if not isinstance(time, datetime) and (
-            isinstance(time, bool) or not isinstance(time, int | float) or math.isnan(time)
-        ):
-            raise bad("time", f"expected a datetime or a number, got {time!r}")
+        why = id_problem(id)
+        if why is not None:
+            raise InvalidMatchError(f"match id {_short(id)} {why}", "id")
+        why = _time_problem(time)
+        if why is not None:
+            raise bad("time", why)
         if isinstance(teams, str) or len(teams) < 2:
             raise bad("teams", f"need at least two teams, got {teams!r}")
         tteams: list[tuple[str, ...]] = []
@@ -99,8 +220,9 @@ class Match:
             if isinstance(t, str) or len(t) == 0:
                 raise bad("teams", f"each team is a non-empty list of player ids, got {t!r}")
             for p in t:
-                if not isinstance(p, str) or not p:
-                    raise bad("teams", f"player ids are non-empty strings, got {p!r}")
+                why = id_problem(p)
+                if why is not None:
+                    raise bad("teams", f"player id {_short(p)} {why}")
                 if p in seen:
                     raise bad("teams", f"player {p!r} appears twice")
                 seen.add(p)
@@ -122,10 +244,14 @@ class Match:
                 raise bad("ranks", f"{len(ranks)} ranks for {len(tteams)} teams")
             for r in ranks:
                 if r is not None and (isinstance(r, bool) or not isinstance(r, int)):
-                    raise bad("ranks", f"ranks are integers or None, got {r!r}")
+                    raise bad("ranks", f"ranks are integers or None, got {_short(r)}")
+                if r is not None and not 0 <= r <= MAX_RANK:
+                    raise bad("ranks", f"ranks lie in [0, {MAX_RANK}], got {_short(r)}")
             if all(r is None for r in ranks):
                 raise bad("ranks", "at least one team must be ranked")
             tranks = tuple(ranks)
+            if tscores is not None:
+                _check_agreement(tranks, tscores, bad)
         tweights: tuple[tuple[float, ...], ...] | None = None
         if weights is not None:
             if len(weights) != len(tteams):
@@ -152,6 +278,30 @@ class Match:
         return tuple(p for t in self.teams for p in t)
 
     def time_value(self) -> float:
-        """``time`` as a number (POSIX seconds for datetimes), for elapsed-time computations."""
-        t = self.time
-        return t.timestamp() if isinstance(t, datetime) else float(t)
+        """``time`` as a number: :func:`time_value` (POSIX seconds for datetimes, naive = UTC)."""
+        return time_value(self.time)
+
+
+def _check_agreement(
+    ranks: tuple[int | None, ...],
+    scores: tuple[float, ...],
+    bad: Callable[[str, str], InvalidMatchError],
+) -> None:
+    """Ranks and scores given together must not contradict each other: for every pair of teams
+    the ranks compare (:func:`pair_outcome`), the team ahead has a score at least as high and
+    tied teams have equal scores. Distinct ranks on equal scores are a tie-break, not a
+    contradiction."""
+    n = len(ranks)
+    for i in range(n):
+        for j in range(i + 1, n):
+            by_rank = pair_outcome(ranks[i], ranks[j])
+            si, sj = scores[i], scores[j]
+            if (
+                (by_rank == 1.0 and si < sj)
+                or (by_rank == 0.0 and si > sj)
+                or (by_rank == 0.5 and si != sj)
+            ):
+                raise bad(
+                    "ranks",
+                    f"ranks {list(ranks)} contradict scores {list(scores)} (teams {i} and {j})",
+                )

@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from reference_plan import base_plan, group_cost
 
 from mindsport.doudizhu import (
     Deal,
@@ -29,14 +30,14 @@ from mindsport.doudizhu.bots import (
     make_bot,
     make_bots,
 )
-from mindsport.doudizhu.bots.plan import _base_plan, group_cost
 from mindsport.errors import MindsportError
 
 
 def brute_plan_cost(hand: tuple[int, ...]) -> float:
     """Cheapest split: any multiset of straights / pair straights, then the base split.
 
-    A plain search over all chain multisets, independent of the planner's search order.
+    A plain search over all chain multisets, independent of the planner's search order, with
+    the reference split (``reference_plan``) of what the chains leave.
     """
     chains = [
         (width, s, n)
@@ -47,7 +48,7 @@ def brute_plan_cost(hand: tuple[int, ...]) -> float:
     best = [float("inf")]
 
     def rec(c: list[int], i: int, cost: float) -> None:
-        best[0] = min(best[0], cost + _base_plan(tuple(c)).cost)
+        best[0] = min(best[0], cost + base_plan(tuple(c)).cost)
         for j in range(i, len(chains)):
             width, s, n = chains[j]
             if all(c[r] >= width for r in range(s, s + n)):
@@ -120,25 +121,26 @@ def test_strong_goes_out_and_cooperates() -> None:
     rng = np.random.default_rng(0)
     s = GameState(make_deal("3345678899TTJQKA2XDK", "456789TJQKA2A5678"))
     view = s.view()
-    move = strong.act(view, rng)
+    move = strong.act(view, legal_moves(view.hand), rng)
     assert move is not None and move in legal_moves(view.hand)
     # a hand that is one move is played at once
     last = replace(view, hand=parse_counts("33344456"))
-    assert strong.act(last, rng) == Move("plane_single", "33344456")
+    assert strong.act(last, legal_moves(last.hand), rng) == Move("plane_single", "33344456")
     # a farmer does not beat the partner's play needlessly
     s.apply_action("3")
     s.apply_action("5")
     view = s.view()
     assert view.seat == 2 and view.previous_player == 1
     assert legal_moves(view.hand, view.previous)
-    assert strong.act(view, rng) is None
+    assert strong.act(view, s.legal_actions(), rng) is None
 
 
 def test_strong_stops_a_farmer_with_one_card() -> None:
     strong = StrongBot()
     view = GameState(make_deal("3345678899TTJQKA2XDK", "456789TJQKA2A5678")).view()
     late = replace(view, cards_left=(20, 1, 17), previous=Move("single", "6"), previous_player=1)
-    move = strong.act(late, np.random.default_rng(0))
+    legal = [*legal_moves(late.hand, late.previous), None]
+    move = strong.act(late, legal, np.random.default_rng(0))
     assert move is not None and move.kind is Kind.SINGLE
     # the smallest single no unseen card beats: its 2 (the other 2s tie; X and D are its own)
     unseen = [d - h for d, h in zip([4] * 13 + [1, 1], view.hand, strict=True)]
@@ -177,5 +179,6 @@ def test_random_bot_covers_pass() -> None:
     s = GameState(d)
     s.apply_action(legal_moves(d.landlord)[0])
     view = s.view()
-    seen = {RandomBot().act(view, np.random.default_rng(k)) for k in range(300)}
+    legal = s.legal_actions()
+    seen = {RandomBot().act(view, legal, np.random.default_rng(k)) for k in range(300)}
     assert None in seen and len(seen) == len(legal_moves(view.hand, view.previous)) + 1

@@ -48,3 +48,24 @@ def test_evaluate_fit_and_errors(tmp_path: Path) -> None:
     assert res.exit_code == 2 and "unknown model" in res.output
     res = CliRunner().invoke(app, [str(tmp_path / "missing.csv")])
     assert res.exit_code == 2 and "no such" in res.output
+
+
+def test_import_writes_a_match_file_and_reports_drops(tmp_path: Path) -> None:
+    from mindsport.cli import app as root
+    from mindsport.history import read_matches
+
+    src = tmp_path / "HeadToHead.csv"  # the Halo 2 format: one row per player
+    src.write_text(
+        "06 August 2004 18:19:41,281900,2,20,p3,0,3\n"
+        "06 August 2004 18:19:41,281900,2,20,p4,1,6\n"
+        "06 August 2004 18:25:00,281901,2,20,p3,0,2\n"
+        "06 August 2004 18:25:00,281901,2,20,p4,0,6\n"  # one team only: dropped
+    )
+    out = tmp_path / "halo.csv"
+    res = CliRunner().invoke(root, ["import", str(src), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "1 matches; dropped 1: every player in one team" in res.output
+    (m,) = read_matches(out)
+    assert m.teams == (("p3",), ("p4",)) and m.ranks == (1, 0) and m.scores == (3.0, 6.0)
+    res = CliRunner().invoke(root, ["import", str(src), "--out", str(tmp_path / "no" / "x.csv")])
+    assert res.exit_code == 2 and "does not exist" in res.output

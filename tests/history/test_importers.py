@@ -9,7 +9,7 @@ import pytest
 
 from mindsport.errors import MindsportError
 from mindsport.history import MatchFileError, load_matches, read_atp, read_halo, read_ti4
-from mindsport.history.importers import detect_source
+from mindsport.history.importers import detect_source, import_matches
 
 ATP_HEADER = (
     "tourney_id,tourney_name,surface,draw_size,tourney_level,tourney_date,match_num,winner_id,"
@@ -76,15 +76,27 @@ def test_atp_order_and_ids(tmp_path: Path) -> None:
         )
         + "\n"
     )
-    (tmp_path / "atp_players.csv").write_text("player_id,name_first\n11,A\n")
+    # the players table names 11 and 15; 13 and 14 share a name; the rest keep the row names
+    (tmp_path / "atp_players.csv").write_text(
+        "player_id,name_first,name_last\n11,Ann,Lee\n15,,Solo\n13,Bo,Ng\n14,Bo,Ng\n"
+    )
     ms = read_atp(tmp_path)
     assert [m.id for m in ms] == ["1999-9-300", "2000-2-5", "2000-1-1", "2000-1-2"]
-    assert ms[0].teams == (("11",), ("15",)) and ms[0].ranks == (0, 1)
+    assert ms[0].teams == (("Ann Lee",), ("Solo",)) and ms[0].ranks == (0, 1)
+    assert ms[1].teams == (("Solo",), ("P16",))
+    assert ms[2].teams == (("Bo Ng (13)",), ("Bo Ng (14)",))
     assert ms[1].time == datetime(2000, 1, 3)
+    ids = read_atp(tmp_path, named=False)
+    assert ids[0].teams == (("11",), ("15",))
     assert len(read_atp(tmp_path, skip_unknown=False)) == 5
     assert len(read_atp([tmp_path / "atp_matches_2000.csv"])) == 3
     assert detect_source(tmp_path) == "atp"
     assert load_matches(tmp_path) == ms
+    report = import_matches(tmp_path)
+    assert report.kind == "atp" and report.matches == ms
+    assert report.n_dropped == 1  # the one match of the placeholder player 199999
+    (drop,) = report.dropped
+    assert "199999" in drop.reason and drop.first_at == "atp_matches_2000.csv, line 5"
 
 
 def test_atp_bad_date(tmp_path: Path) -> None:
@@ -106,8 +118,13 @@ def test_halo(tmp_path: Path) -> None:
         "07 August 2004 09:00:00,290000,1,10,p2,1,7\n"
         "07 August 2004 09:00:01,290001,1,10,p1,0,5\n"
         "07 August 2004 09:00:01,290001,1,10,p3,1,5\n"
+        "07 August 2004 09:00:02,290002,1,10,p4,1,5\n"
+        "07 August 2004 09:00:02,290002,1,10,p5,1,2\n"
     )
     ms = read_halo(tmp_path)
+    report = import_matches(f)  # the last game has a single team: dropped, and said so
+    assert report.matches == ms
+    assert [(d.count, d.first_at) for d in report.dropped] == [(1, "line 10")]
     assert [m.id for m in ms] == ["281884", "281900", "290000", "290001"]  # by time
     first = ms[0]
     assert first.teams == (("p1",), ("p2",)) and first.ranks == (1, 0)
@@ -178,7 +195,10 @@ def test_ti4(tmp_path: Path) -> None:
         + "\n"
     )
     ms = read_ti4(f)
-    assert len(ms) == 2  # the row naming one faction twice is skipped
+    assert len(ms) == 2  # the row naming one faction twice is dropped, and said so
+    report = import_matches(f)
+    assert [(d.count, d.first_at) for d in report.dropped] == [(1, "line 4")]
+    assert "twice" in report.summary()
     a, b = ms
     assert a.time == datetime(2017, 11, 26, 8, 18, 26)
     assert a.teams == (("Sol (Beginner)",), ("Hacan (Expert)",), ("Arborec",), ("Yin",))

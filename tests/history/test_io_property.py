@@ -9,7 +9,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mindsport.history import Match, read_matches, write_matches
+from mindsport.history import Match, ranks_from_scores, read_matches, write_matches
 
 ids = st.text(
     alphabet=st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=8
@@ -38,6 +38,8 @@ def match_lists(draw: st.DrawFn) -> list[Match]:
         scores = None
         if draw(st.booleans()):
             scores = [draw(st.floats(-1e6, 1e6, allow_nan=False)) for _ in teams]
+            # ranks given with scores must agree with them (or be left to be derived)
+            ranks = draw(st.sampled_from([None, list(ranks_from_scores(scores))]))
         time = draw(
             st.one_of(
                 st.integers(-(10**9), 10**9),

@@ -39,13 +39,11 @@ def check_state(state: State, pinned: dict[int, int]) -> None:
 def test_random_games_keep_invariants() -> None:
     rng = np.random.default_rng(2024)
     outcomes = {"flag": 0, "stuck": 0, "draw": 0}
-    for game in range(60):
+    for game in range(30):
         state = State.new_game(rng)
         names = ["random", "greedy", "belief"]
         pair = (names[game % 3], names[(game // 3) % 3]) if game < 12 else ("random", "random")
-        bots = [make_bot(pair[0], rng), make_bot(pair[1], rng)]
-        for i, bot in enumerate(bots):
-            bot.start(i)
+        bots = [make_bot(pair[0]), make_bot(pair[1])]
         trackers = [
             EnemyTracker(p, m) for p in (0, 1) for m in (BeliefMethod.FITTED, BeliefMethod.PATENT)
         ]
@@ -67,7 +65,7 @@ def test_random_games_keep_invariants() -> None:
                     assert state.board == snapshot
             obs = state.observation(player)
             assert obs.legal_actions == tuple(legal)
-            action = bots[player].act(obs)
+            action = bots[player].act(obs, legal, rng)
             assert action in legal
             src, dst = decode_action(action)
             mover, defender = state.piece_at(src), state.piece_at(dst)

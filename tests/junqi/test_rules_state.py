@@ -124,7 +124,7 @@ def test_collision_announced_and_commander_reveals_flag() -> None:
 def test_flag_capture_wins() -> None:
     state = position({"b11": (0, K.ENGINEER), "c12": (1, K.PLATOON)})
     state.apply_action(state.string_to_action("b11-b12"))
-    assert state.is_terminal() and state.winner == 0 and state.returns() == [1.0, -1.0]
+    assert state.is_terminal() and state.winner == 0 and state.returns() == (1.0, -1.0)
     assert state.current_player() == TERMINAL and state.legal_actions() == []
 
 
@@ -140,7 +140,7 @@ def test_no_capture_draw_is_a_setting() -> None:
     for move in ["c3-c2", "c10-c11", "c2-c3", "c11-c10"]:
         assert not state.is_terminal()
         state.apply_action(state.string_to_action(move))
-    assert state.is_terminal() and state.winner is None and state.returns() == [0.0, 0.0]
+    assert state.is_terminal() and state.winner is None and state.returns() == (0.0, 0.0)
 
 
 def test_clone_is_independent() -> None:

@@ -121,7 +121,7 @@ def test_belief_bot_beats_random() -> None:
     rng = np.random.default_rng(7)
     wins = 0
     for game in range(4):
-        bots = [make_bot("belief", rng), make_bot("random", rng)]
+        bots = [make_bot("belief"), make_bot("random")]
         if game % 2:
             bots.reverse()
         record = play_game(bots, rng)
@@ -133,7 +133,7 @@ def test_belief_bot_beats_random() -> None:
 def test_bots_are_reproducible() -> None:
     def run(seed: int) -> tuple[int, ...]:
         rng = np.random.default_rng(seed)
-        record = play_game([make_bot("greedy", rng), make_bot("belief", rng)], rng)
+        record = play_game([make_bot("greedy"), make_bot("belief")], rng)
         return tuple(e.source * 60 + e.target for e in record.events)
 
     assert run(3) == run(3)
@@ -142,13 +142,11 @@ def test_bots_are_reproducible() -> None:
 def test_tracker_methods_agree_on_possibilities() -> None:
     rng = np.random.default_rng(9)
     state = State.new_game(rng)
-    bots = [make_bot("greedy", rng), make_bot("greedy", rng)]
-    for i, b in enumerate(bots):
-        b.start(i)
+    bots = [make_bot("greedy"), make_bot("greedy")]
     trackers = {m: EnemyTracker(0, m) for m in BeliefMethod}
     while not state.is_terminal() and state.ply < 80:
         player = state.current_player()
-        state.apply_action(bots[player].act(state.observation(player)))
+        state.apply_action(bots[player].act(state.observation(player), state.legal_actions(), rng))
     for tr in trackers.values():
         tr.update(state.observation(0))
     fitted = trackers[BeliefMethod.FITTED].probabilities

@@ -140,20 +140,27 @@ def test_many_teams_with_ties_and_weights_match_reference():
         assert_close(ours, theirs, 1e-4)
 
 
-def test_graph_schedule_equals_two_team_closed_form():
-    """The two-team fast path is the factor graph's own result, not an approximation of it."""
+def test_two_team_closed_form_equals_the_factor_graph():
+    """The compiled two-team closed form is the factor graph's own result, not an approximation
+    of it (with drift and partial play)."""
     rng = np.random.default_rng(3)
+    env = TrueSkill(drift=0.3, sigma_floor=0.7)
     for _ in range(100):
         teams = [random_team(rng, int(rng.integers(1, 4))) for _ in range(2)]
-        ranks = [0, 0] if rng.random() < 0.3 else [0, 1]
-        game = ENV._validate(teams, None, None)
-        graph = ENV._run_graph(game, [0, 1], 2, ranks)
-        closed = ENV._run_two(game, [0, 1], ranks)
-        assert_close(graph, closed, 1e-9)
+        ranks = [0, 0] if rng.random() < 0.3 else [int(x) for x in rng.permutation(2)]
+        weights = [tuple(float(rng.choice([0.0, 0.5, 1.0])) for _ in t) for t in teams]
+        weights = [w if any(w) else (1.0,) * len(w) for w in weights]
+        elapsed = [tuple(float(rng.choice([0.0, 3.0, 40.0])) for _ in t) for t in teams]
+        assert_close(
+            env.rate(teams, ranks=ranks, weights=weights, elapsed=elapsed),
+            env.factor_graph(teams, ranks=ranks, weights=weights, elapsed=elapsed),
+            1e-9,
+        )
 
 
-def test_float_chain_equals_factor_objects():
-    """``rate`` (local floats) and ``factor_graph`` (factor objects) pass the same messages."""
+def test_compiled_chain_equals_factor_objects():
+    """``rate`` (the compiled update) and ``factor_graph`` (factor objects in plain Python) pass
+    the same messages."""
     rng = np.random.default_rng(9)
     for _ in range(60):
         n = int(rng.integers(2, 7))

@@ -9,6 +9,27 @@ import pytest
 
 
 @pytest.fixture
+def setup(db_url: str):  # type: ignore[no-untyped-def]
+    """``(client, store, key)``: the app over a fresh database with league ``main`` and a write
+    key of it, through a test client."""
+    import warnings
+
+    from mindsport.service import create_app
+    from mindsport.store import Store
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from fastapi.testclient import TestClient
+
+    store = Store(db_url)
+    store.create_league("main")
+    key = store.create_key("main")
+    with TestClient(create_app(store=store)) as client:
+        yield client, store, key
+    store.close()
+
+
+@pytest.fixture
 def live_server():  # type: ignore[no-untyped-def]
     """Factory: ``live_server(url) -> (base_url, store)``: the service on 127.0.0.1 (a free
     port) in a background thread, stopped at the end of the test."""

@@ -4,20 +4,12 @@ from __future__ import annotations
 
 import random
 import threading
-import warnings
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
 
 from mindsport.history import Match
-from mindsport.service import create_app
-from mindsport.store import Store
-
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    from fastapi.testclient import TestClient
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -41,16 +33,6 @@ def some_matches(n: int, seed: int, players: int = 10, t0: int = 0) -> list[Matc
             teams = [q[:2], q[2:]]
         out.append(Match(f"m{t0 + i}", t0 + i, teams, rng.choice([[0, 1], [1, 0], [0, 0]])))
     return out
-
-
-@pytest.fixture
-def setup(db_url: str) -> Iterator[tuple[TestClient, Store, str]]:
-    store = Store(db_url)
-    store.create_league("main")
-    key = store.create_key("main")
-    with TestClient(create_app(store=store)) as client:
-        yield client, store, key
-    store.close()
 
 
 def test_post_forms_and_reference_ratings(setup: Any, reference: Any) -> None:
@@ -97,7 +79,8 @@ def test_errors_have_status_and_name_the_field(setup: Any) -> None:
     r = client.post("/api/leagues/main/matches", json=[good, {**good, "id": ""}], headers=h)
     assert r.status_code == 422 and r.json()["detail"][0]["loc"][:3] == ["body", 1, "id"]
     r = client.post("/api/leagues/main/matches", json={**good, "ranks": [0, 1, 2]}, headers=h)
-    assert r.status_code == 422 and "ranks" in r.json()["detail"]
+    assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "ranks"]
+    assert "3 ranks for 2 teams" in r.json()["detail"][0]["msg"]
     r = client.post("/api/leagues/main/matches", json={**good, "colour": "red"}, headers=h)
     assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "colour"]
     assert client.post("/api/leagues/main/matches", json=good, headers=h).status_code == 200
@@ -117,7 +100,9 @@ def test_errors_have_status_and_name_the_field(setup: Any) -> None:
     r = client.post("/api/leagues/main/predict", json={"teams": [["a"], ["a"]]})
     assert r.status_code == 400 and "twice" in r.json()["detail"]
     r = client.post("/api/leagues/main/matchmake", json={"players": ["a", "b"], "shape": "7x"})
-    assert r.status_code == 400 and "7x" in r.json()["detail"]
+    assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "shape"]
+    r = client.post("/api/leagues/main/matchmake", json={"players": ["a", "b"], "shape": "0v1"})
+    assert r.status_code == 400 and "0v1" in r.json()["detail"]
 
 
 def test_leaderboard_paging_and_search(setup: Any, reference: Any) -> None:

@@ -72,7 +72,7 @@ def test_commands_end_to_end(tmp_path: Path, reference: Any) -> None:
     )
     assert r.exit_code == 0 and "still waiting" in r.output
     r = invoke("keys", "create", "--league", "club", "--db", db)
-    key = r.output.strip()
+    key = r.output.strip().splitlines()[0]  # the key on stdout, its number on stderr
     with Store(db) as st:
         assert st.check_key("club", key)
     r = invoke("leagues", "set", "club", "--tau", "0.5", "--db", db)
@@ -118,3 +118,27 @@ def test_demo_run(tmp_path: Path, reference: Any) -> None:
     final, _ = reference(ms)
     order = sorted(final, key=lambda p: (-(final[p][0] - 3 * final[p][1]), p))
     assert [e.player for e in page.entries] == order
+
+
+def test_leagues_of_any_registered_model_with_its_settings(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    r = invoke("leagues", "models")
+    assert r.exit_code == 0 and "glicko2" in r.output and "period" in r.output
+    r = invoke(
+        "leagues", "create", "club", "--model", "glicko2", "--param", "period=7",
+        "--param", "max_rd=none", "--db", db,
+    )  # fmt: skip
+    assert r.exit_code == 0, r.output
+    with Store(db) as st:
+        assert st.get_league("club").params == {"period": 7.0, "max_rd": None}
+    r = runner.invoke(
+        app, ["leagues", "create", "x", "--model", "glicko2", "--param", "tau=-1", "--db", db]
+    )
+    assert r.exit_code == 2 and "tau must be a number > 0, got -1.0" in r.output
+    f = tmp_path / "games.jsonl"
+    write_jsonl(f, games(30))
+    assert invoke("rate", str(f), "--league", "club", "--db", db).exit_code == 0
+    r = invoke("leaderboard", "--league", "club", "--db", db)
+    assert "rating - 2 RD" in r.output and "RD" in r.output
+    r = invoke("player", "u1", "--league", "club", "--db", db)
+    assert "rating - 2 RD" in r.output

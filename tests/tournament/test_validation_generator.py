@@ -13,11 +13,10 @@ import pytest
 
 from mindsport.doudizhu import Deal
 from mindsport.errors import MindsportError
-from mindsport.tournament import games as games_module
-from mindsport.tournament import validation
-from mindsport.tournament.executors import SerialExecutor
-from mindsport.tournament.games import Game, bomb_count
-from mindsport.tournament.generator import (
+from mindsport.tournament.doudizhu import games as games_module
+from mindsport.tournament.doudizhu import validation
+from mindsport.tournament.doudizhu.games import Game, bomb_count
+from mindsport.tournament.doudizhu.generator import (
     FEATURE_NAMES,
     GdiModel,
     cross_validated_r2,
@@ -25,9 +24,8 @@ from mindsport.tournament.generator import (
     propose_deals,
     split_half_ceiling,
 )
-from mindsport.tournament.swiss import read_results
-from mindsport.tournament.swiss_play import play_swiss, play_table
-from mindsport.tournament.validation import (
+from mindsport.tournament.doudizhu.swiss_play import play_swiss, play_table
+from mindsport.tournament.doudizhu.validation import (
     algorithm1_buckets,
     consensus_order,
     draw_entrants,
@@ -36,6 +34,8 @@ from mindsport.tournament.validation import (
     run_format_comparison,
     top_distinct_share,
 )
+from mindsport.tournament.executors import SerialExecutor
+from mindsport.tournament.swiss import read_results
 
 # ---------------------------------------------------------------------------------------------
 # seed 001 grid
@@ -189,7 +189,7 @@ def test_formats_with_scripted_games_rank_by_skill(monkeypatch) -> None:
 # ---------------------------------------------------------------------------------------------
 # generator
 
-DEAL = "[333344455566677788XD][4567889999TTTJJJQ][TJQQQKKKKAAAA2222]"
+DEAL = Deal.parse("[333344455566677788XD][4567889999TTTJJJQ][TJQQQKKKKAAAA2222]")
 
 
 def test_features_count_the_cards() -> None:
@@ -244,7 +244,7 @@ def test_proposals_are_one_bomb_deals_near_the_prediction(tmp_path: Path) -> Non
     flat = GdiModel((0.0,) * n, (1.0,) * n, ((0.0,) * n,) * 3, (0.9, 0.8, 0.7), 1.0)
     proposal = propose_deals(flat, (0.9, 0.8, 0.7), 0.01, 5, np.random.default_rng(1))
     assert len(proposal.deals) == 5 and proposal.tried >= 5
-    assert all(bomb_count(Deal.parse(d)) == 1 for d in proposal.deals)
+    assert all(isinstance(d, Deal) and bomb_count(d) == 1 for d in proposal.deals)
     assert np.allclose(proposal.predicted, [0.9, 0.8, 0.7])
     # ... and one that predicts elsewhere accepts nothing
     none = propose_deals(flat, (0.1, 0.1, 0.1), 0.2, 3, np.random.default_rng(1), max_tries=50)

@@ -15,7 +15,7 @@ True
 
 from mindsport.doudizhu.cards import RANKS, CardError, format_counts, parse_counts
 from mindsport.doudizhu.deal import Deal, DealError, deal
-from mindsport.doudizhu.game import GameRecord, play
+from mindsport.doudizhu.game import DouDizhuGame, GameRecord, play
 from mindsport.doudizhu.logs import (
     LogError,
     read_logs,
@@ -48,6 +48,7 @@ __all__ = [
     "ClassicScoring",
     "Deal",
     "DealError",
+    "DouDizhuGame",
     "GameRecord",
     "GameState",
     "IllegalMoveError",

@@ -13,6 +13,7 @@ from mindsport.errors import MindsportError
 
 __all__ = [
     "ACE",
+    "ALIASES",
     "BIG_JOKER",
     "DECK_COUNTS",
     "KING",
@@ -39,7 +40,8 @@ DECK_COUNTS: tuple[int, ...] = (4,) * 13 + (1, 1)
 
 Counts = tuple[int, ...]
 
-_ALIASES = {"0": "T", "x": "X", "d": "D", "t": "T", "j": "J", "q": "Q", "k": "K", "a": "A"}
+#: Other ways to write a card: ``0`` for ``T``, lower-case letters.
+ALIASES = {"0": "T", "x": "X", "d": "D", "t": "T", "j": "J", "q": "Q", "k": "K", "a": "A"}
 
 
 class CardError(MindsportError):
@@ -48,7 +50,7 @@ class CardError(MindsportError):
 
 def rank_of(card: str) -> int:
     """Rank index (0 for ``3`` ... 14 for ``D``) of one card character."""
-    index = RANKS.find(_ALIASES.get(card, card)) if len(card) == 1 else -1
+    index = RANKS.find(ALIASES.get(card, card)) if len(card) == 1 else -1
     if index < 0:
         raise CardError(f"unknown card {card!r}: cards are written {RANKS!r}")
     return index

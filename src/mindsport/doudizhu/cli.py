@@ -2,21 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, cast
+from typing import Annotated
 
 import numpy as np
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import Progress
 from rich.table import Table
 
-from mindsport.doudizhu.bots import make_bots
+from mindsport.doudizhu.batch import supported
+from mindsport.doudizhu.bots import Bot, make_bots
+from mindsport.doudizhu.compiled import ensure_compiled
 from mindsport.doudizhu.deal import SEAT_NAMES, deal
 from mindsport.doudizhu.game import play
 from mindsport.doudizhu.logs import write_logs
 from mindsport.doudizhu.scoring import SCORING_RULES, ScoringRule
-from mindsport.doudizhu.simulate import Engine, game_rng, simulate
+from mindsport.doudizhu.simulate import game_rng, simulate
 from mindsport.errors import MindsportError
 
 _DEFAULT_OUT = Path("logs.jsonl")
@@ -41,34 +45,70 @@ def _fail(exc: MindsportError) -> typer.Exit:
     return typer.Exit(2)
 
 
+@app.command("compile")
+def compile_cmd() -> None:
+    """Load the compiled engine, compiling it first if this machine has not yet (about a
+    minute, once; later commands then start at once)."""
+    from mindsport.doudizhu.moves import move_table
+
+    ensure_compiled()
+    move_table()
+    typer.echo("the Dou Dizhu engine is ready")
+
+
 @app.command("deal")
 def deal_cmd(seed: int = typer.Option(0, help="Seed of the deal (game 0 of that seed).")) -> None:
     """Print a deal as [landlord][farmer1][farmer2]."""
     typer.echo(str(deal(game_rng(seed, 0))))
 
 
+_BOTS_HELP = (
+    "Bots: one spec or landlord,farmer1,farmer2: random, greedy, strong, tracking, level:N or "
+    'cmd:COMMAND (a program speaking the JSON-lines bot protocol, e.g. cmd:"python bot.py").'
+)
+_TIME_HELP = "Seconds an external (cmd:) bot may think per move before it forfeits."
+
+
+def _close(players: Sequence[object]) -> None:
+    """Stop the external programs among ``players`` (and reap them)."""
+    for bot in players:
+        close = getattr(bot, "close", None)
+        if callable(close):
+            close()
+
+
 @app.command("play")
 def play_cmd(
     seed: int = typer.Option(0, help="Seed of the deal and of the bots."),
-    bots: str = typer.Option("strong", help="Bots: one spec or landlord,farmer1,farmer2."),
+    bots: str = typer.Option("strong", help=_BOTS_HELP),
     scoring: str = typer.Option("linear", help="Scoring: linear, ccpc2016 or classic."),
+    time_limit: float = typer.Option(10.0, min=0.001, help=_TIME_HELP),
 ) -> None:
     """Play one game and print it move by move."""
     console = Console()
     try:
-        players = make_bots(bots)
+        players = make_bots(bots, time_limit=time_limit)
         rule = _scoring(scoring)
     except MindsportError as exc:
         raise _fail(exc) from None
     rng = game_rng(seed, 0)
     the_deal = deal(rng)
-    record = play(the_deal, players, scoring=rule, rng=rng)
+    try:
+        record = play(the_deal, players, scoring=rule, rng=rng)
+    finally:
+        _close(players)
     console.print(f"[bold]deal[/] {the_deal}")
     table = Table("#", "seat", "bot", "play")
     for turn, (seat, move) in enumerate(record.moves, 1):
         text = "[dim]pass[/]" if move is None else f"{move.cards} [dim]({move.kind.value})[/]"
         table.add_row(str(turn), SEAT_NAMES[seat], players[seat].name, text)
     console.print(table)
+    if record.forfeit is not None:
+        f = record.forfeit
+        console.print(
+            f"[bold red]forfeit[/]: {SEAT_NAMES[f.player]} ({players[f.player].name}), "
+            f"{f.reason.value}: {escape(f.detail)}"
+        )
     console.print(
         f"[bold]{record.winner_side} win[/] (seat {SEAT_NAMES[record.winner]}); "
         f"bombs {record.bombs}, rockets {record.rockets}, spring {record.spring}; "
@@ -79,36 +119,42 @@ def play_cmd(
 @app.command("simulate")
 def simulate_cmd(
     games: int = typer.Option(100, min=1, help="Number of games."),
-    bots: str = typer.Option("strong", help="Bots: one spec or landlord,farmer1,farmer2."),
+    bots: str = typer.Option("strong", help=_BOTS_HELP),
     out: Annotated[Path, typer.Option(help="JSONL file to write.")] = _DEFAULT_OUT,
     seed: int = typer.Option(0, help="Seed: game i uses (seed, i), whatever --jobs."),
     jobs: int = typer.Option(1, min=1, help="Worker processes."),
     scoring: str = typer.Option("linear", help="Scoring: linear, ccpc2016 or classic."),
-    engine: str = typer.Option(
-        "auto", help="auto (compiled for built-in bots), python or compiled: same games."
-    ),
+    time_limit: float = typer.Option(10.0, min=0.001, help=_TIME_HELP),
 ) -> None:
-    """Simulate many games and write them as JSONL."""
+    """Simulate many games and write them as JSONL (external bots: one program per seat for
+    the whole run, games played one after the other)."""
     console = Console()
+    players: list[Bot] = []
     try:
         rule = _scoring(scoring)
-        make_bots(bots)
-        if engine not in ("auto", "python", "compiled"):
-            raise MindsportError(f"unknown engine {engine!r}; use auto, python or compiled")
+        players = make_bots(bots, time_limit=time_limit)
+        lineup: str | list[Bot] = bots if supported(players) else players
+        if not isinstance(lineup, str):
+            jobs = 1  # programs and custom bots stay in this process, started once
+        ensure_compiled()
         with Progress(console=console, transient=True) as progress:
             task = progress.add_task("games", total=games)
             records = simulate(
                 games,
-                bots,
+                lineup,
                 seed=seed,
                 jobs=jobs,
                 scoring=rule,
                 progress=lambda n: progress.advance(task, n),
-                engine=cast(Engine, engine),
             )
         write_logs(out, records)
     except MindsportError as exc:
         raise _fail(exc) from None
+    finally:
+        _close(players)
+    forfeits = sum(r.forfeit is not None for r in records)
+    if forfeits:
+        console.print(f"{forfeits} games ended by a forfeit (see the log's forfeit field)")
     scores = np.array([r.landlord_score for r in records])
     wins = sum(r.landlord_won for r in records)
     console.print(

@@ -2,8 +2,9 @@
 
 JSONL fields: ``deal`` (``[landlord][farmer1][farmer2]``), ``moves`` (``[seat, "kind:cards"]`` or
 ``[seat, "pass"]``), ``winner`` (seat), ``winner_side``, ``bombs``, ``rockets``, ``spring``,
-``scoring``, ``call``, ``doubles``, ``scores`` (landlord, farmer1, farmer2) and
-``landlord_score``.
+``scoring``, ``call``, ``doubles``, ``scores`` (landlord, farmer1, farmer2),
+``landlord_score`` and, for a game ended by a forfeit, ``forfeit`` (``player``: the seat,
+``reason``: ``timeout``, ``crash`` or ``illegal``, ``detail``).
 
 The seeds' shape (what tournament tools use to compute DIH/GDI) is one game a line:
 ``[landlord][farmer1][farmer2]<TAB>landlord_score``.
@@ -25,6 +26,7 @@ from mindsport.doudizhu.deal import Deal
 from mindsport.doudizhu.game import GameRecord
 from mindsport.doudizhu.moves import Move, parse_move
 from mindsport.errors import MindsportError
+from mindsport.games.referee import Forfeit
 
 __all__ = [
     "LogError",
@@ -60,6 +62,7 @@ def record_to_json(record: GameRecord) -> dict[str, Any]:
         "doubles": record.doubles,
         "scores": list(record.scores),
         "landlord_score": record.landlord_score,
+        **({} if record.forfeit is None else {"forfeit": record.forfeit.to_json()}),
     }
 
 
@@ -80,6 +83,7 @@ def record_from_json(obj: dict[str, Any]) -> GameRecord:
         scoring=str(obj.get("scoring", "linear")),
         call=int(obj.get("call", 1)),
         doubles=int(obj.get("doubles", 0)),
+        forfeit=None if obj.get("forfeit") is None else Forfeit.from_json(obj["forfeit"]),
     )
 
 

@@ -1,16 +1,15 @@
 """Many games with deterministic per-game seeds (same results whatever the number of jobs).
 
-Games between the built-in bots (``random``, ``greedy``, ``strong``, ``level:N``) run on the
-compiled engine (:mod:`mindsport.doudizhu.compiled`), which plays exactly the same games as
-:func:`~mindsport.doudizhu.game.play` from the same seeds; other bots (any
-:class:`~mindsport.doudizhu.bots.Bot` object) are played by :func:`play`.
+Games between the built-in bots (``random``, ``greedy``, ``strong``, ``level:N``) run whole on
+the compiled engine (:mod:`mindsport.doudizhu.batch`); other bots (any
+:class:`~mindsport.doudizhu.bots.Bot` object) are played move by move by :func:`play`. The
+built-in bots are the engine's decision kernel either way, so the games are the same.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 from collections.abc import Callable, Iterator, Sequence
-from typing import Literal
 
 import numpy as np
 
@@ -20,10 +19,8 @@ from mindsport.doudizhu.game import GameRecord, play
 from mindsport.doudizhu.scoring import LINEAR, ScoringRule
 from mindsport.errors import MindsportError
 
-__all__ = ["Engine", "game_rng", "simulate"]
+__all__ = ["game_rng", "simulate"]
 
-#: ``auto``: compiled when every bot has a compiled version, else Python.
-Engine = Literal["auto", "python", "compiled"]
 Bots = str | Sequence[Bot]
 
 
@@ -39,15 +36,10 @@ def _players(bots: Bots) -> list[Bot]:
     return players
 
 
-def _use_compiled(bots: Bots, engine: Engine) -> bool:
-    if engine == "python":
-        return False
-    from mindsport.doudizhu.compiled import supported
+def _use_compiled(bots: Bots) -> bool:
+    from mindsport.doudizhu.batch import supported
 
-    ok = supported(bots)
-    if engine == "compiled" and not ok:
-        raise MindsportError("the compiled engine plays only random, greedy, strong and level:N")
-    return ok
+    return supported(bots)
 
 
 def _run_chunk(
@@ -55,7 +47,7 @@ def _run_chunk(
 ) -> list[GameRecord]:
     bots, seed, indices, scoring, compiled = args
     if compiled:
-        from mindsport.doudizhu.compiled import simulate_records
+        from mindsport.doudizhu.batch import simulate_records
 
         return simulate_records(indices, bots, seed=seed, scoring=scoring)
     players = _players(bots)
@@ -78,17 +70,15 @@ def simulate(
     jobs: int = 1,
     scoring: ScoringRule = LINEAR,
     progress: Callable[[int], None] | None = None,
-    engine: Engine = "auto",
 ) -> list[GameRecord]:
     """Play ``games`` games between ``bots``: a spec (e.g. ``"strong,level:40,level:40"``) or
     three :class:`~mindsport.doudizhu.bots.Bot` objects (landlord, farmer1, farmer2).
 
     Game i deals and plays from :func:`game_rng` ``(seed, i)``, so the records are the same for
-    any ``jobs`` and either ``engine``. ``progress(n)`` is called with the number of games just
-    finished. ``engine="auto"`` uses the compiled engine when all bots are built-in.
+    any ``jobs``. ``progress(n)`` is called with the number of games just finished.
     """
     _players(bots)  # fail early on a bad spec
-    compiled = _use_compiled(bots, engine)
+    compiled = _use_compiled(bots)
     chunk = max(1, min(200, games // (4 * max(1, jobs)) or 1))
     tasks = [(bots, seed, list(r), scoring, compiled) for r in _chunks(games, chunk)]
     results: list[GameRecord] = []
@@ -99,10 +89,14 @@ def simulate(
             if progress is not None:
                 progress(len(part))
         return results
-    # fork shares the parent's compiled numba kernels; warm them up once before forking
+    # fork shares the parent's compiled numba kernels; load them once before forking
     methods = multiprocessing.get_all_start_methods()
     if "fork" in methods:
-        _run_chunk((bots, seed, [0], scoring, compiled))
+        from mindsport.doudizhu.compiled import ensure_compiled
+        from mindsport.doudizhu.moves import move_table
+
+        ensure_compiled()
+        move_table()
     context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     with context.Pool(jobs) as pool:
         for part in pool.imap(_run_chunk, tasks):

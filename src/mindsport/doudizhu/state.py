@@ -7,29 +7,34 @@ made the last play leads anew (any move, no pass). The first to empty the hand w
 Two ways to apply a move: :meth:`GameState.apply_action` checks everything (for outside input:
 cards text, ``kind:cards`` or a :class:`Move`) and raises :class:`IllegalMoveError` naming the
 move; :meth:`GameState.apply_unchecked` trusts the caller (bots choosing from legal moves).
+
+The state follows the shared game contract (:mod:`mindsport.games.contract`): the deal is the
+chance outcome, :meth:`GameState.observation` is a seat's :class:`StateView`, and
+:meth:`GameState.forfeit` ends the game against a seat that broke down (its side loses, scored
+by the scoring rule with the bombs and rockets played so far and no spring).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from mindsport.doudizhu.cards import DECK_COUNTS, N_RANKS, Counts, format_counts, parse_counts
 from mindsport.doudizhu.deal import Deal
 from mindsport.doudizhu.moves import Kind, Move, MoveError, beats, legal_moves, parse_move
 from mindsport.doudizhu.scoring import LINEAR, Outcome, ScoringRule
-from mindsport.errors import MindsportError
+from mindsport.games.contract import TERMINAL, IllegalMoveError
 
-__all__ = ["LANDLORD", "TERMINAL", "GameState", "IllegalMoveError", "StateView"]
+__all__ = ["LANDLORD", "TERMINAL", "GameState", "IllegalMoveError", "StateView", "action_text"]
 
 LANDLORD = 0
-#: ``current_player()`` of a finished game (OpenSpiel's convention).
-TERMINAL = -4
 
 Action = Move | None
 
 
-class IllegalMoveError(MindsportError):
-    """A move that the current player may not make now."""
+def action_text(action: Action) -> str:
+    """``kind:cards`` of a move, ``pass`` for a pass (what :func:`parse_move` reads back)."""
+    return "pass" if action is None else f"{action.kind.value}:{action.cards}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +84,23 @@ class StateView:
         """The moves this seat may make now (pass excluded; pass is allowed iff not leading)."""
         return legal_moves(self.hand, self.previous)
 
+    @property
+    def player(self) -> int:
+        """The seat (the contract's name for it)."""
+        return self.seat
+
+    def to_json(self) -> dict[str, Any]:
+        """The view as JSON (the external-bot protocol's ``observation``)."""
+        return {
+            "seat": self.seat,
+            "hand": self.hand_text,
+            "history": [[seat, action_text(m)] for seat, m in self.history],
+            "cards_left": list(self.cards_left),
+            "previous": None if self.previous is None else action_text(self.previous),
+            "previous_player": self.previous_player,
+            "kitty": None if self.kitty is None else format_counts(self.kitty),
+        }
+
 
 class GameState:
     """A Dou Dizhu game in progress. Use :meth:`clone` before exploring."""
@@ -89,15 +111,19 @@ class GameState:
         "_last_player",
         "bombs",
         "deal",
+        "forfeited",
         "hands",
         "history",
         "plays",
         "rockets",
+        "scoring",
         "winner",
     )
 
-    def __init__(self, deal: Deal) -> None:
+    def __init__(self, deal: Deal, scoring: ScoringRule = LINEAR) -> None:
         self.deal = deal
+        self.scoring = scoring
+        self.forfeited = -1
         self.hands: list[list[int]] = [list(c) for c in deal.counts()]
         self._current = LANDLORD
         self._last: Move | None = None
@@ -111,6 +137,8 @@ class GameState:
     def clone(self) -> GameState:
         other = GameState.__new__(GameState)
         other.deal = self.deal
+        other.scoring = self.scoring
+        other.forfeited = self.forfeited
         other.hands = [h.copy() for h in self.hands]
         other._current = self._current
         other._last = self._last
@@ -143,6 +171,31 @@ class GameState:
             actions.append(None)
         return actions
 
+    def observation(self, player: int) -> StateView:
+        """What ``player`` may know (the contract's name for :meth:`view`)."""
+        return self.view(player)
+
+    def action_to_string(self, action: Action) -> str:
+        """``kind:cards`` or ``pass``."""
+        return action_text(action)
+
+    def string_to_action(self, text: str) -> Action:
+        """Read ``kind:cards``, bare cards (the kind of the play to beat first) or ``pass``."""
+        try:
+            return parse_move(text, self.previous())
+        except MoveError as exc:
+            raise IllegalMoveError(str(exc)) from None
+
+    def forfeit(self, player: int) -> None:
+        """End the game: ``player``'s side loses (the landlord, or the two farmers together).
+        ``winner`` becomes the first seat of the other side (0, or 1 for the farmers)."""
+        if self.winner >= 0:
+            raise IllegalMoveError(f"the game is over; seat {player} cannot forfeit")
+        if player not in (0, 1, 2):
+            raise IllegalMoveError(f"seat {player!r} is not 0, 1 or 2")
+        self.forfeited = player
+        self.winner = 1 if player == LANDLORD else LANDLORD
+
     def view(self, seat: int | None = None) -> StateView:
         """What ``seat`` (default: the current player) may know."""
         seat = self._current if seat is None else seat
@@ -158,15 +211,13 @@ class GameState:
         )
 
     def apply_action(self, action: Move | str | None) -> None:
-        """Checked move: a :class:`Move`, ``None``/``"pass"``, cards text or ``kind:cards``."""
+        """Checked move: a :class:`Move`, ``None``/``"pass"``, cards text or ``kind:cards``;
+        legal when it is in the hand and beats the play to beat (:func:`beats`)."""
         if self.winner >= 0:
             raise IllegalMoveError(f"the game is over; {action!r} cannot be played")
         prev = self.previous()
         if isinstance(action, str):
-            try:
-                move = parse_move(action, prev)
-            except MoveError as exc:
-                raise IllegalMoveError(str(exc)) from None
+            move = self.string_to_action(action)
         elif action is not None:
             try:  # re-check: a Move built with an explicit main rank skips validation
                 move = Move(action.kind, action.cards)
@@ -219,7 +270,10 @@ class GameState:
         return self.winner == LANDLORD
 
     def spring(self) -> bool:
-        """Landlord won and no farmer played, or farmers won and the landlord played once."""
+        """Landlord won and no farmer played, or farmers won and the landlord played once
+        (never after a forfeit)."""
+        if self.forfeited >= 0:
+            return False
         if self.landlord_won():
             return self.plays[1] == 0 and self.plays[2] == 0
         return self.plays[0] == 1
@@ -232,11 +286,12 @@ class GameState:
             spring=self.spring(),
         )
 
-    def returns(self, scoring: ScoringRule = LINEAR) -> tuple[float, float, float]:
-        """Scores of (landlord, farmer1, farmer2) under ``scoring`` (zeros while playing)."""
+    def returns(self, scoring: ScoringRule | None = None) -> tuple[float, float, float]:
+        """Scores of (landlord, farmer1, farmer2) under ``scoring`` (default: the state's rule;
+        zeros while playing)."""
         if self.winner < 0:
             return (0.0, 0.0, 0.0)
-        return scoring.scores(self.outcome())
+        return (scoring or self.scoring).scores(self.outcome())
 
     def __str__(self) -> str:
         hands = "".join(f"[{format_counts(h)}]" for h in self.hands)

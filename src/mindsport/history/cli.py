@@ -23,12 +23,14 @@ from rich.table import Table
 
 from mindsport.errors import MindsportError
 from mindsport.history.evaluate import Metrics, score_predictions
-from mindsport.history.fit import MODEL_NAMES, fit, make_model
-from mindsport.history.importers import load_matches
+from mindsport.history.fit import fit
+from mindsport.history.importers import import_matches
+from mindsport.history.io import write_matches
 from mindsport.history.replay import Replay, replay
 from mindsport.match import Match
+from mindsport.rating.registry import build_model, get_spec, model_names
 
-__all__ = ["app", "evaluate_command", "run_evaluation"]
+__all__ = ["app", "evaluate_command", "import_command", "run_evaluation"]
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 
@@ -100,7 +102,7 @@ def run_evaluation(
                     params[name] = res.params
                     bar.remove_task(task)
                 else:
-                    model = make_model(name)
+                    model = build_model(name)
                     params[name] = {}
                 task = bar.add_task(f"replaying {name}", total=n)
 
@@ -198,7 +200,7 @@ def evaluate_command(
     models: Annotated[
         str,
         typer.Option(
-            "--models", "-m", help=f"Comma-separated model names ({', '.join(MODEL_NAMES)})."
+            "--models", "-m", help=f"Comma-separated model names ({', '.join(model_names())})."
         ),
     ] = "trueskill,elo,glicko2,tenhou,pairwise",
     do_fit: Annotated[
@@ -228,15 +230,15 @@ def evaluate_command(
         if not names:
             raise MindsportError("--models: give at least one model name")
         for x in names:
-            if x not in MODEL_NAMES:
-                raise MindsportError(
-                    f"--models: unknown model {x!r} (known: {', '.join(MODEL_NAMES)})"
-                )
+            get_spec(x)  # an unknown name is refused before any work
         if out is not None:
             if out.exists() and not out.is_dir():
                 raise MindsportError(f"--out {out}: exists and is not a folder")
             out.mkdir(parents=True, exist_ok=True)
-        matches = load_matches(file)
+        imported = import_matches(file)
+        if imported.dropped:
+            typer.echo(imported.summary(), err=True)
+        matches = imported.matches
         metrics, replays, skipped, params, s_idx = run_evaluation(
             matches, names, do_fit=do_fit, train_fraction=train, start=start, console=err
         )
@@ -276,6 +278,35 @@ def evaluate_command(
         )
     if not metrics:
         raise typer.Exit(2)
+
+
+def import_command(
+    source: Annotated[
+        Path,
+        typer.Argument(
+            help="A match file (.jsonl/.csv/.parquet) or a public data folder/file "
+            "(tennis_atp, halo2/HeadToHead.csv, ti4/ti4.csv; auto-detected).",
+        ),
+    ],
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out",
+            "-o",
+            help="The match file to write: .jsonl, .csv (long format) or .parquet, by extension.",
+        ),
+    ],
+) -> None:
+    """Read match results from any source the other commands read and write them as a match
+    file; says how many matches were read and every row dropped, with the reason."""
+    try:
+        imported = import_matches(source)
+        n = write_matches(out, imported.matches)
+    except MindsportError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(imported.summary())
+    typer.echo(f"wrote {n:,} matches to {out}")
 
 
 app.command("evaluate")(evaluate_command)

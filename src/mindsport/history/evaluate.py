@@ -28,8 +28,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+from numpy.typing import NDArray
+
 from mindsport.errors import MindsportError
-from mindsport.history.replay import MatchPrediction, Replay, replay
+from mindsport.history.replay import MatchPrediction, Predictions, Replay, replay
 from mindsport.match import Match
 
 __all__ = ["CalibrationBin", "Evaluation", "Metrics", "evaluate", "score_predictions"]
@@ -72,54 +75,62 @@ class Metrics:
         }
 
 
+def _columns(
+    predictions: Iterable[MatchPrediction],
+) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.float64]]:
+    """Match index, ``p`` and outcome of every pair (straight from the arrays of a replay)."""
+    if isinstance(predictions, Predictions):
+        counts = np.diff(predictions.pair_ptr)
+        index = np.repeat(np.arange(len(predictions), dtype=np.int64), counts)
+        return index, predictions.prob, predictions.outcome
+    rows = [(mp.index, p, y) for mp in predictions for _i, _j, p, y in mp.pairs]
+    if not rows:
+        return np.zeros(0, np.int64), np.zeros(0), np.zeros(0)
+    cols = list(zip(*rows, strict=True))
+    return (
+        np.asarray(cols[0], np.int64),
+        np.asarray(cols[1], np.float64),
+        np.asarray(cols[2], np.float64),
+    )
+
+
 def score_predictions(
     predictions: Iterable[MatchPrediction], start: int = 0, bins: int = 10
 ) -> Metrics:
     """Metrics of the predictions of matches with index ``>= start``."""
     if bins < 1:
         raise MindsportError(f"bins must be >= 1, got {bins!r}")
-    n_pairs = n_matches = 0
-    ll = brier = correct = err = 0.0
-    cal_p = [0.0] * bins
-    cal_y = [0.0] * bins
-    cal_n = [0] * bins
-    for mp in predictions:
-        if mp.index < start:
-            continue
-        scored = False
-        for _i, _j, p, y in mp.pairs:
-            if y == 0.5:
-                continue
-            scored = True
-            n_pairs += 1
-            pc = min(max(p, _EPS), 1.0 - _EPS)
-            ll -= math.log(pc if y == 1.0 else 1.0 - pc)
-            brier += (p - y) ** 2
-            if p == 0.5:
-                err += 0.5
-            elif (p > 0.5) == (y == 1.0):
-                correct += 1.0
-            else:
-                err += 1.0
-            for q, z in ((p, y), (1.0 - p, 1.0 - y)):
-                b = min(int(q * bins), bins - 1)
-                cal_p[b] += q
-                cal_y[b] += z
-                cal_n[b] += 1
-        if scored:
-            n_matches += 1
+    index, p_all, y_all = _columns(predictions)
+    keep = (index >= start) & (y_all != 0.5)
+    p, y = p_all[keep], y_all[keep]
+    n_pairs = len(p)
+    n_matches = len(np.unique(index[keep]))
     if n_pairs == 0:
         nan = float("nan")
         return Metrics(n_matches, 0, nan, nan, nan, nan, ())
+    won = y == 1.0
+    pc = np.clip(p, _EPS, 1.0 - _EPS)
+    ll = -float(np.sum(np.log(np.where(won, pc, 1.0 - pc))))
+    brier = float(np.sum((p - y) ** 2))
+    even = p == 0.5
+    right = (p > 0.5) == won
+    correct = float(np.sum(~even & right))
+    err = float(np.sum(np.where(even, 0.5, np.where(right, 0.0, 1.0))))
+    q = np.concatenate([p, 1.0 - p])  # each pair in both orientations
+    z = np.concatenate([y, 1.0 - y])
+    b = np.minimum((q * bins).astype(np.int64), bins - 1)
+    cal_n = np.bincount(b, minlength=bins)
+    cal_p = np.bincount(b, weights=q, minlength=bins)
+    cal_y = np.bincount(b, weights=z, minlength=bins)
     cal = tuple(
         CalibrationBin(
-            b / bins,
-            (b + 1) / bins,
-            cal_p[b] / cal_n[b] if cal_n[b] else float("nan"),
-            cal_y[b] / cal_n[b] if cal_n[b] else float("nan"),
-            cal_n[b],
+            k / bins,
+            (k + 1) / bins,
+            float(cal_p[k] / cal_n[k]) if cal_n[k] else float("nan"),
+            float(cal_y[k] / cal_n[k]) if cal_n[k] else float("nan"),
+            int(cal_n[k]),
         )
-        for b in range(bins)
+        for k in range(bins)
     )
     return Metrics(
         n_matches, n_pairs, ll / n_pairs, brier / n_pairs, correct / n_pairs, err / n_pairs, cal

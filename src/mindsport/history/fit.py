@@ -11,8 +11,9 @@ never saw its own outcomes, neither in the ratings nor in the choice of settings
 Search: a grid per setting (``grid={"beta": [...], "tau": [...]}``), explored by coordinate
 descent (each setting scanned in turn with the others fixed, sweeps repeated until nothing
 changes; cheaper than the full product, ``search="product"`` tries every combination).
-Default grids exist for the built-in models (:data:`DEFAULT_GRIDS`); :func:`make_model` builds
-one by name (``trueskill elo fide glicko2 tenhou pairwise``).
+Models given by name are built from the model registry (:mod:`mindsport.rating.registry`:
+``trueskill elo fide glicko2 tenhou pairwise`` and any model registered there), which also holds
+each model's default grid.
 """
 
 from __future__ import annotations
@@ -27,78 +28,9 @@ from mindsport.errors import MindsportError
 from mindsport.history.evaluate import Metrics, score_predictions
 from mindsport.history.replay import replay
 from mindsport.match import Match
+from mindsport.rating.registry import default_grid, get_spec
 
-__all__ = ["DEFAULT_GRIDS", "MODEL_NAMES", "FitResult", "default_grid", "fit", "make_model"]
-
-MODEL_NAMES = ("trueskill", "elo", "fide", "glicko2", "tenhou", "pairwise")
-
-#: Default search grids by model name.
-DEFAULT_GRIDS: dict[str, dict[str, tuple[Any, ...]]] = {
-    "trueskill": {
-        "beta": (2.0, 3.0, 25 / 6, 6.0, 9.0, 13.0, 18.0),
-        "tau": (0.0, 0.04, 25 / 300, 0.2, 0.4, 0.7, 1.0),
-        "draw_probability": (0.0, 0.1, 0.2),
-    },
-    "pairwise": {
-        "beta": (25 / 6, 9.0, 14.0, 20.0, 30.0, 45.0),
-        "tau": (0.0, 0.04, 25 / 300, 0.2),
-        "draw_probability": (0.0, 0.1),
-    },
-    "elo": {"k": (4.0, 8.0, 12.0, 16.0, 24.0, 32.0, 48.0, 64.0, 96.0, 128.0)},
-    "fide": {},
-    "glicko2": {
-        "tau": (0.1, 0.2, 0.5, 0.8, 1.2, 1.8),
-        "initial_rd": (100.0, 150.0, 250.0, 350.0, 500.0),
-    },
-    "tenhou": {"prob_scale": (300.0, 450.0, 600.0, 900.0, 1300.0, 1900.0, 2763.0, 4000.0)},
-}
-
-
-def make_model(name: str, **params: Any) -> Any:
-    """A built-in model by name with the given settings."""
-    key = name.strip().lower()
-    if key == "trueskill":
-        from mindsport.rating.trueskill import TrueSkill
-
-        return TrueSkill(**params)
-    if key == "pairwise":
-        from mindsport.rating.pairwise import PairwiseTrueSkill
-
-        return PairwiseTrueSkill(**params)
-    if key == "elo":
-        from mindsport.rating.elo import Elo
-
-        return Elo(**params)
-    if key == "fide":
-        from mindsport.rating.elo import Elo, FideK
-
-        return Elo(k=FideK(), **params)
-    if key == "glicko2":
-        from mindsport.rating.glicko2 import Glicko2
-
-        return Glicko2(**params)
-    if key == "tenhou":
-        from mindsport.rating.tenhou import TenhouRating
-
-        return TenhouRating(**params)
-    raise MindsportError(f"unknown model {name!r} (known: {', '.join(MODEL_NAMES)})")
-
-
-def default_grid(factory: Any) -> dict[str, tuple[Any, ...]]:
-    """The default grid for a model name or one of the built-in model classes."""
-    if isinstance(factory, str):
-        key = factory.strip().lower()
-    else:
-        key = {
-            "TrueSkill": "trueskill",
-            "PairwiseTrueSkill": "pairwise",
-            "Elo": "elo",
-            "Glicko2": "glicko2",
-            "TenhouRating": "tenhou",
-        }.get(getattr(factory, "__name__", ""), "")
-    if key not in DEFAULT_GRIDS:
-        raise MindsportError(f"no default grid for {factory!r}: pass grid={{setting: values}}")
-    return dict(DEFAULT_GRIDS[key])
+__all__ = ["FitResult", "fit", "train_log_loss"]
 
 
 @dataclass(frozen=True)
@@ -115,9 +47,8 @@ class FitResult:
 
 def _factory(model_factory: Callable[..., Any] | str) -> Callable[..., Any]:
     if isinstance(model_factory, str):
-        name = model_factory
-        make_model(name)  # fail early on unknown names
-        return lambda **p: make_model(name, **p)
+        spec = get_spec(model_factory)  # fail early on unknown names
+        return spec.build
     if not callable(model_factory):
         raise MindsportError(
             f"fit: model_factory must be callable or a name, got {model_factory!r}"
@@ -146,8 +77,8 @@ def fit(
 ) -> FitResult:
     """Choose settings by training log-likelihood, then score on the held-out rest.
 
-    ``model_factory``: a callable ``(**settings) -> model`` (e.g. ``TrueSkill``) or a built-in
-    model name. ``grid``: candidate values per setting (default: :data:`DEFAULT_GRIDS`).
+    ``model_factory``: a callable ``(**settings) -> model`` (e.g. ``TrueSkill``) or a registered
+    model name. ``grid``: candidate values per setting (default: the model's registered grid).
     ``fixed``: settings passed to every candidate. ``fit_window``: search on the last
     ``fit_window`` training matches only (replayed from fresh ratings), to bound the cost on long
     histories; the test score still replays everything. ``progress(params, log_loss)`` is called

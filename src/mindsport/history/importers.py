@@ -3,6 +3,10 @@
 * :func:`read_atp`: Jeff Sackmann's ``tennis_atp`` singles files (``atp_matches_YYYY.csv``),
   one row per match, winner first. Ordered by ``tourney_date`` then ``match_num`` (stable: file
   order breaks ties); match id ``"{tourney_id}-{match_num}"``, time = the tournament's date.
+  Players are named ``"First Last"`` from ``atp_players.csv`` beside the files (else from the
+  rows' ``winner_name``/``loser_name``); a name shared by two people gets the ATP id in
+  brackets, ``"Name (104745)"``. Matches with the placeholder player ``199999`` ("Unknown",
+  standing for many different people) are dropped.
 * :func:`read_halo`: the Halo 2 beta files of the TrueSkill paper (``HeadToHead.csv`` and its
   siblings): headerless rows ``time, game id, variant, map, player, team, score``; a game's
   teams are its distinct team values, ranked by the sum of their members' scores (equal sums are
@@ -12,10 +16,12 @@
   faction at an experience level: ``"Federation of Sol (Beginner)"``, or the bare faction name
   when the level is blank. Ranks are the finishing order (victory points kept as scores).
   Ordered by timestamp (stable). Rows naming one faction twice (impossible in TI4, a few
-  data-entry slips in the published file) and rows without a timestamp are skipped.
+  data-entry slips in the published file) and rows without a timestamp are dropped.
 
-:func:`load_matches` accepts a match file (JSONL/CSV/Parquet) or one of the public files/folders
-and picks the reader.
+:func:`import_matches` accepts a match file (JSONL/CSV/Parquet) or one of the public
+files/folders, picks the reader (:func:`detect_source`) and says what it dropped and why
+(:class:`Imported`); :func:`load_matches` returns just the matches. Every command that reads
+matches (``rate``, ``evaluate``, ``import``) goes through it.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from __future__ import annotations
 import csv
 import os
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -32,10 +39,80 @@ from mindsport.errors import MindsportError, NotFoundError
 from mindsport.history.io import MatchFileError, read_matches
 from mindsport.match import InvalidMatchError, Match
 
-__all__ = ["detect_source", "load_matches", "read_atp", "read_halo", "read_ti4"]
+__all__ = [
+    "Dropped",
+    "Imported",
+    "detect_source",
+    "import_matches",
+    "load_matches",
+    "read_atp",
+    "read_halo",
+    "read_ti4",
+]
 
 _ATP_FILE = re.compile(r"^atp_matches_\d{4}\.csv$")
 _ATP_UNKNOWN = "199999"
+_ATP_UNKNOWN_REASON = "a player is the ATP placeholder 199999 ('Unknown', many people)"
+_TI4_NO_TIME = "no timestamp"
+_TI4_TWICE = "one faction listed twice (a data-entry slip: impossible in TI4)"
+_HALO_ONE_TEAM = "every player in one team (nothing to compare)"
+
+
+@dataclass(frozen=True, slots=True)
+class Dropped:
+    """Rows of a source that did not become matches, for one reason."""
+
+    reason: str
+    count: int
+    first_at: str | None = None
+
+
+@dataclass(frozen=True)
+class Imported:
+    """The matches read from a source, which reader read them, and what was dropped and why."""
+
+    source: str
+    kind: str
+    matches: list[Match]
+    dropped: tuple[Dropped, ...] = ()
+
+    @property
+    def n_dropped(self) -> int:
+        """Rows (or games) dropped, all reasons together."""
+        return sum(d.count for d in self.dropped)
+
+    def summary(self) -> str:
+        """One line per fact: what was read, then each reason for a drop with its count.
+
+        >>> Imported("x.csv", "ti4", [], (Dropped("no timestamp", 3, "line 17"),)).summary()
+        'x.csv (ti4): 0 matches; dropped 3: no timestamp (3, first at line 17)'
+        """
+        head = f"{self.source} ({self.kind}): {len(self.matches):,} matches"
+        if not self.dropped:
+            return head
+        parts = []
+        for d in self.dropped:
+            where = "" if d.first_at is None else f", first at {d.first_at}"
+            parts.append(f"{d.reason} ({d.count:,}{where})")
+        return f"{head}; dropped {self.n_dropped:,}: " + "; ".join(parts)
+
+
+class _Drops:
+    """Counts dropped rows per reason, remembering where each reason first occurred."""
+
+    def __init__(self) -> None:
+        self.counts: Counter[str] = Counter()
+        self.first: dict[str, str] = {}
+
+    def add(self, reason: str, where: str) -> None:
+        """One more row dropped for ``reason``; ``where`` names it (``"line 12"``)."""
+        self.counts[reason] += 1
+        self.first.setdefault(reason, where)
+
+    def result(self) -> tuple[Dropped, ...]:
+        return tuple(Dropped(r, c, self.first[r]) for r, c in self.counts.most_common())
+
+
 _PLACE_COLS = [
     ("Winning Race", "Winner Exp Level", "Winner VP"),
     ("2nd Race", "2nd Exp Level", "2nd Race VP"),
@@ -66,18 +143,60 @@ def _paths(source: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) ->
     return out
 
 
-def read_atp(
-    source: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
-    skip_unknown: bool = True,
-) -> list[Match]:
-    """ATP singles matches from a ``tennis_atp`` folder, one file, or a list of files.
+def _atp_names(folder: str) -> dict[str, str]:
+    """``player_id -> "First Last"`` from ``atp_players.csv`` in ``folder`` (empty if absent)."""
+    path = os.path.join(folder, "atp_players.csv")
+    if not os.path.isfile(path):
+        return {}
+    out: dict[str, str] = {}
+    with open(path, encoding="utf-8", newline="") as fh:
+        for row in csv.DictReader(fh):
+            pid = (row.get("player_id") or "").strip()
+            name = " ".join(
+                x
+                for x in (
+                    (row.get("name_first") or "").strip(),
+                    (row.get("name_last") or "").strip(),
+                )
+                if x
+            )
+            if pid and name:
+                out[pid] = name
+    return out
 
-    ``skip_unknown``: drop matches involving the placeholder player ``199999`` ("Unknown"; it
-    stands for many different people, sometimes on both sides of one match).
-    """
-    rows: list[tuple[int, int, int, Match]] = []
+
+def _player_keys(ids: Iterable[str], names: dict[str, str]) -> dict[str, str]:
+    """Each id's player key: its name, or ``"Name (id)"`` when people share the name, or the id
+    when no name is known."""
+    by_name: dict[str, set[str]] = {}
+    for pid in ids:
+        name = names.get(pid)
+        if name:
+            by_name.setdefault(name, set()).add(pid)
+    keys = {}
+    for pid in ids:
+        name = names.get(pid)
+        if not name:
+            keys[pid] = pid
+        elif len(by_name[name]) > 1:
+            keys[pid] = f"{name} ({pid})"
+        else:
+            keys[pid] = name
+    return keys
+
+
+def _atp(
+    source: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
+    skip_unknown: bool,
+    named: bool,
+) -> tuple[list[Match], tuple[Dropped, ...]]:
+    files = _paths(source)
+    drops = _Drops()
+    raw: list[tuple[int, int, int, str, datetime, str, str]] = []
+    row_names: dict[str, str] = {}
+    dates: dict[str, datetime] = {}
     order = 0
-    for path in _paths(source):
+    for path in files:
         with open(path, encoding="utf-8", newline="") as fh:
             reader = csv.DictReader(fh)
             need = ("tourney_id", "tourney_date", "match_num", "winner_id", "loser_id")
@@ -88,12 +207,14 @@ def read_atp(
             for row in reader:
                 line = reader.line_num
                 date_s = (row["tourney_date"] or "").strip()
-                try:
-                    date = datetime.strptime(date_s, "%Y%m%d")
-                except ValueError:
-                    raise MatchFileError(
-                        path, line, "tourney_date", f"expected YYYYMMDD, got {date_s!r}"
-                    ) from None
+                date = dates.get(date_s)
+                if date is None:
+                    try:
+                        date = dates[date_s] = datetime.strptime(date_s, "%Y%m%d")
+                    except ValueError:
+                        raise MatchFileError(
+                            path, line, "tourney_date", f"expected YYYYMMDD, got {date_s!r}"
+                        ) from None
                 try:
                     num = int((row["match_num"] or "").strip())
                 except ValueError:
@@ -106,16 +227,40 @@ def read_atp(
                 if not lo:
                     raise MatchFileError(path, line, "loser_id", "empty")
                 if skip_unknown and _ATP_UNKNOWN in (w, lo):
+                    drops.add(_ATP_UNKNOWN_REASON, f"{os.path.basename(path)}, line {line}")
                     continue
-                mid = f"{row['tourney_id'].strip()}-{num}"
-                try:
-                    m = Match(mid, date, [[w], [lo]], [0, 1])
-                except InvalidMatchError as exc:
-                    raise MatchFileError(path, line, None, str(exc)) from None
-                rows.append((int(date_s), num, order, m))
+                if w == lo:
+                    raise MatchFileError(path, line, "loser_id", f"the winner {w!r} again")
+                for pid, col in ((w, "winner_name"), (lo, "loser_name")):
+                    name = (row.get(col) or "").strip()
+                    if name and pid != _ATP_UNKNOWN:
+                        row_names.setdefault(pid, name)
+                mid = f"{(row['tourney_id'] or '').strip()}-{num}"
+                raw.append((int(date_s), num, order, mid, date, w, lo))
                 order += 1
-    rows.sort(key=lambda r: (r[0], r[1], r[2]))
-    return _unique_ids([r[3] for r in rows])
+    raw.sort(key=lambda r: (r[0], r[1], r[2]))
+    ids = {p for r in raw for p in (r[5], r[6])}
+    if named:
+        names = {**row_names, **_atp_names(os.path.dirname(files[0]))}
+        keys = _player_keys(sorted(ids), names)
+    else:
+        keys = {p: p for p in ids}
+    out = [Match(r[3], r[4], [[keys[r[5]]], [keys[r[6]]]], [0, 1]) for r in raw]
+    return _unique_ids(out), drops.result()
+
+
+def read_atp(
+    source: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
+    skip_unknown: bool = True,
+    named: bool = True,
+) -> list[Match]:
+    """ATP singles matches from a ``tennis_atp`` folder, one file, or a list of files.
+
+    ``skip_unknown``: drop matches involving the placeholder player ``199999`` ("Unknown"; it
+    stands for many different people, sometimes on both sides of one match). ``named``: players
+    are keyed by name (see the module docstring); ``False`` keeps the numeric ATP ids.
+    """
+    return _atp(source, skip_unknown, named)[0]
 
 
 def _unique_ids(matches: list[Match]) -> list[Match]:
@@ -143,8 +288,7 @@ class _HaloGame:
     scores: dict[str, float] = field(default_factory=dict)
 
 
-def read_halo(path: str | os.PathLike[str]) -> list[Match]:
-    """Halo 2 beta games (``HeadToHead.csv`` or a folder holding it; other modes work too)."""
+def _halo(path: str | os.PathLike[str]) -> tuple[list[Match], tuple[Dropped, ...]]:
     p = os.fspath(path)
     if os.path.isdir(p):
         p = os.path.join(p, "HeadToHead.csv")
@@ -183,10 +327,12 @@ def read_halo(path: str | os.PathLike[str]) -> list[Match]:
             g.teams.setdefault(team, []).append(player)
             g.scores[team] = g.scores.get(team, 0.0) + score
     out: list[Match] = []
+    drops = _Drops()
     for gid, g in games.items():
         labels = list(g.teams)
         if len(labels) < 2:
-            continue  # a game with one team carries no comparison
+            drops.add(_HALO_ONE_TEAM, f"line {g.line}")
+            continue
         try:
             out.append(
                 Match(
@@ -200,21 +346,26 @@ def read_halo(path: str | os.PathLike[str]) -> list[Match]:
         except InvalidMatchError as exc:
             raise MatchFileError(p, g.line, None, str(exc)) from None
     out.sort(key=lambda m: m.time)
-    return out
+    return out, drops.result()
+
+
+def read_halo(path: str | os.PathLike[str]) -> list[Match]:
+    """Halo 2 beta games (``HeadToHead.csv`` or a folder holding it; other modes work too)."""
+    return _halo(path)[0]
 
 
 def _ti4_time(text: str) -> datetime:
     return datetime.strptime(text.strip(), "%m/%d/%Y %H:%M:%S")
 
 
-def read_ti4(path: str | os.PathLike[str]) -> list[Match]:
-    """Twilight Imperium 4 free-for-all games (``ti4.csv`` or a folder holding it)."""
+def _ti4(path: str | os.PathLike[str]) -> tuple[list[Match], tuple[Dropped, ...]]:
     p = os.fspath(path)
     if os.path.isdir(p):
         p = os.path.join(p, "ti4.csv")
     if not os.path.isfile(p):
         raise NotFoundError(f"{p}: no such file")
     out: list[Match] = []
+    drops = _Drops()
     with open(p, encoding="utf-8", newline="") as fh:
         reader = csv.DictReader(fh)
         header = reader.fieldnames or []
@@ -225,7 +376,8 @@ def read_ti4(path: str | os.PathLike[str]) -> list[Match]:
             line = reader.line_num
             ts = (row.get("Timestamp") or "").strip()
             if not ts:
-                continue  # rows without a timestamp (none in the published file) are skipped
+                drops.add(_TI4_NO_TIME, f"line {line}")
+                continue
             try:
                 t = _ti4_time(ts)
             except ValueError:
@@ -248,8 +400,7 @@ def read_ti4(path: str | os.PathLike[str]) -> list[Match]:
             if len(players) < 2:
                 raise MatchFileError(p, line, "Winning Race", "fewer than two players")
             if len(set(players)) != len(players):
-                # the same faction twice at one table is impossible in TI4: a data-entry slip
-                # in the published file; such rows are skipped
+                drops.add(_TI4_TWICE, f"line {line}")
                 continue
             scores = vps if all(v == v for v in vps) else None
             try:
@@ -265,7 +416,12 @@ def read_ti4(path: str | os.PathLike[str]) -> list[Match]:
             except InvalidMatchError as exc:
                 raise MatchFileError(p, line, None, str(exc)) from None
     out.sort(key=lambda m: m.time)
-    return out
+    return out, drops.result()
+
+
+def read_ti4(path: str | os.PathLike[str]) -> list[Match]:
+    """Twilight Imperium 4 free-for-all games (``ti4.csv`` or a folder holding it)."""
+    return _ti4(path)[0]
 
 
 def detect_source(path: str | os.PathLike[str]) -> str:
@@ -300,15 +456,24 @@ def detect_source(path: str | os.PathLike[str]) -> str:
     return "matches"
 
 
-def load_matches(path: str | os.PathLike[str] | Sequence[str]) -> list[Match]:
-    """Matches from a match file or a public data file/folder (auto-detected)."""
+def import_matches(path: str | os.PathLike[str] | Sequence[str]) -> Imported:
+    """Matches from a match file or a public data file/folder (auto-detected), with what was
+    dropped and why. A list of paths is read as ATP files."""
     if not isinstance(path, str | os.PathLike):
-        return read_atp(path)
+        ms, dropped = _atp(path, True, True)
+        return Imported(", ".join(str(x) for x in path), "atp", ms, dropped)
     kind = detect_source(path)
     if kind == "atp":
-        return read_atp(path)
-    if kind == "halo":
-        return read_halo(path)
-    if kind == "ti4":
-        return read_ti4(path)
-    return read_matches(path)
+        ms, dropped = _atp(path, True, True)
+    elif kind == "halo":
+        ms, dropped = _halo(path)
+    elif kind == "ti4":
+        ms, dropped = _ti4(path)
+    else:
+        ms, dropped = read_matches(path), ()
+    return Imported(os.fspath(path), kind, ms, dropped)
+
+
+def load_matches(path: str | os.PathLike[str] | Sequence[str]) -> list[Match]:
+    """Matches from a match file or a public data file/folder (auto-detected)."""
+    return import_matches(path).matches

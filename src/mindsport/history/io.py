@@ -38,6 +38,7 @@ __all__ = [
     "CSV_COLUMNS",
     "MatchFileError",
     "detect_format",
+    "iter_located",
     "iter_matches",
     "read_matches",
     "write_matches",
@@ -187,7 +188,7 @@ def _field_of(message: str) -> str | None:
     return None
 
 
-def _iter_jsonl(path: str) -> Iterator[Match]:
+def _iter_jsonl(path: str) -> Iterator[tuple[int, Match]]:
     seen: set[str] = set()
     with open(path, encoding="utf-8") as fh:
         for line_no, line in enumerate(fh, 1):
@@ -201,7 +202,7 @@ def _iter_jsonl(path: str) -> Iterator[Match]:
             if m.id in seen:
                 raise MatchFileError(path, line_no, "id", f"match id {m.id!r} appears twice")
             seen.add(m.id)
-            yield m
+            yield line_no, m
 
 
 def _write_jsonl(fh: IO[str], matches: Iterable[Match]) -> int:
@@ -322,7 +323,7 @@ def _long_rows(m: Match) -> Iterator[dict[str, Any]]:
 
 def _group_long(
     path: str, rows: Iterable[tuple[int, dict[str, Any]]], parse_time: bool
-) -> Iterator[Match]:
+) -> Iterator[tuple[int, Match]]:
     """Turn (line, row-dict) pairs with raw values into matches (rows of a match consecutive)."""
     seen: set[str] = set()
     cur: _LongBuilder | None = None
@@ -370,7 +371,7 @@ def _group_long(
             raise MatchFileError(path, line, "weight", f"weights lie in [0, 1], got {w!r}")
         if cur is None or cur.id != mid:
             if cur is not None:
-                yield _finish(cur, parse_time)
+                yield cur.line, _finish(cur, parse_time)
             if mid in seen:
                 raise MatchFileError(
                     path,
@@ -387,7 +388,7 @@ def _group_long(
             )
         cur.add(line, time_raw, p, str(team).strip(), rank, vals["weight"], vals["score"])
     if cur is not None:
-        yield _finish(cur, parse_time)
+        yield cur.line, _finish(cur, parse_time)
 
 
 def _finish(b: _LongBuilder, parse_time: bool) -> Match:
@@ -412,7 +413,7 @@ def _finish(b: _LongBuilder, parse_time: bool) -> Match:
 # ---------------------------------------------------------------------------- CSV
 
 
-def _iter_csv(path: str) -> Iterator[Match]:
+def _iter_csv(path: str) -> Iterator[tuple[int, Match]]:
     with open(path, encoding="utf-8", newline="") as fh:
         delim = "\t" if path.lower().endswith(".tsv") else ","
         reader = csv.reader(fh, delimiter=delim)
@@ -468,7 +469,7 @@ def _write_csv(fh: IO[str], matches: Iterable[Match]) -> int:
 # ---------------------------------------------------------------------------- Parquet
 
 
-def _iter_parquet(path: str) -> Iterator[Match]:
+def _iter_parquet(path: str) -> Iterator[tuple[int, Match]]:
     try:
         import pyarrow.parquet as pq
     except ImportError:  # pragma: no cover - depends on the environment
@@ -551,6 +552,14 @@ def _check(m: Any) -> Match:
 
 def iter_matches(path: str | os.PathLike[str], format: Format | None = None) -> Iterator[Match]:
     """Stream the matches of a file one by one (constant memory apart from the seen ids)."""
+    return (m for _, m in iter_located(path, format))
+
+
+def iter_located(
+    path: str | os.PathLike[str], format: Format | None = None
+) -> Iterator[tuple[int, Match]]:
+    """:func:`iter_matches` with the line each match starts on (1-based; the header is line 1
+    of a CSV file; the row number in Parquet), for messages about a match found later."""
     p = os.fspath(path)
     fmt = format or detect_format(p)
     if not os.path.exists(p):

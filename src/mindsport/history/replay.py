@@ -1,30 +1,55 @@
-"""Chronological replay of a match history through a rating model.
+"""Chronological replay of a match history through a rating model: the one replay engine.
 
-:func:`replay` feeds the matches, in the order given, to ``model.rate`` one by one, exactly as a
-caller would: a player's first match starts from ``model.rating()``; each match's teams are
-passed as dicts ``{player: rating}`` with the match's ranks and weights. Before each match it
-records the model's predictions for every pair of teams whose order the result decides (see
-:class:`MatchPrediction`).
+:func:`replay` feeds the matches, in the order given, to the model's *replayer*
+(:mod:`mindsport.rating.replayers`): the model's own ``replayer()`` (compiled for the built-in
+models: the same update as ``model.rate``), else ``model.rate`` match by match. A player's first
+match starts from ``model.rating()``. Before each match the model predicts every pair of teams
+whose order the result decides (see :class:`MatchPrediction`).
 
-Elapsed-time drift: when ``model.rate`` accepts an ``elapsed`` keyword (mindsport's TrueSkill with
-``drift``), replay passes the time since each player's previous match (0 for a first match), in
-``time_unit``s: days for ``datetime`` times, the raw difference for numeric times, unless given.
-Glicko-2 takes it too when its ``period`` is set (idle rating periods widen the deviation).
-Models without it (Elo, Tenhou, pairwise) are called without it.
+Matches are encoded in chunks into flat arrays (the replayer's ``encode``, by default
+:func:`mindsport.rating.batch.encode_matches`);
+predictions and the per-match history stay arrays, and :class:`Replay`'s ``ratings``,
+``predictions`` and ``history`` build Python objects only for the items that are read.
+
+Elapsed time: models that use it (TrueSkill's ``drift``, Glicko-2's ``period``) get the time since
+each player's previous match (0 for a first match), in ``time_unit``s: days for ``datetime``
+times, the raw difference for numeric times, unless given.
+
+The store (:mod:`mindsport.store`) and :func:`mindsport.history.evaluate`/``fit`` rate through
+this engine too.
 """
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
-from typing import Any
+from itertools import islice, repeat
+from typing import Any, TypeVar, overload
+
+import numpy as np
+from numpy.typing import NDArray
 
 from mindsport.errors import MindsportError
 from mindsport.match import Match, pair_outcome
+from mindsport.rating.batch import MatchBlock, PlayerIndex
+from mindsport.rating.replayers import Fed, ObjectReplayer, Replayer, pair_probability, replayer_for
 
-__all__ = ["MatchPrediction", "Replay", "pair_outcome", "pair_probability", "replay"]
+__all__ = [
+    "History",
+    "MatchPrediction",
+    "Predictions",
+    "Ratings",
+    "Replay",
+    "pair_outcome",
+    "pair_probability",
+    "replay",
+]
+
+#: matches encoded and rated at a time
+CHUNK = 65_536
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,40 +67,208 @@ class MatchPrediction:
     pairs: tuple[tuple[int, int, float, float], ...]
 
 
+class _Lazy(Sequence[T]):
+    """A sequence whose items are built when read (``_item``), ``len`` given by ``_n``."""
+
+    _what = "item"
+
+    def _item(self, i: int) -> T:
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, i: int) -> T: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[T]: ...
+    def __getitem__(self, i: int | slice) -> T | list[T]:
+        if isinstance(i, slice):
+            return [self._item(k) for k in range(*i.indices(len(self)))]
+        n = len(self)
+        k = i + n if i < 0 else i
+        if not 0 <= k < n:
+            raise IndexError(f"{self._what} index {i} out of range ({n} matches)")
+        return self._item(k)
+
+    def __iter__(self) -> Iterator[T]:
+        for k in range(len(self)):
+            yield self._item(k)
+
+
+class Predictions(_Lazy[MatchPrediction]):
+    """One :class:`MatchPrediction` per match, built when read from the arrays below.
+
+    ``pair_ptr[i]:pair_ptr[i+1]`` index match ``i``'s pairs in ``pair_a``, ``pair_b``, ``prob``
+    and ``outcome``; ``match_ids[i]`` is its id.
+    """
+
+    _what = "prediction"
+
+    def __init__(
+        self,
+        match_ids: Sequence[str],
+        pair_ptr: NDArray[np.int64],
+        pair_a: NDArray[np.int32],
+        pair_b: NDArray[np.int32],
+        prob: NDArray[np.float64],
+        outcome: NDArray[np.float64],
+    ) -> None:
+        self.match_ids = match_ids
+        self.pair_ptr = pair_ptr
+        self.pair_a = pair_a
+        self.pair_b = pair_b
+        self.prob = prob
+        self.outcome = outcome
+
+    @classmethod
+    def of(cls, items: Iterable[MatchPrediction]) -> Predictions:
+        """The arrays of a sequence of :class:`MatchPrediction` (indices must be 0, 1, ...)."""
+        preds = list(items)
+        ptr = np.zeros(len(preds) + 1, np.int64)
+        np.cumsum([len(mp.pairs) for mp in preds], out=ptr[1:])
+        pairs = [p for mp in preds for p in mp.pairs]
+        cols = list(zip(*pairs, strict=True)) if pairs else [(), (), (), ()]
+        return cls(
+            [mp.match_id for mp in preds],
+            ptr,
+            np.asarray(cols[0], np.int32),
+            np.asarray(cols[1], np.int32),
+            np.asarray(cols[2], np.float64),
+            np.asarray(cols[3], np.float64),
+        )
+
+    def __len__(self) -> int:
+        return len(self.match_ids)
+
+    def _item(self, i: int) -> MatchPrediction:
+        a, b = int(self.pair_ptr[i]), int(self.pair_ptr[i + 1])
+        pairs = tuple(
+            zip(
+                self.pair_a[a:b].tolist(),
+                self.pair_b[a:b].tolist(),
+                self.prob[a:b].tolist(),
+                self.outcome[a:b].tolist(),
+                strict=True,
+            )
+        )
+        return MatchPrediction(i, self.match_ids[i], pairs)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, str):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Predictions({len(self)} matches, {len(self.prob)} pairs)"
+
+
+class History(_Lazy[tuple[str, dict[str, Any]]]):
+    """``(match_id, {player: rating after the match})`` per match, built when read.
+
+    Kept as the replayer's per-slot state arrays of each chunk of matches.
+    """
+
+    _what = "history"
+
+    def __init__(
+        self,
+        match_ids: Sequence[str],
+        index: PlayerIndex,
+        replayer: Replayer,
+        chunks: Sequence[tuple[int, MatchBlock, NDArray[Any]]],
+    ) -> None:
+        self.match_ids = match_ids
+        self._ids = index.ids
+        self._replayer = replayer
+        self._chunks = list(chunks)  # (first match, block, post arrays)
+        self._starts = [c[0] for c in self._chunks]
+
+    def __len__(self) -> int:
+        return len(self.match_ids)
+
+    def _item(self, i: int) -> tuple[str, dict[str, Any]]:
+        c = bisect_right(self._starts, i) - 1
+        first, block, post = self._chunks[c]
+        k = i - first
+        s0 = int(block.player_ptr[block.team_ptr[k]])
+        s1 = int(block.player_ptr[block.team_ptr[k + 1]])
+        names = map(self._ids.__getitem__, block.players[s0:s1].tolist())
+        values = self._replayer.values(post, s0, s1)
+        return self.match_ids[i], dict(zip(names, values, strict=True))
+
+    def __repr__(self) -> str:
+        return f"History({len(self)} matches)"
+
+
+class Ratings(Mapping[str, Any]):
+    """Every player's rating after the last match, built when read (a read-only mapping)."""
+
+    def __init__(self, index: PlayerIndex, replayer: Replayer) -> None:
+        self._index = index
+        self._replayer = replayer
+
+    def __getitem__(self, player: str) -> Any:
+        if player not in self._index:
+            raise KeyError(player)
+        return self._replayer.value(self._index.get(player))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._index.ids)
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    def __contains__(self, player: object) -> bool:
+        return player in self._index
+
+    def __repr__(self) -> str:
+        return f"Ratings({len(self)} players)"
+
+
 @dataclass(frozen=True)
 class Replay:
     """The result of :func:`replay`.
 
-    ``ratings``: every player's rating after the last match. ``predictions``: one
+    ``ratings``: every player's rating after the last match (a mapping). ``predictions``: one
     :class:`MatchPrediction` per match (empty when ``predict=False``). ``history``: for each match,
-    ``(match_id, {player: rating after the match})`` (empty when ``keep_history=False``).
+    ``(match_id, {player: rating after the match})`` (empty when ``keep_history=False``). All
+    three build their Python objects when read.
     """
 
-    ratings: dict[str, Any]
-    predictions: list[MatchPrediction] = field(default_factory=list)
-    history: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    ratings: Mapping[str, Any]
+    predictions: Sequence[MatchPrediction] = field(default_factory=list)
+    history: Sequence[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
 
-def pair_probability(model: Any, team_a: Any, team_b: Any) -> float:
-    """Probability that ``team_a`` finishes ahead of ``team_b``, draws excluded.
-
-    Uses ``model.outcome_probabilities`` (win, draw, loss) when the model has it, normalising
-    away the draw; otherwise ``model.win_probability``.
-    """
-    op = getattr(model, "outcome_probabilities", None)
-    if op is not None:
-        win, _draw, loss = op(team_a, team_b)
-        s = win + loss
-        return 0.5 if s <= 0 else win / s
-    return float(model.win_probability(team_a, team_b))
+def _chunks(matches: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    it = iter(matches)
+    while chunk := list(islice(it, size)):
+        yield chunk
 
 
-def _accepts_elapsed(model: Any) -> bool:
+def _choose(model: Any, initial: Mapping[str, Any], fast: bool | None) -> Replayer:
+    if fast is False:
+        return ObjectReplayer(model)
+    replayer = replayer_for(model)
+    if replayer.compiled and all(map(replayer.accepts, initial.values())):
+        return replayer
+    if fast:
+        raise MindsportError(f"replay: no compiled path for {model!r} (with these initial ratings)")
+    return replayer if not replayer.compiled else ObjectReplayer(model)
+
+
+def _named(exc: MindsportError, m: Match) -> MindsportError:
+    """The replayer's error about a match, naming the match by its id."""
+    msg = f"match {m.id!r}: {exc}"
     try:
-        sig = inspect.signature(model.rate)
-    except (TypeError, ValueError):
-        return False
-    return "elapsed" in sig.parameters
+        err = type(exc)(msg)
+    except TypeError:
+        err = MindsportError(msg)
+    err.__cause__ = exc
+    return err
 
 
 def replay(
@@ -92,133 +285,75 @@ def replay(
     """Replay ``matches`` (in the given order) through ``model``; see the module docstring.
 
     ``initial``: ratings of players known before the first match. ``progress``: called with the
-    number of matches done, every 1000 matches and at the end. ``fast``: use the compiled
-    kernels (:mod:`mindsport.history.fast`; same numbers); ``None`` picks them automatically
-    for :class:`~mindsport.rating.TrueSkill`, :class:`~mindsport.rating.Elo` (constant K or
-    :class:`~mindsport.rating.FideK`), :class:`~mindsport.rating.Glicko2` and
-    :class:`~mindsport.rating.TenhouRating` (exact classes, ``initial`` ratings of the model's
-    own type); anything else, e.g. another callable K, takes the object path. ``False`` forces
-    the object path, ``True`` raises if there is no compiled path.
+    number of matches done, at least every chunk of matches and at the end. ``fast``: ``None``
+    (default) uses the model's compiled replayer when it has one and can start from the
+    ``initial`` ratings, else ``model.rate`` match by match; ``False`` forces ``model.rate``
+    match by match; ``True`` raises if there is no compiled replayer.
     """
     if not hasattr(model, "rate") or not hasattr(model, "rating"):
         raise MindsportError(f"replay: {model!r} is not a rating model (needs rate and rating)")
-    from mindsport.rating.batch_classic import compiled_model
-    from mindsport.rating.elo import Elo, EloRating
-    from mindsport.rating.glicko2 import Glicko2, Glicko2Rating
-    from mindsport.rating.rating import Rating
-    from mindsport.rating.tenhou import TenhouR, TenhouRating
-    from mindsport.rating.trueskill import TrueSkill
-
-    value_type: dict[type, type] = {
-        TrueSkill: Rating,
-        Elo: EloRating,
-        Glicko2: Glicko2Rating,
-        TenhouRating: TenhouR,
-    }
-    want = value_type.get(type(model))
-    compiled_ok = (
-        want is not None
-        and (type(model) is TrueSkill or compiled_model(model))
-        and all(  # initial ratings of the model's own type (game counts whole numbers)
-            (isinstance(r, Rating) if want is Rating else type(r) is want)
-            and (not hasattr(r, "games") or type(r.games) is int)
-            for r in (initial or {}).values()
-        )
-    )
-    if fast and not compiled_ok:
-        raise MindsportError(f"replay: no compiled path for {model!r}")
-    if compiled_ok and fast is not False:
-        from mindsport.history.fast import replay_classic, replay_trueskill
-
-        compiled = replay_trueskill if type(model) is TrueSkill else replay_classic
-        rated, preds, hist = compiled(
-            model,
-            matches,
-            predict=predict,
-            keep_history=keep_history,
-            initial=initial,
-            time_unit=time_unit,
-            progress=progress,
-        )
-        return Replay(rated, preds, hist)
-    ratings: dict[str, Any] = dict(initial or {})
-    last: dict[str, float] = {}
-    predictions: list[MatchPrediction] = []
-    history: list[tuple[str, dict[str, Any]]] = []
-    # elapsed times matter only to a model with drift (TrueSkill) or a rating period (Glicko-2)
-    use_elapsed = (
-        _accepts_elapsed(model)
-        and bool(getattr(model, "drift", True))
-        and getattr(model, "period", True) is not None
-    )
-    new_rating = model.rating
-    count = 0
-    for idx, m in enumerate(matches):
-        if not isinstance(m, Match):
-            raise MindsportError(f"replay: item {idx} is not a Match: {m!r}")
+    start = dict(initial or {})
+    replayer = _choose(model, start, fast)
+    index = PlayerIndex()
+    for player, rating in start.items():
+        replayer.set_value(index.get(player), rating)
+    ids: list[str] = []
+    fed: list[Fed] = []
+    blocks: list[tuple[int, MatchBlock]] = []
+    for chunk in _chunks(matches, CHUNK):
+        done = len(ids)
+        if not all(map(isinstance, chunk, repeat(Match))):
+            bad = next(k for k, m in enumerate(chunk) if not isinstance(m, Match))
+            raise MindsportError(f"replay: item {done + bad} is not a Match: {chunk[bad]!r}")
+        block = replayer.encode(chunk, index, time_unit)
         try:
-            teams: list[dict[str, Any]] = []
-            for team in m.teams:
-                d: dict[str, Any] = {}
-                for p in team:
-                    r = ratings.get(p)
-                    if r is None:
-                        r = new_rating()
-                    d[p] = r
-                teams.append(d)
-            if predict:
-                pairs: list[tuple[int, int, float, float]] = []
-                n = len(teams)
-                for i in range(n):
-                    for j in range(i + 1, n):
-                        o = pair_outcome(m.ranks[i], m.ranks[j])
-                        if o is None:
-                            continue
-                        prob = pair_probability(
-                            model, tuple(teams[i].values()), tuple(teams[j].values())
-                        )
-                        pairs.append((i, j, prob, o))
-                predictions.append(MatchPrediction(idx, m.id, tuple(pairs)))
-            kwargs: dict[str, Any] = {}
-            if use_elapsed:
-                now = m.time_value()
-                unit = (
-                    time_unit
-                    if time_unit is not None
-                    else (86400.0 if isinstance(m.time, datetime) else 1.0)
-                )
-                el = []
-                for k, team in enumerate(m.teams):
-                    row = {}
-                    for j, p in enumerate(team):
-                        prev = last.get(p)
-                        row[p] = 0.0 if prev is None else max(0.0, (now - prev) / unit)
-                        if m.weights is None or m.weights[k][j] > 0:  # absent players: not
-                            last[p] = now  # a game they played
-                    el.append(row)
-                kwargs["elapsed"] = el
-            weights: Sequence[Any] | None = None
-            if m.weights is not None:
-                weights = [
-                    dict(zip(t, w, strict=True)) for t, w in zip(m.teams, m.weights, strict=True)
-                ]
-            new = model.rate(teams, list(m.ranks), weights, **kwargs)
+            fed.append(replayer.feed(block, predict=predict, keep=keep_history))
         except MindsportError as exc:
-            msg = f"match {m.id!r}: {exc}"
-            try:
-                err = type(exc)(msg)
-            except TypeError:
-                err = MindsportError(msg)
-            raise err from exc
-        after: dict[str, Any] = {}
-        for t in new:
-            after.update(t)
-        ratings.update(after)
-        if keep_history:
-            history.append((m.id, after))
-        count = idx + 1
-        if progress is not None and count % 1000 == 0:
-            progress(count)
-    if progress is not None:
-        progress(count)
-    return Replay(ratings, predictions, history)
+            at = getattr(exc, "match_index", None)
+            if at is None:
+                raise
+            raise _named(exc, chunk[at]) from exc
+        ids += [m.id for m in chunk]
+        blocks.append((done, block))
+        if progress is not None:
+            progress(len(ids))
+    if progress is not None and not ids:
+        progress(0)
+    fed = replayer.finish(fed)
+    predictions: Sequence[MatchPrediction] = []
+    history: Sequence[tuple[str, dict[str, Any]]] = []
+    if predict:
+        predictions = _predictions(ids, fed)
+    if keep_history:
+        history = History(
+            ids,
+            index,
+            replayer,
+            [
+                (first, block, f.post)
+                for (first, block), f in zip(blocks, fed, strict=True)
+                if f.post is not None
+            ],
+        )
+    return Replay(Ratings(index, replayer), predictions, history)
+
+
+def _predictions(ids: list[str], fed: list[Fed]) -> Predictions:
+    if len(fed) == 1:
+        f = fed[0]
+        assert f.pair_ptr is not None
+        return Predictions(ids, f.pair_ptr, f.pair_a, f.pair_b, f.prob, f.outcome)
+    ptrs = [np.zeros(1, np.int64)]
+    offset = 0
+    for f in fed:
+        assert f.pair_ptr is not None
+        ptrs.append(f.pair_ptr[1:] + offset)
+        offset += int(f.pair_ptr[-1])
+    return Predictions(
+        ids,
+        np.concatenate(ptrs),
+        np.concatenate([f.pair_a for f in fed]) if fed else np.zeros(0, np.int32),
+        np.concatenate([f.pair_b for f in fed]) if fed else np.zeros(0, np.int32),
+        np.concatenate([f.prob for f in fed]) if fed else np.zeros(0),
+        np.concatenate([f.outcome for f in fed]) if fed else np.zeros(0),
+    )

@@ -12,13 +12,14 @@ Bots play through the referee, which shows each side only its own kinds and coll
 
 >>> from mindsport.junqi import make_bot, play_game
 >>> rng = np.random.default_rng(1)
->>> record = play_game([make_bot("greedy", rng), make_bot("random", rng)], rng)
+>>> record = play_game([make_bot("greedy"), make_bot("random")], rng)
 >>> record.winner in (0, 1, None), record.plies > 0
 (True, True)
 """
 
 from mindsport.junqi.board import InvalidPostError, parse_post, post_at, post_name
 from mindsport.junqi.bots import BeliefBot, Bot, GreedyBot, RandomBot, make_bot
+from mindsport.junqi.game import LuzhanqiGame
 from mindsport.junqi.pieces import ROSTER, Outcome, PieceKind, collide
 from mindsport.junqi.referee import GameRecord, Referee, play_game
 from mindsport.junqi.rules import Rules, Setup, SetupError, random_setup
@@ -36,6 +37,7 @@ __all__ = [
     "GreedyBot",
     "IllegalMoveError",
     "InvalidPostError",
+    "LuzhanqiGame",
     "Observation",
     "Outcome",
     "PieceKind",

@@ -1,7 +1,11 @@
-"""Bots: random, greedy, and the belief bot of seed 003. All take an explicit ``rng``.
+"""Bots: random, greedy, and the belief bot of seed 003, on the shared game contract.
 
-A bot is told its seat with :meth:`start` and then asked for a move with :meth:`act`, given
-only its :class:`~mindsport.junqi.state.Observation` (enemy kinds hidden).
+A bot is asked for a move with ``act(observation, legal_actions, rng)``: only the player's
+:class:`~mindsport.junqi.state.Observation` (enemy kinds hidden), the legal actions and the
+generator to draw on. A bot keeps no game in progress that the observation does not carry:
+the scoring bots keep one enemy tracker per player as a cache, brought up to date from the
+observation's event log (and started afresh when the observation does not continue it), so a
+bot object may play both sides and many games.
 
 * :class:`RandomBot`: a uniformly random legal move.
 * :class:`GreedyBot`: one ply, no look-ahead: attacks when the expected material gain is
@@ -21,7 +25,6 @@ from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
-from numpy.random import Generator
 
 from mindsport.errors import MindsportError
 from mindsport.junqi.board import (
@@ -78,11 +81,14 @@ GAIN, SURVIVE = _gain_table()
 
 
 class Bot(Protocol):
-    name: str
+    """A Luzhanqi player: one of ``legal_actions`` (ints) for ``observation``."""
 
-    def start(self, player: int) -> None: ...
+    @property
+    def name(self) -> str: ...
 
-    def act(self, observation: Observation) -> int: ...
+    def act(
+        self, observation: Observation, legal_actions: Sequence[int], rng: np.random.Generator
+    ) -> int: ...
 
 
 class RandomBot:
@@ -90,15 +96,10 @@ class RandomBot:
 
     name = "random"
 
-    def __init__(self, rng: np.random.Generator) -> None:
-        self.rng = rng
-
-    def start(self, player: int) -> None:
-        self.player = player
-
-    def act(self, observation: Observation) -> int:
-        legal = observation.legal_actions
-        return int(legal[int(self.rng.integers(len(legal)))])
+    def act(
+        self, observation: Observation, legal_actions: Sequence[int], rng: np.random.Generator
+    ) -> int:
+        return int(legal_actions[int(rng.integers(len(legal_actions)))])
 
 
 _FORWARD = (
@@ -155,7 +156,6 @@ class _ScoringBot:
 
     def __init__(
         self,
-        rng: np.random.Generator,
         advance: float = 0.05,
         attraction: float = 0.2,
         no_capture_limit: int = Rules().no_capture_limit,
@@ -170,32 +170,37 @@ class _ScoringBot:
             self.lookahead = lookahead
         if name is not None:
             self.name = name
-        self.rng = rng
         self.no_capture_limit = no_capture_limit
         self.advance = advance
         self.attraction = attraction
-        self.player = 0
-        self.tracker = EnemyTracker(0, self.method)
+        self._trackers: dict[int, EnemyTracker] = {}
 
-    def start(self, player: int) -> None:
-        self.player = player
-        self.tracker = EnemyTracker(player, self.method)
+    def tracker(self, observation: Observation) -> EnemyTracker:
+        """The tracker of ``observation.player``, brought up to date (a new one when the
+        observation does not continue what it has seen: a new game)."""
+        player = observation.player
+        tracker = self._trackers.get(player)
+        if tracker is None or not tracker.follows(observation):
+            tracker = self._trackers[player] = EnemyTracker(player, self.method)
+        tracker.update(observation)
+        return tracker
 
-    def act(self, observation: Observation) -> int:
-        if observation.player != self.player or len(observation.events) < self.tracker.events_seen:
-            self.start(observation.player)
-        self.tracker.update(observation)
-        probs = self.tracker.probabilities
-        row_of_id = self.tracker.row_of
+    def act(
+        self, observation: Observation, legal_actions: Sequence[int], rng: np.random.Generator
+    ) -> int:
+        tracker = self.tracker(observation)
+        player = observation.player
+        probs = tracker.probabilities
+        row_of_id = tracker.row_of
         board = list(observation.board)
         enemy = observation.enemy
         own = observation.own
         flag = observation.enemy_flag
-        legal = observation.legal_actions
-        noise = self.rng.random(len(legal)) * 1e-3
+        legal = list(legal_actions)
+        noise = rng.random(len(legal)) * 1e-3
         current = tuple(board)
-        forward = _FORWARD[self.player]
-        goals = self._goals(board, enemy, probs, flag)
+        forward = _FORWARD[player]
+        goals = self._goals(board, enemy, probs, flag, tracker)
         quiet = 0
         for event in reversed(observation.events):
             if event.outcome is not None:
@@ -223,11 +228,11 @@ class _ScoringBot:
                 mover = board[s]
                 board[s], board[t] = NO_PIECE, mover
                 if survive > 0 and t not in CAMPS:
-                    score -= survive * self._threat(board, enemy, probs, t, kind)
+                    score -= survive * self._threat(board, enemy, probs, t, kind, row_of_id)
                 if s not in CAMPS:
-                    score += self._threat(current, enemy, probs, s, kind)
+                    score += self._threat(current, enemy, probs, s, kind, row_of_id)
                 if own_flag is not None:
-                    score -= self._threat(board, enemy, probs, own_flag, PieceKind.FLAG)
+                    score -= self._threat(board, enemy, probs, own_flag, PieceKind.FLAG, row_of_id)
                 board[s], board[t] = mover, target_piece
             if score > best_score:
                 best, best_score = action, score
@@ -239,6 +244,7 @@ class _ScoringBot:
         enemy: dict[int, int],
         probs: FloatArray,
         flag: int | None,
+        tracker: EnemyTracker,
     ) -> list[tuple[int, float]]:
         """Enemy headquarters to head for, weighted by the chance the flag is there."""
         if flag is not None:
@@ -247,7 +253,7 @@ class _ScoringBot:
         for hq in HEADQUARTERS:
             pid = board[hq]
             if pid >= 0 and pid in enemy:
-                p_flag = float(probs[self.tracker.row_of[pid], PieceKind.FLAG])
+                p_flag = float(probs[tracker.row_of[pid], PieceKind.FLAG])
                 if p_flag > 0:
                     goals.append((hq, self.attraction * p_flag))
         return goals
@@ -259,10 +265,10 @@ class _ScoringBot:
         probs: FloatArray,
         target: int,
         kind: PieceKind,
+        row_of_id: dict[int, int],
     ) -> float:
         """Expected material the enemy's best single reply wins by attacking ``target``."""
         threat = 0.0
-        row_of_id = self.tracker.row_of
         for pid, engineer_only in _attackers(board, enemy, target):
             q = probs[row_of_id[pid]]
             if engineer_only:
@@ -289,16 +295,16 @@ class BeliefBot(_ScoringBot):
     lookahead = True
 
 
-def _variant(method: BeliefMethod, lookahead: bool, name: str) -> Callable[[Generator], Bot]:
-    def build(rng: Generator) -> Bot:
-        return BeliefBot(rng, method=method, lookahead=lookahead, name=name)
+def _variant(method: BeliefMethod, lookahead: bool, name: str) -> Callable[[], Bot]:
+    def build() -> Bot:
+        return BeliefBot(method=method, lookahead=lookahead, name=name)
 
     return build
 
 
 #: Bot names for :func:`make_bot`. The ``belief-*`` variants are ablations of the belief bot:
 #: seed 003's one-pass matrix, the row-only estimate, or no look-ahead at the reply.
-BOT_NAMES: dict[str, Callable[[Generator], Bot]] = {
+BOT_NAMES: dict[str, Callable[[], Bot]] = {
     "random": RandomBot,
     "greedy": GreedyBot,
     "belief": BeliefBot,
@@ -308,10 +314,19 @@ BOT_NAMES: dict[str, Callable[[Generator], Bot]] = {
 }
 
 
-def make_bot(name: str, rng: np.random.Generator) -> Bot:
-    """A bot by name (see :data:`BOT_NAMES`): ``random``, ``greedy``, ``belief``, ...."""
+def make_bot(name: str, *, time_limit: float = 10.0) -> Bot:
+    """A bot by name (see :data:`BOT_NAMES`): ``random``, ``greedy``, ``belief``, ..., or
+    ``cmd:COMMAND`` (an external program, ``time_limit`` seconds per move; see
+    :mod:`mindsport.games.external`)."""
+    kind, _, command = name.strip().partition(":")
+    if kind.strip().lower() == "cmd":
+        from mindsport.games.external import ExternalBot
+        from mindsport.junqi.game import LuzhanqiGame
+
+        return ExternalBot(command, LuzhanqiGame(), time_limit=time_limit)
     try:
         build = BOT_NAMES[name.strip().lower()]
     except KeyError:
-        raise MindsportError(f"unknown bot {name!r}; choose from {sorted(BOT_NAMES)}") from None
-    return build(rng)
+        choices = ", ".join([*sorted(BOT_NAMES), "cmd:COMMAND"])
+        raise MindsportError(f"unknown bot {name!r}; choose from {choices}") from None
+    return build()

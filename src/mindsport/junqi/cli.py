@@ -106,7 +106,7 @@ def play(
     try:
         names = _parse_bots(bots)
         rng = np.random.default_rng(seed)
-        players = [make_bot(names[0], rng), make_bot(names[1], rng)]
+        players = [make_bot(names[0]), make_bot(names[1])]
         rules = Rules(no_capture_limit=no_capture_limit, max_plies=max_plies)
         record = play_game(players, rng, rules)
     except MindsportError as exc:

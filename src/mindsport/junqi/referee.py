@@ -3,18 +3,20 @@
 Each player gets an :class:`~mindsport.junqi.state.Observation` (own kinds, enemy ids and posts
 only); after every move the referee announces the public :class:`~mindsport.junqi.state.Event`:
 the move, and for a collision only *attacker wins* / *defender wins* / *both removed* (plus the
-flag's post when a commander dies). Identities are never announced.
+flag's post when a commander dies). Identities are never announced. Games are run by the shared
+referee of :mod:`mindsport.games.referee` (forfeits included); this module adds Luzhanqi's
+record.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from mindsport.errors import MindsportError
+from mindsport.games.referee import Forfeit, play_state
 from mindsport.junqi.bots import Bot
 from mindsport.junqi.rules import Rules, Setup, random_setup
 from mindsport.junqi.state import Event, Observation, State
@@ -24,7 +26,7 @@ __all__ = ["GameRecord", "Referee", "play_game"]
 
 @dataclass(frozen=True)
 class GameRecord:
-    """A finished game as the referee saw it."""
+    """A finished game as the referee saw it (``forfeit``: who broke down, if anyone)."""
 
     setups: tuple[Setup, Setup] | None  # None for a game from a custom position
     events: tuple[Event, ...]
@@ -35,6 +37,7 @@ class GameRecord:
     move_seconds: tuple[float, float]  # total thinking time per player
     moves: tuple[int, int]  # moves made per player
     final: State = field(repr=False)
+    forfeit: Forfeit | None = None
 
     @property
     def plies(self) -> int:
@@ -67,22 +70,12 @@ class Referee:
         self._state.apply_action(action)
         return self._state.events[-1]
 
-    def play(self, bots: Sequence[Bot]) -> GameRecord:
+    def play(self, bots: Sequence[Bot], rng: np.random.Generator) -> GameRecord:
+        """Play to the end, ``bots[p]`` deciding for player ``p`` and drawing on ``rng``."""
         if len(bots) != 2:
             raise MindsportError(f"need two bots, got {len(bots)}")
-        for player, bot in enumerate(bots):
-            bot.start(player)
-        spent = [0.0, 0.0]
-        moves = [0, 0]
+        result = play_state(self._state, bots, rng)
         state = self._state
-        while not state.is_terminal():
-            player = state.current_player()
-            obs = state.observation(player)
-            t0 = time.perf_counter()
-            action = bots[player].act(obs)
-            spent[player] += time.perf_counter() - t0
-            moves[player] += 1
-            self.submit(player, action)
         r = state.returns()
         return GameRecord(
             setups=state.setups,
@@ -91,9 +84,10 @@ class Referee:
             reason=state.reason,
             returns=(r[0], r[1]),
             bot_names=(bots[0].name, bots[1].name),
-            move_seconds=(spent[0], spent[1]),
-            moves=(moves[0], moves[1]),
+            move_seconds=(result.seconds[0], result.seconds[1]),
+            moves=(result.decisions[0], result.decisions[1]),
             final=state,
+            forfeit=result.forfeit,
         )
 
 
@@ -106,4 +100,4 @@ def play_game(
     """Play one game; random legal setups (drawn from ``rng``) unless ``setups`` are given."""
     if setups is None:
         setups = (random_setup(rng), random_setup(rng))
-    return Referee(State(setups, rules)).play(bots)
+    return Referee(State(setups, rules)).play(bots, rng)

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from mindsport.errors import MindsportError
+from mindsport.games.contract import TERMINAL, IllegalMoveError
 from mindsport.junqi.board import (
     CAMPS,
     HEADQUARTERS,
@@ -40,11 +42,6 @@ __all__ = [
 ]
 
 NO_PIECE = -1
-TERMINAL = -4  # current_player() once the game is over (OpenSpiel's kTerminalPlayerId)
-
-
-class IllegalMoveError(MindsportError):
-    """A move that the rules do not allow in the given position (names both)."""
 
 
 def encode_action(source: int, target: int) -> int:
@@ -95,6 +92,33 @@ class Observation:
     enemy_flag: int | None  # post of the enemy flag if revealed
     events: tuple[Event, ...]
     legal_actions: tuple[int, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """The view as JSON (the external-bot protocol's ``observation``): posts by name
+        (``a1`` .. ``e12``), own pieces with their kinds, enemy pieces by id and post only,
+        every public event with its announced outcome."""
+        return {
+            "player": self.player,
+            "ply": self.ply,
+            "own": {
+                str(pid): {"post": post_name(post), "kind": kind.name.lower()}
+                for pid, (post, kind) in self.own.items()
+            },
+            "enemy": {str(pid): post_name(post) for pid, post in self.enemy.items()},
+            "enemy_flag": None if self.enemy_flag is None else post_name(self.enemy_flag),
+            "events": [
+                {
+                    "ply": e.ply,
+                    "player": e.player,
+                    "piece": e.piece,
+                    "move": f"{post_name(e.source)}-{post_name(e.target)}",
+                    "defender": e.defender,
+                    "outcome": None if e.outcome is None else e.outcome.value,
+                    "revealed_flags": [[p, post_name(q)] for p, q in e.revealed_flags],
+                }
+                for e in self.events
+            ],
+        }
 
 
 class State:
@@ -195,10 +219,21 @@ class State:
         """Why the game ended ("" while it goes on)."""
         return self._reason
 
-    def returns(self) -> list[float]:
+    def returns(self) -> tuple[float, float]:
+        """+1 for the winner, -1 for the loser, 0 each for a draw (or while playing)."""
         if self._winner is None:
-            return [0.0, 0.0]
-        return [1.0, -1.0] if self._winner == 0 else [-1.0, 1.0]
+            return (0.0, 0.0)
+        return (1.0, -1.0) if self._winner == 0 else (-1.0, 1.0)
+
+    def forfeit(self, player: int) -> None:
+        """End the game: ``player`` broke down (see :mod:`mindsport.games.referee`) and loses."""
+        if self.is_terminal():
+            raise IllegalMoveError(f"the game is over ({self._reason}); no forfeit now")
+        if player not in (0, 1):
+            raise IllegalMoveError(f"player must be 0 or 1, got {player!r}")
+        self._winner = 1 - player
+        self._reason = f"player {player} forfeited"
+        self._legal = []
 
     def legal_actions(self, player: int | None = None) -> list[int]:
         if self.is_terminal():

@@ -121,6 +121,8 @@ class EnemyTracker:
                 post = post_at(side, d, c)
                 self._board[post] = post
         self._cursor = 0
+        self._own_kinds: dict[int, PieceKind] | None = None
+        self._last: Event | None = None
         self.collisions = 0
         n = len(self.ids)
         labels = list(PieceKind)
@@ -188,6 +190,15 @@ class EnemyTracker:
         return PieceKind(int(np.argmax(self.probabilities[self.row_of[piece]])))
 
     # ------------------------------------------------------------ evidence
+    def follows(self, observation: Observation) -> bool:
+        """Whether ``observation`` continues what the tracker has seen (same player, same own
+        setup, the events seen so far still there): else it is a new game."""
+        if observation.player != self.player or len(observation.events) < self._cursor:
+            return False
+        if self._own_kinds is not None and observation.own_kinds != self._own_kinds:
+            return False
+        return self._cursor == 0 or observation.events[self._cursor - 1] == self._last
+
     def update(self, observation: Observation) -> None:
         """Take in the public events not seen yet."""
         if observation.player != self.player:
@@ -198,6 +209,8 @@ class EnemyTracker:
         for event in events[self._cursor :]:
             self._event(event, observation.own_kinds)
         self._cursor = len(events)
+        self._own_kinds = dict(observation.own_kinds)
+        self._last = events[-1] if events else None
 
     def _event(self, event: Event, own_kinds: dict[int, PieceKind]) -> None:
         board = self._board

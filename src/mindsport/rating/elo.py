@@ -26,144 +26,36 @@ a game moves a rating by ``K * (S - E)`` (S = 1 win, 0.5 draw, 0 loss).
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from itertools import accumulate
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+from numpy.typing import NDArray
 
 from mindsport.errors import MindsportError
-from mindsport.match import pair_outcome
+from mindsport.rating.formulas import fide_k, logistic10
+from mindsport.rating.params import Kind, Param, check_settings
+from mindsport.rating.replayers import ArrayReplayer, ObjectReplayer
+from mindsport.rating.teams import (
+    ShapeError,
+    check_ranks,
+    check_weights,
+    join_teams,
+    split_teams,
+)
 
 __all__ = ["Elo", "EloRating", "FideK", "ShapeError"]
 
-V = TypeVar("V")
 
+@functools.cache
+def _kernels() -> Any:
+    from mindsport.rating import kernels_classic
 
-class ShapeError(MindsportError):
-    """``rate``/``win_probability`` got teams, ranks or weights of a shape the model can't take."""
-
-
-# --------------------------------------------------------------------------------------------
-# Team shape helpers shared by the Elo, Glicko-2, Tenhou and pairwise models (not public API).
-
-
-def split_teams(
-    teams: Sequence[Any], cls: type | tuple[type, ...], model: str
-) -> tuple[list[list[Any]], list[list[Hashable] | None]]:
-    """Team values as lists, plus each team's keys (None for a tuple team)."""
-    if isinstance(teams, str | bytes | Mapping) or not isinstance(teams, Sequence):
-        raise ShapeError(f"{model}: teams must be a sequence of teams, got {teams!r}")
-    if len(teams) < 2:
-        raise ShapeError(f"{model}: need at least two teams, got {len(teams)}")
-    values: list[list[Any]] = []
-    keys: list[list[Hashable] | None] = []
-    for i, team in enumerate(teams):
-        if isinstance(team, Mapping):
-            k = list(team.keys())
-            v = [team[x] for x in k]
-            keys.append(k)
-        elif isinstance(team, Iterable) and not isinstance(team, str | bytes):
-            v = list(team)
-            keys.append(None)
-        else:
-            raise ShapeError(
-                f"{model}: team {i} must be a tuple of ratings or a dict player -> rating, "
-                f"got {team!r}"
-            )
-        if not v:
-            raise ShapeError(f"{model}: team {i} is empty")
-        for j, r in enumerate(v):
-            if not isinstance(r, cls):
-                name = (
-                    cls.__name__ if isinstance(cls, type) else " or ".join(c.__name__ for c in cls)
-                )
-                raise ShapeError(f"{model}: team {i} member {j}: expected {name}, got {r!r}")
-        values.append(v)
-    return values, keys
-
-
-def join_teams(values: list[list[V]], keys: list[list[Hashable] | None]) -> list[Any]:
-    """Inverse of :func:`split_teams`: tuples stay tuples, dicts stay dicts (same keys)."""
-    out: list[Any] = []
-    for v, k in zip(values, keys, strict=True):
-        out.append(tuple(v) if k is None else dict(zip(k, v, strict=True)))
-    return out
-
-
-def split_single_players(
-    teams: Sequence[Any], cls: type, model: str, weights: Sequence[Any] | None
-) -> tuple[list[list[Any]], list[list[Hashable] | None]]:
-    """:func:`split_teams` for models that rate individual players without partial play."""
-    values, keys = split_teams(teams, cls, model)
-    for i, t in enumerate(values):
-        if len(t) != 1:
-            raise ShapeError(
-                f"{model} rates individual players only: team {i} has {len(t)} players"
-            )
-    if weights is not None:
-        flat = [x for w in weights for x in (w.values() if isinstance(w, dict) else w)]
-        if any(x != 1 for x in flat):
-            raise ShapeError(f"{model} has no partial play: weights {weights!r}")
-    return values, keys
-
-
-def check_ranks(ranks: Sequence[int | None] | None, n: int, model: str) -> tuple[int | None, ...]:
-    """Validated ranks (default: input order)."""
-    if ranks is None:
-        return tuple(range(n))
-    if isinstance(ranks, str | bytes) or len(ranks) != n:
-        raise ShapeError(f"{model}: {len(ranks)} ranks for {n} teams: {ranks!r}")
-    for r in ranks:
-        if r is not None and (
-            isinstance(r, bool) or not isinstance(r, int | float) or not math.isfinite(r)
-        ):
-            raise ShapeError(f"{model}: ranks are numbers (lower is better) or None, got {r!r}")
-    if all(r is None for r in ranks):
-        raise ShapeError(f"{model}: at least one team must be ranked: {ranks!r}")
-    return tuple(ranks)
-
-
-def check_weights(
-    weights: Sequence[Any] | None,
-    values: list[list[Any]],
-    keys: list[list[Hashable] | None],
-    model: str,
-) -> list[list[float]]:
-    """Partial-play weights in the shape of the teams (default 1)."""
-    if weights is None:
-        return [[1.0] * len(v) for v in values]
-    if isinstance(weights, str | bytes) or len(weights) != len(values):
-        raise ShapeError(f"{model}: weights must have one entry per team, got {weights!r}")
-    out: list[list[float]] = []
-    for i, (w, v, k) in enumerate(zip(weights, values, keys, strict=True)):
-        if isinstance(w, Mapping):
-            if k is None:
-                raise ShapeError(f"{model}: weights of team {i} are a dict but the team is not")
-            try:
-                wl = [w[x] for x in k]
-            except KeyError as exc:
-                raise ShapeError(f"{model}: weights of team {i} miss player {exc}") from None
-        else:
-            wl = list(w)
-        if len(wl) != len(v):
-            raise ShapeError(f"{model}: {len(wl)} weights for team {i} of {len(v)} players")
-        for x in wl:
-            if isinstance(x, bool) or not isinstance(x, int | float) or not 0 <= x <= 1:
-                raise ShapeError(f"{model}: weights lie in [0, 1], got {x!r} (team {i})")
-        out.append([float(x) for x in wl])
-    return out
-
-
-def logistic10(x: float) -> float:
-    """``1 / (1 + 10 ** -x)`` without overflow for any finite ``x``."""
-    z = x * math.log(10.0)
-    if z >= 0:
-        return 1.0 / (1.0 + math.exp(-z))
-    ez = math.exp(z)
-    return ez / (1.0 + ez)
-
-
-# --------------------------------------------------------------------------------------------
+    return kernels_classic
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,16 +89,58 @@ class FideK:
     threshold: float = 2400.0
 
     def __call__(self, rating: EloRating) -> float:
-        if rating.games < self.new_games:
-            return float(self.new_k)
-        if rating.reached_2400 or rating.rating >= self.threshold:
-            return float(self.top_k)
-        return float(self.k)
+        return float(
+            fide_k(
+                rating.games,
+                rating.reached_2400,
+                rating.rating,
+                self.new_k,
+                self.new_games,
+                self.k,
+                self.top_k,
+                self.threshold,
+            )
+        )
+
+
+#: the settings of :class:`Elo` (checked when it is built; read by the model registry)
+PARAMS = (
+    Param("initial", Kind.REAL, 1500.0, "rating of a new player"),
+    Param(
+        "k", Kind.REAL, 20.0, "K factor: rating change per unit of surprise", 0.0, callable_ok=True
+    ),
+    Param("scale", Kind.REAL, 400.0, "rating difference for 10:1 odds", 0.0, low_open=True),
+    Param(
+        "team_strength",
+        Kind.CHOICE,
+        "average",
+        "a team's strength: mean or sum of its ratings",
+        choices=("average", "sum"),
+    ),
+    Param(
+        "multi_team",
+        Kind.CHOICE,
+        "mean",
+        "more than two teams: mean or sum over the pairs",
+        choices=("mean", "sum"),
+    ),
+)
+
+#: the settings of the FIDE schedule (the ``fide`` model of the registry)
+FIDE_PARAMS = (
+    Param("new_k", Kind.REAL, 40.0, "K of a player with fewer than new_games games", 0.0),
+    Param("new_games", Kind.INTEGER, 30, "games played before the regular K applies", 0.0),
+    Param("regular_k", Kind.REAL, 20.0, "K below the threshold", 0.0),
+    Param("top_k", Kind.REAL, 10.0, "K once the threshold was ever reached", 0.0),
+    Param("threshold", Kind.REAL, 2400.0, "rating from which top_k applies"),
+)
 
 
 @dataclass(frozen=True)
 class Elo:
     """Elo rating model (immutable settings; see the module docstring for the rules)."""
+
+    PARAMS: ClassVar[tuple[Param, ...]] = PARAMS
 
     initial: float = 1500.0
     k: float | Callable[[EloRating], float] = 20.0
@@ -215,18 +149,35 @@ class Elo:
     multi_team: Literal["mean", "sum"] = "mean"
 
     def __post_init__(self) -> None:
-        if not callable(self.k) and (not isinstance(self.k, int | float) or self.k < 0):
-            raise MindsportError(
-                f"Elo: k must be a non-negative number or a callable, got {self.k!r}"
-            )
-        if not self.scale > 0:
-            raise MindsportError(f"Elo: scale must be positive, got {self.scale!r}")
-        if self.team_strength not in ("average", "sum"):
-            raise MindsportError(
-                f"Elo: team_strength is 'average' or 'sum', got {self.team_strength!r}"
-            )
-        if self.multi_team not in ("mean", "sum"):
-            raise MindsportError(f"Elo: multi_team is 'mean' or 'sum', got {self.multi_team!r}")
+        check_settings(self, PARAMS, "Elo", MindsportError)
+
+    @functools.cached_property
+    def _k_per_player(self) -> bool:
+        """K from a schedule the compiled update does not know (any callable but FideK)."""
+        return callable(self.k) and not isinstance(self.k, FideK)
+
+    @functools.cached_property
+    def _settings(self) -> NDArray[np.float64]:
+        """The settings as the compiled update takes them (``kernels_classic.elo_update``)."""
+        k = self.k
+        if isinstance(k, FideK):
+            mode, const = 1.0, 0.0
+            fide = [k.new_k, k.new_games, k.k, k.top_k, k.threshold]
+        elif callable(k):
+            mode, const, fide = 2.0, 0.0, [0.0] * 5
+        else:
+            mode, const, fide = 0.0, float(k), [0.0] * 5
+        return np.array(
+            [
+                mode,
+                const,
+                *fide,
+                self.scale,
+                self.team_strength == "sum",
+                self.multi_team == "sum",
+            ],
+            dtype=np.float64,
+        )
 
     def rating(
         self, rating: float | None = None, games: int = 0, reached_2400: bool | None = None
@@ -244,12 +195,16 @@ class Elo:
         """Expected score of strength ``a`` against strength ``b``."""
         return logistic10((a - b) / self.scale)
 
-    def _strength(self, team: list[EloRating], w: list[float]) -> float:
-        total = sum(x * r.rating for r, x in zip(team, w, strict=True))
-        if self.team_strength == "sum":
-            return total
-        sw = sum(w)
-        return total / sw if sw > 0 else sum(r.rating for r in team) / len(team)
+    def _strength(self, team: list[EloRating]) -> float:
+        total = sum(r.rating for r in team)
+        return total if self.team_strength == "sum" else total / len(team)
+
+    def replayer(self) -> Any:
+        """The compiled replay (constant K or :class:`FideK`); ``rate`` match by match for any
+        other K schedule or a subclass that changes ``rate``."""
+        if self._k_per_player or type(self).rate is not Elo.rate:
+            return ObjectReplayer(self)
+        return EloReplayer(self)
 
     def rate(
         self,
@@ -257,35 +212,37 @@ class Elo:
         ranks: Sequence[int | None] | None = None,
         weights: Sequence[Any] | None = None,
     ) -> list[Any]:
-        """New ratings after one game (same shape as ``teams``; lower rank is better)."""
+        """New ratings after one game (same shape as ``teams``; lower rank is better).
+
+        The update is the compiled one of :mod:`mindsport.rating.kernels_classic` (the same
+        the replay of long histories runs).
+        """
         values, keys = split_teams(teams, EloRating, "Elo")
         rk = check_ranks(ranks, len(values), "Elo")
         ws = check_weights(weights, values, keys, "Elo")
-        strengths = [self._strength(t, w) for t, w in zip(values, ws, strict=True)]
-        n = len(values)
-        out: list[list[EloRating]] = []
-        for i in range(n):
-            diff = 0.0
-            count = 0
-            for j in range(n):
-                if i == j:
-                    continue
-                s = pair_outcome(rk[i], rk[j])
-                if s is None:
-                    continue
-                diff += s - self.expected_score(strengths[i], strengths[j])
-                count += 1
-            if self.multi_team == "mean" and count:
-                diff /= count
-            new_team = []
-            for r, w in zip(values[i], ws[i], strict=True):
-                if count == 0 or w == 0:
-                    new_team.append(r)
-                    continue
-                nr = r.rating + self.k_factor(r) * w * diff
-                new_team.append(EloRating(nr, r.games + 1, r.reached_2400 or nr >= 2400))
-            out.append(new_team)
-        return join_teams(out, keys)
+        flat = [r for t in values for r in t]
+        n, n_teams = len(flat), len(values)
+        nan = math.nan
+        buf = [0.0, *accumulate(map(float, map(len, values)))]
+        buf += [nan if r is None else float(r) for r in rk]
+        buf += [float(r.rating) for r in flat]
+        buf += [float(r.games) for r in flat]
+        buf += [1.0 if r.reached_2400 else 0.0 for r in flat]
+        buf += [x for w in ws for x in w]
+        buf += [self.k_factor(r) for r in flat] if self._k_per_player else [0.0] * n
+        arr = np.array(buf)
+        _kernels().elo_game(arr, self._settings, n_teams, n)
+        at = 2 * n_teams + 1
+        out = arr[at : at + 3 * n].tolist()
+        new = [
+            r if (x == r.rating and g == r.games) else EloRating(x, int(g), c != 0.0)
+            for r, x, g, c in zip(flat, out[:n], out[n : 2 * n], out[2 * n :], strict=True)
+        ]
+        rows, at = [], 0
+        for t in values:
+            rows.append(new[at : at + len(t)])
+            at += len(t)
+        return join_teams(rows, keys)
 
     def rate_1vs1(
         self, a: EloRating, b: EloRating, drawn: bool = False
@@ -297,9 +254,31 @@ class Elo:
     def win_probability(self, team_a: Any, team_b: Any) -> float:
         """Expected score of ``team_a`` against ``team_b`` (draws count half)."""
         values, _ = split_teams([team_a, team_b], EloRating, "Elo")
-        sa, sb = (self._strength(t, [1.0] * len(t)) for t in values)
+        sa, sb = (self._strength(t) for t in values)
         return self.expected_score(sa, sb)
 
     def expose(self, rating: EloRating) -> float:
         """The leaderboard value: the rating itself."""
         return rating.rating
+
+
+class EloReplayer(ArrayReplayer):
+    """Elo (constant K or :class:`~mindsport.rating.FideK`) through ``replay_elo``."""
+
+    fields = ("rating", "games", "reached_2400")
+    n_value = 3
+
+    def new_state(self) -> tuple[float, ...]:
+        r = self.model.rating()
+        return (float(r.rating), float(r.games), 1.0 if r.reached_2400 else 0.0)
+
+    def make(self, *values: Any) -> Any:
+        return EloRating(values[0], int(values[1]), bool(values[2]))
+
+    def unpack(self, value: Any) -> tuple[float, ...] | None:
+        if type(value) is not EloRating or type(value.games) is not int:
+            return None
+        return (float(value.rating), float(value.games), 1.0 if value.reached_2400 else 0.0)
+
+    def kernel(self) -> Any:
+        return _kernels().replay_elo

@@ -34,9 +34,10 @@ marginal moved (in mean and standard deviation), which the schedule uses to deci
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from mindsport.rating.gaussian import Gaussian
+from mindsport.rating.truncation import truncated
 
 __all__ = [
     "LikelihoodFactor",
@@ -169,22 +170,17 @@ class SumFactor:
 
 
 class TruncateFactor:
-    """The outcome: a difference truncated to ``(margin, inf)`` (win) or ``[-margin, margin]``.
+    """The outcome: a difference truncated to ``(margin, inf)`` (win) or ``[-margin, margin]``
+    (``draw``).
 
     This is the only approximate factor: the truncated Gaussian is replaced by the Gaussian with
     the same mean and variance (moment matching through ``v`` and ``w``).
     """
 
-    __slots__ = ("margin", "message", "v", "var", "w")
+    __slots__ = ("draw", "margin", "message", "var")
 
-    def __init__(
-        self,
-        var: Variable,
-        v: Callable[[float, float], float],
-        w: Callable[[float, float], float],
-        margin: float,
-    ) -> None:
-        self.var, self.v, self.w, self.margin = var, v, w, margin
+    def __init__(self, var: Variable, draw: bool, margin: float) -> None:
+        self.var, self.draw, self.margin = var, draw, margin
         self.message = _UNIFORM
 
     def up(self) -> float:
@@ -193,8 +189,7 @@ class TruncateFactor:
         sqrt_pi = math.sqrt(cav.pi)
         t = cav.tau / sqrt_pi
         e = self.margin * sqrt_pi
-        v = self.v(t, e)
-        w = self.w(t, e)
+        v, w = truncated(t, e, self.draw)
         # moment-matched marginal: pi / (1 - w), (tau + sqrt(pi) v) / (1 - w)
         denom = 1.0 - w
         marginal = Gaussian(cav.pi / denom, (cav.tau + sqrt_pi * v) / denom)

@@ -4,27 +4,37 @@ A :class:`Gaussian` is stored as precision ``pi = 1/sigma**2`` and precision-adj
 ``tau = mu/sigma**2``. In this form multiplying two densities adds their parameters and dividing
 subtracts them, which is all message passing on a factor graph needs; a uniform "no information"
 message is ``Gaussian(0, 0)``.
+
+The scalar functions (:func:`norm_pdf`, :func:`norm_cdf`, :func:`log_norm_cdf`,
+:func:`mills_ratio`, :func:`erfcx`) are written once, in plain Python on floats. Python callers
+run them as they are; the compiled kernels compile these very functions with numba
+(:func:`mindsport.rating.jit.compile_functions`), so there is one implementation of each.
 """
 
 from __future__ import annotations
 
 import math
 
-from scipy.special import erfcx as _erfcx
-from scipy.special import ndtri as _ndtri
-
 __all__ = [
     "Gaussian",
+    "erfcx",
     "log_norm_cdf",
+    "mills_given",
     "mills_ratio",
     "norm_cdf",
     "norm_pdf",
     "norm_ppf",
 ]
 
-_SQRT2 = math.sqrt(2.0)
-_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
-_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+#: the functions of this module that the kernels compile (see :mod:`mindsport.rating.jit`)
+__kernels__ = ("erfcx", "norm_pdf", "norm_cdf", "log_norm_cdf", "mills_given", "mills_ratio")
+
+_SQRT2 = 1.4142135623730951
+_INV_SQRT_2PI = 0.3989422804014327
+_INV_SQRT_PI = 0.5641895835477563
+#: below this argument ``norm_cdf`` loses relative accuracy: the ratios go through ``erfcx``
+TAIL = -5.0
+_TAIL = TAIL
 
 
 class Gaussian:
@@ -77,6 +87,25 @@ class Gaussian:
         return f"Gaussian(mu={self.mu:.6g}, sigma={self.sigma:.6g})"
 
 
+def erfcx(z: float) -> float:
+    """Scaled complementary error function ``exp(z^2) erfc(z)`` for ``z >= 0``.
+
+    Below 25 directly; beyond, where ``erfc`` underflows, by Laplace's continued fraction
+    ``erfc(z) = exp(-z^2)/sqrt(pi) / (z + (1/2)/(z + 1/(z + (3/2)/(z + ...))))``, whose 60 terms
+    are exact to rounding there.
+
+    >>> z = 30.0  # against the asymptotic series 1 - 1/(2z^2) + 3/(4z^4) - 15/(8z^6) + ...
+    >>> abs(erfcx(z) * z * math.sqrt(math.pi) - (1 - 1 / (2 * z**2) + 3 / (4 * z**4))) < 3e-9
+    True
+    """
+    if z < 25.0:
+        return math.exp(z * z) * math.erfc(z)
+    f = z
+    for k in range(60, 0, -1):
+        f = z + (k / 2.0) / f
+    return _INV_SQRT_PI / f
+
+
 def norm_pdf(x: float) -> float:
     """Standard normal density."""
     return _INV_SQRT_2PI * math.exp(-0.5 * x * x)
@@ -87,17 +116,12 @@ def norm_cdf(x: float) -> float:
     return 0.5 * math.erfc(-x / _SQRT2)
 
 
-def norm_ppf(p: float) -> float:
-    """Inverse of :func:`norm_cdf` for ``0 < p < 1``."""
-    return float(_ndtri(p))
-
-
 def log_norm_cdf(x: float) -> float:
     """``log(norm_cdf(x))`` without underflow for very negative ``x``."""
-    if x > -5.0:
+    if x > _TAIL:
         return math.log(norm_cdf(x))
     # Phi(x) = erfc(-x/sqrt2)/2 = erfcx(-x/sqrt2) * exp(-x^2/2) / 2
-    return math.log(0.5 * float(_erfcx(-x / _SQRT2))) - 0.5 * x * x
+    return math.log(0.5 * erfcx(-x / _SQRT2)) - 0.5 * x * x
 
 
 def mills_ratio(x: float) -> float:
@@ -106,6 +130,19 @@ def mills_ratio(x: float) -> float:
     For ``x`` far in the left tail both numerator and denominator underflow; the ratio tends
     to ``-x`` and is computed through the scaled complementary error function.
     """
-    if x > -5.0:
-        return norm_pdf(x) / norm_cdf(x)
-    return 2.0 * _INV_SQRT_2PI / float(_erfcx(-x / _SQRT2))
+    return mills_given(x, norm_cdf(x) if x > _TAIL else 1.0)
+
+
+def mills_given(x: float, cdf: float) -> float:
+    """:func:`mills_ratio` when ``cdf = norm_cdf(x)`` is known already (used for ``x > -5``;
+    beyond, ``cdf`` is ignored)."""
+    if x > _TAIL:
+        return norm_pdf(x) / cdf
+    return 2.0 * _INV_SQRT_2PI / erfcx(-x / _SQRT2)
+
+
+def norm_ppf(p: float) -> float:
+    """Inverse of :func:`norm_cdf` for ``0 < p < 1`` (SciPy's ``ndtri``, loaded on first use)."""
+    from scipy.special import ndtri
+
+    return float(ndtri(p))

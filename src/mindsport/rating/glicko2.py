@@ -23,14 +23,21 @@ only goes unnoticed for players rated exactly 1500 (``mu = 0``).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
+
+import numpy as np
+from numpy.typing import NDArray
 
 from mindsport.errors import MindsportError
-from mindsport.match import pair_outcome
-from mindsport.rating.elo import (
+from mindsport.rating.batch import MatchBlock
+from mindsport.rating.formulas import SCALE, glicko2_expectation
+from mindsport.rating.params import Kind, Param, check_settings
+from mindsport.rating.replayers import ArrayReplayer, ObjectReplayer, refuse_teams
+from mindsport.rating.teams import (
     ShapeError,
     check_ranks,
     join_teams,
@@ -39,9 +46,6 @@ from mindsport.rating.elo import (
 )
 
 __all__ = ["SCALE", "Glicko2", "Glicko2Rating"]
-
-#: Glicko-2 scale factor between the Glicko scale (1500 +- RD) and the internal (mu, phi).
-SCALE = 173.7178
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,16 +67,41 @@ class Glicko2Rating:
         return self.rd / SCALE
 
 
-def _logistic(x: float) -> float:
-    """``1 / (1 + exp(-x))`` without overflow."""
-    if x >= 0:
-        return 1.0 / (1.0 + math.exp(-x))
-    ex = math.exp(x)
-    return ex / (1.0 + ex)
+@functools.cache
+def _kernels() -> Any:
+    from mindsport.rating import kernels_classic
+
+    return kernels_classic
 
 
-def _g(phi: float) -> float:
-    return 1.0 / math.sqrt(1.0 + 3.0 * phi * phi / (math.pi * math.pi))
+#: the settings of :class:`Glicko2` (checked when it is built; read by the model registry)
+PARAMS = (
+    Param(
+        "tau", Kind.REAL, 0.5, "system constant: how fast volatility may change", 0.0, low_open=True
+    ),
+    Param("initial_rating", Kind.REAL, 1500.0, "rating of a new player"),
+    Param("initial_rd", Kind.REAL, 350.0, "rating deviation of a new player", 0.0, low_open=True),
+    Param("initial_volatility", Kind.REAL, 0.06, "volatility of a new player", 0.0, low_open=True),
+    Param("epsilon", Kind.REAL, 1e-6, "convergence of the volatility search", 0.0, low_open=True),
+    Param(
+        "max_rd",
+        Kind.REAL,
+        None,
+        "cap on the rating deviation (None: no cap)",
+        0.0,
+        low_open=True,
+        optional=True,
+    ),
+    Param(
+        "period",
+        Kind.REAL,
+        None,
+        "length of a rating period in time units; idle periods widen the deviation (None: off)",
+        0.0,
+        low_open=True,
+        optional=True,
+    ),
+)
 
 
 @dataclass(frozen=True)
@@ -87,6 +116,8 @@ class Glicko2:
     (RD grows, :meth:`idle`) before the game is rated; ``None`` (default) ignores ``elapsed``.
     """
 
+    PARAMS: ClassVar[tuple[Param, ...]] = PARAMS
+
     tau: float = 0.5
     initial_rating: float = 1500.0
     initial_rd: float = 350.0
@@ -96,14 +127,20 @@ class Glicko2:
     period: float | None = None
 
     def __post_init__(self) -> None:
-        if self.period is not None and not self.period > 0:
-            raise MindsportError(f"Glicko2: period must be positive or None, got {self.period!r}")
-        for name in ("tau", "initial_rd", "initial_volatility", "epsilon"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int | float) or not v > 0:
-                raise MindsportError(f"Glicko2: {name} must be a positive number, got {v!r}")
-        if self.max_rd is not None and not self.max_rd > 0:
-            raise MindsportError(f"Glicko2: max_rd must be positive or None, got {self.max_rd!r}")
+        check_settings(self, PARAMS, "Glicko2", MindsportError)
+
+    @functools.cached_property
+    def _settings(self) -> NDArray[np.float64]:
+        """tau, epsilon, the RD cap (internal scale), the period (0: none)."""
+        return np.array(
+            [
+                self.tau,
+                self.epsilon,
+                math.inf if self.max_rd is None else self.max_rd / SCALE,
+                0.0 if self.period is None else self.period,
+            ],
+            dtype=np.float64,
+        )
 
     def rating(
         self,
@@ -121,55 +158,20 @@ class Glicko2:
             raise MindsportError(f"Glicko2: invalid rating {r!r} (rd and volatility must be > 0)")
         return r
 
-    def _cap(self, phi: float) -> float:
-        if self.max_rd is not None:
-            return min(phi, self.max_rd / SCALE)
-        return phi
-
     def idle(self, player: Glicko2Rating, periods: float = 1) -> Glicko2Rating:
         """The rating after ``periods`` rating periods without games (RD grows)."""
         if periods < 0:
             raise MindsportError(f"Glicko2: idle periods must be >= 0, got {periods!r}")
-        phi = self._cap(math.sqrt(player.phi**2 + periods * player.volatility**2))
-        return Glicko2Rating(player.rating, phi * SCALE, player.volatility)
+        rd = _kernels().glicko2_idle(
+            float(player.rd), float(player.volatility), float(periods), self._settings[2]
+        )
+        return Glicko2Rating(player.rating, rd, player.volatility)
 
-    def _volatility(self, phi: float, sigma: float, v: float, delta: float) -> float:
-        """Step 5: the new volatility by the Illinois (regula falsi) algorithm."""
-        a = math.log(sigma * sigma)
-        tau2 = self.tau * self.tau
-        phi2 = phi * phi
-
-        d2 = delta * delta
-
-        def f(x: float) -> float:
-            # e^x (D^2 - phi^2 - v - e^x) / (2 (phi^2 + v + e^x)^2) - (x - a) / tau^2, written as
-            # a product of two bounded ratios so that nothing overflows for large x
-            if x > 700.0:
-                first = -0.5
-            else:
-                ex = math.exp(x)
-                s = phi2 + v + ex
-                first = 0.5 * (ex / s) * ((d2 - phi2 - v - ex) / s)
-            return first - (x - a) / tau2
-
-        big_a = a
-        if d2 > phi2 + v:
-            big_b = math.log(d2 - phi2 - v)
-        else:
-            k = 1
-            while f(a - k * self.tau) < 0:
-                k += 1
-            big_b = a - k * self.tau
-        fa, fb = f(big_a), f(big_b)
-        while abs(big_b - big_a) > self.epsilon:
-            c = big_a + (big_a - big_b) * fa / (fb - fa)
-            fc = f(c)
-            if fc * fb <= 0:
-                big_a, fa = big_b, fb
-            else:
-                fa /= 2.0
-            big_b, fb = c, fc
-        return math.exp(big_a / 2.0)
+    def replayer(self) -> Any:
+        """The compiled replay (``rate`` match by match for a subclass that changes it)."""
+        if type(self).rate is not Glicko2.rate:
+            return ObjectReplayer(self)
+        return Glicko2Replayer(self)
 
     def rate_period(
         self, player: Glicko2Rating, results: Iterable[tuple[Glicko2Rating, float]]
@@ -177,43 +179,41 @@ class Glicko2:
         """The player's rating after one rating period of games ``(opponent, score)``.
 
         Scores are 1 (win), 0.5 (draw) or 0 (loss); opponents are their ratings at the start of
-        the period. No games: only the deviation grows.
+        the period. No games: only the deviation grows. The update is the compiled one the
+        per-game :meth:`rate` and the replay of long histories run.
         """
         if not isinstance(player, Glicko2Rating):
             raise ShapeError(f"Glicko2: player must be a Glicko2Rating, got {player!r}")
-        games = list(results)
-        if not games:
-            return self.idle(player)
-        mu, phi, sigma = player.mu, player.phi, player.volatility
-        inv_v = 0.0
-        total = 0.0
+        games = results if type(results) is list else list(results)
         for item in games:
-            try:
-                opp, score = item
-            except (TypeError, ValueError):
-                raise ShapeError(
-                    f"Glicko2: a result is a pair (opponent, score), got {item!r}"
-                ) from None
-            if not isinstance(opp, Glicko2Rating):
-                raise ShapeError(f"Glicko2: opponent must be a Glicko2Rating, got {opp!r}")
-            if isinstance(score, bool) or not isinstance(score, int | float) or not 0 <= score <= 1:
-                raise ShapeError(f"Glicko2: score must lie in [0, 1], got {score!r}")
-            g = _g(opp.phi)
-            e = _logistic(g * (mu - opp.mu))
-            inv_v += g * g * e * (1.0 - e)
-            total += g * (score - e)
-        if inv_v < 1e-100:
-            # every expected score is exactly 0 or 1 in floating point (ratings thousands of
-            # points apart): the games carry no information, the period counts as idle
-            return self.idle(player)
-        v = 1.0 / inv_v
-        delta = v * total
-        new_sigma = self._volatility(phi, sigma, v, delta)
-        phi_star = math.sqrt(phi * phi + new_sigma * new_sigma)
-        new_phi = 1.0 / math.sqrt(1.0 / (phi_star * phi_star) + 1.0 / v)
-        new_mu = mu + new_phi * new_phi * total
-        new_phi = self._cap(new_phi)
-        return Glicko2Rating(1500.0 + SCALE * new_mu, SCALE * new_phi, new_sigma)
+            if type(item) is tuple and len(item) == 2:
+                o, score = item
+                number = type(score) is int or type(score) is float
+                if type(o) is Glicko2Rating and number and 0 <= score <= 1:
+                    continue
+            self._check_result(item)
+        m = len(games)
+        buf = [float(player.rating), float(player.rd), float(player.volatility)]
+        buf += [float(o.rating) for o, _ in games]
+        buf += [float(o.rd) for o, _ in games]
+        buf += [float(x) for _, x in games]
+        s = self._settings
+        r, d, v = _kernels().glicko2_rate_period(np.array(buf), m, s[0], s[1], s[2])
+        return Glicko2Rating(r, d, v)
+
+    @staticmethod
+    def _check_result(item: Any) -> None:
+        """Raise the error that says what is wrong with one ``(opponent, score)`` result."""
+        try:
+            o, score = item
+        except (TypeError, ValueError):
+            raise ShapeError(
+                f"Glicko2: a result is a pair (opponent, score), got {item!r}"
+            ) from None
+        if not isinstance(o, Glicko2Rating):
+            raise ShapeError(f"Glicko2: opponent must be a Glicko2Rating, got {o!r}")
+        if isinstance(score, bool) or not isinstance(score, int | float) or not 0 <= score <= 1:
+            raise ShapeError(f"Glicko2: score must lie in [0, 1], got {score!r}")
 
     def rate(
         self,
@@ -231,8 +231,10 @@ class Glicko2:
         values, keys = split_single_players(teams, Glicko2Rating, "Glicko2", weights)
         rk = check_ranks(ranks, len(values), "Glicko2")
         players = [t[0] for t in values]
+        n = len(players)
+        away = [0.0] * n
         if elapsed is not None and self.period is not None:
-            if isinstance(elapsed, str | bytes) or len(elapsed) != len(players):
+            if isinstance(elapsed, str | bytes) or len(elapsed) != n:
                 raise ShapeError(f"Glicko2: elapsed needs one entry per team, got {elapsed!r}")
             for i, e in enumerate(elapsed):
                 vals = list(e.values()) if isinstance(e, dict) else list(e)
@@ -241,18 +243,21 @@ class Glicko2:
                 x = vals[0]
                 if isinstance(x, bool) or not isinstance(x, int | float) or not x >= 0:
                     raise ShapeError(f"Glicko2: elapsed[{i}] must be a number >= 0, got {x!r}")
-                if x > 0:
-                    players[i] = self.idle(players[i], x / self.period)
-        out = []
-        for i, p in enumerate(players):
-            res = []
-            for j, q in enumerate(players):
-                if i != j:
-                    s = pair_outcome(rk[i], rk[j])
-                    if s is not None:
-                        res.append((q, s))
-            out.append([self.rate_period(p, res)])
-        return join_teams(out, keys)
+                away[i] = float(x)
+        buf = np.array(
+            [math.nan if r is None else float(r) for r in rk]
+            + [float(p.rating) for p in players]
+            + [float(p.rd) for p in players]
+            + [float(p.volatility) for p in players]
+            + away
+        )
+        _kernels().glicko2_game(buf, self._settings, n)
+        out = buf[n : 4 * n].tolist()
+        new = [
+            [Glicko2Rating(r, d, v)]
+            for r, d, v in zip(out[:n], out[n : 2 * n], out[2 * n :], strict=True)
+        ]
+        return join_teams(new, keys)
 
     def rate_1vs1(
         self, a: Glicko2Rating, b: Glicko2Rating, drawn: bool = False
@@ -271,9 +276,40 @@ class Glicko2:
         if len(values[0]) != 1 or len(values[1]) != 1:
             raise ShapeError("Glicko2 rates individual players only: teams must have one player")
         a, b = values[0][0], values[1][0]
-        g = _g(math.hypot(a.phi, b.phi))
-        return _logistic(g * (a.mu - b.mu))
+        return glicko2_expectation(a.rating, a.rd, b.rating, b.rd)
 
     def expose(self, rating: Glicko2Rating) -> float:
         """Conservative leaderboard value ``rating - 2 RD``."""
         return rating.rating - 2.0 * rating.rd
+
+
+class Glicko2Replayer(ArrayReplayer):
+    """Glicko-2 through ``replay_glicko2`` (one player per team, one game one rating period;
+    with ``period`` set, idle periods from the match times, ``last_played``)."""
+
+    fields = ("rating", "rd", "volatility", "last_played")
+    n_value = 3
+
+    def __init__(self, model: Any, capacity: int = 1024) -> None:
+        super().__init__(model, capacity)
+        if model.period is not None:
+            self.stored = self.fields
+
+    def new_state(self) -> tuple[float, ...]:
+        r = self.model.rating()
+        return (float(r.rating), float(r.rd), float(r.volatility), math.nan)
+
+    def make(self, *values: Any) -> Any:
+        return Glicko2Rating(*values)
+
+    def unpack(self, value: Any) -> tuple[float, ...] | None:
+        if type(value) is not Glicko2Rating:
+            return None
+        return (float(value.rating), float(value.rd), float(value.volatility))
+
+    def check(self, block: MatchBlock, predict: bool) -> None:
+        block.validate(times=self.model.period is not None)
+        refuse_teams(self.model, block, predict, ranked=False)
+
+    def kernel(self) -> Any:
+        return _kernels().replay_glicko2

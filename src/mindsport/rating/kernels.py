@@ -1,94 +1,101 @@
-"""Compiled TrueSkill kernels for replaying long histories (numba).
+"""Compiled TrueSkill (numba): the one update of a match, and the replay of many.
 
-The kernels compute exactly the updates of :class:`mindsport.rating.trueskill.TrueSkill.rate`
-(two teams in closed form, more teams by the same message-passing schedule over team
-differences, partial rankings, ties, partial play, drift, sigma floor) on arrays of ``mu`` and
-``sigma`` indexed by player, one match after the other. Matches arrive as flat arrays (CSR
-layout, see :class:`mindsport.rating.batch.MatchBlock`), so no Python object is created per
-match on the hot path.
+:func:`update_match` rates one game: teams ordered by rank (stable, unranked last), two teams in
+closed form (:func:`two_teams`, the graph's single truncation), more teams by the patent's
+message-passing schedule over the chain of team differences (forward and backward sweeps until
+no truncation message moves a difference marginal by more than the tolerance), partial play
+(weights), ties and partial rankings. :meth:`mindsport.rating.TrueSkill.rate` calls it for one
+game (:func:`rate_game`), :func:`replay_trueskill` for every match of a block, and
+:class:`mindsport.rating.PairwiseTrueSkill` repeats :func:`two_teams` pair by pair
+(:func:`pairwise_update`). The explicit factor graph of :mod:`mindsport.rating.factors` is the
+readable form of the same schedule; the tests hold the two together.
 
-Everything here is compiled lazily on first use (``cache=True`` keeps the machine code on disk).
+The scalar maths (normal distribution, truncated moments, drift, draw margin, predictions) are
+the plain functions of :mod:`.gaussian`, :mod:`.truncation`, :mod:`.formulas` and
+:mod:`mindsport.match`, compiled as written (:mod:`mindsport.rating.compiled`).
+
+Matches arrive as flat arrays (CSR layout, :class:`mindsport.rating.batch.MatchBlock`): no Python
+object per match, no allocation per match.
 """
 
 from __future__ import annotations
 
 import math
 
-import numba as nb
 import numpy as np
 
-_SQRT2 = math.sqrt(2.0)
-_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
-_INV_SQRT_PI = 1.0 / math.sqrt(math.pi)
+from mindsport.rating.blockkernels import block_sizes, load_match
+from mindsport.rating.compiled import (
+    ahead_probability,
+    difference_moments,
+    drifted_sigma,
+    margin_from_quantile,
+    norm_cdf,
+    pair_outcome,
+    truncated,
+    win_moments,
+)
+from mindsport.rating.jit import jit
 
-jit = nb.njit(cache=True, fastmath=False, nogil=True)
-
-
-@jit
-def erfcx(z: float) -> float:
-    """Scaled complementary error function ``exp(z^2) erfc(z)`` for ``z >= 0``."""
-    if z < 25.0:
-        return math.exp(z * z) * math.erfc(z)
-    # continued fraction (Laplace), converges fast for large z
-    f = z
-    for k in range(60, 0, -1):
-        f = z + (k / 2.0) / f
-    return _INV_SQRT_PI / f
-
-
-@jit
-def mills(x: float) -> float:
-    """``pdf(x) / cdf(x)`` for every real ``x``."""
-    if x > -5.0:
-        return _INV_SQRT_2PI * math.exp(-0.5 * x * x) / (0.5 * math.erfc(-x / _SQRT2))
-    return 2.0 * _INV_SQRT_2PI / erfcx(-x / _SQRT2)
+# integer scratch per team: order, present players; per link: left team, right team
+_ORDER, _PRESENT, _LEFT, _RIGHT = 0, 1, 2, 3
+# float scratch per team: performance prior and marginal (natural parameters)
+_TPI, _TTAU, _MPI, _MTAU = 0, 1, 2, 3
+# float scratch per link: margin, draw flag, messages to the left/right team, down, truncation
+_E, _DRAW, _LPI, _LTAU, _RPI, _RTAU, _DPI, _DTAU, _XPI, _XTAU = range(10)
 
 
 @jit
-def log_cdf(x: float) -> float:
-    if x > -5.0:
-        return math.log(0.5 * math.erfc(-x / _SQRT2))
-    return math.log(0.5 * erfcx(-x / _SQRT2)) - 0.5 * x * x
+def workspace(max_teams: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Scratch arrays for games of up to ``max_teams`` teams (allocated once per block)."""
+    m = max(max_teams - 1, 1)
+    return np.empty((max_teams, 4), np.int64), np.empty((max_teams, 4)), np.zeros((m, 10))
 
 
 @jit
-def v_plus_x(x: float) -> float:
-    if x > -30.0:
-        return mills(x) + x
-    u = -x
-    u2 = 1.0 / (u * u)
-    s = 1.0 + u2 * (-1.0 + u2 * (3.0 + u2 * (-15.0 + u2 * (105.0 - 945.0 * u2))))
-    one_minus_s = u2 * (1.0 + u2 * (-3.0 + u2 * (15.0 + u2 * (-105.0 + 945.0 * u2))))
-    return u * one_minus_s / s
+def two_teams(
+    l0: int,
+    l1: int,
+    r0: int,
+    r1: int,
+    mu: np.ndarray,
+    pv: np.ndarray,
+    w: np.ndarray,
+    e: float,
+    tied: bool,
+    beta2: float,
+    out_mu: np.ndarray,
+    out_var: np.ndarray,
+) -> None:
+    """Two teams (left slots ``l0:l1`` ahead of or tied with right slots ``r0:r1``).
 
-
-@jit
-def vw(t: float, e: float, draw: bool) -> tuple[float, float]:
-    """``(v, w)`` of the truncation: win ``d > e`` or draw ``|d| <= e`` (standardised)."""
-    if not draw:
-        x = t - e
-        v = mills(x)
-        w = v * (v + x) if x > -30.0 else v * v_plus_x(x)
-    else:
-        sign = 1.0
-        if t < 0:
-            t = -t
-            sign = -1.0
-        a = e - t
-        b = -e - t
-        r_a = mills(a)
-        r_b = mills(b)
-        lq = log_cdf(b) - log_cdf(a)
-        q = math.exp(lq)
-        one_minus_q = -math.expm1(lq)
-        v = (r_b * q - r_a) / one_minus_q
-        w = v * v + (a * r_a - b * r_b * q) / one_minus_q
-        v = sign * v
-    if w < 1e-300:
-        w = 1e-300
-    if w > 1.0 - 1e-16:
-        w = 1.0 - 1e-16
-    return v, w
+    The team difference ``d = sum w_i p_i - sum w_j p_j`` has variance ``c^2``; its truncation
+    (draw margin ``e``) gives ``v`` and ``w``, and each skill moves by its covariance with ``d``.
+    ``pv`` is each player's prior variance (dynamics and drift included). Writes the new mean
+    and variance of every slot with a positive weight.
+    """
+    mean_l = 0.0
+    mean_r = 0.0
+    c2 = 0.0
+    for s in range(l0, l1):
+        mean_l += w[s] * mu[s]
+        c2 += w[s] * w[s] * (pv[s] + beta2)
+    for s in range(r0, r1):
+        mean_r += w[s] * mu[s]
+        c2 += w[s] * w[s] * (pv[s] + beta2)
+    c = math.sqrt(c2)
+    v, wt = difference_moments(mean_l - mean_r, c, e, tied)
+    for side in range(2):
+        s0 = l0 if side == 0 else r0
+        s1 = l1 if side == 0 else r1
+        sign = 1.0 if side == 0 else -1.0
+        for s in range(s0, s1):
+            ws = w[s]
+            if ws == 0.0:
+                continue
+            p = pv[s]
+            out_mu[s] = mu[s] + sign * ws * p / c * v
+            out_var[s] = p * (1.0 - ws * ws * p / c2 * wt)
 
 
 @jit
@@ -100,315 +107,570 @@ def _sum_message(tp: float, tt: float, op: float, ot: float, sign: float) -> tup
 
 
 @jit
-def _down_and_truncate(
-    j: int,
-    left: int,
-    right: int,
-    mar_pi: np.ndarray,
-    mar_tau: np.ndarray,
-    to_l: np.ndarray,
-    to_r: np.ndarray,
-    down: np.ndarray,
-    trunc: np.ndarray,
-    link_e: np.ndarray,
-    link_draw: np.ndarray,
-    delta: float,
-) -> float:
-    """Difference factor down, then the truncation's message up; returns the running change."""
-    lp = mar_pi[left] - to_l[j, 0]
-    lt = mar_tau[left] - to_l[j, 1]
-    rp = mar_pi[right] - to_r[j, 0]
-    rt = mar_tau[right] - to_r[j, 1]
-    var = 1.0 / lp + 1.0 / rp
-    down[j, 0] = 1.0 / var
-    down[j, 1] = (lt / lp - rt / rp) / var
-    cav_pi = down[j, 0]
-    cav_tau = down[j, 1]
-    old_pi = cav_pi + trunc[j, 0]
-    old_tau = cav_tau + trunc[j, 1]
+def _down_and_truncate(j: int, iw: np.ndarray, fw: np.ndarray, lw: np.ndarray) -> float:
+    """Difference factor ``j`` down, then its truncation's message up; returns the change of
+    the difference marginal (in mean and standard deviation)."""
+    left = iw[j, _LEFT]
+    right = iw[j, _RIGHT]
+    lp = fw[left, _MPI] - lw[j, _LPI]
+    lt = fw[left, _MTAU] - lw[j, _LTAU]
+    rp = fw[right, _MPI] - lw[j, _RPI]
+    rt = fw[right, _MTAU] - lw[j, _RTAU]
+    # the difference of the two teams' cavities: precision lp rp / (lp + rp)
+    total = lp + rp
+    cav_pi = lp * rp / total
+    cav_tau = (lt * rp - rt * lp) / total
+    lw[j, _DPI] = cav_pi
+    lw[j, _DTAU] = cav_tau
+    old_pi = cav_pi + lw[j, _XPI]
+    old_tau = cav_tau + lw[j, _XTAU]
     sqrt_pi = math.sqrt(cav_pi)
-    v, w_ = vw(cav_tau / sqrt_pi, link_e[j] * sqrt_pi, link_draw[j])
-    new_pi = cav_pi / (1.0 - w_)
-    new_tau = (cav_tau + sqrt_pi * v) / (1.0 - w_)
-    trunc[j, 0] = new_pi - cav_pi
-    trunc[j, 1] = new_tau - cav_tau
+    v, wt = truncated(cav_tau / sqrt_pi, lw[j, _E] * sqrt_pi, lw[j, _DRAW] != 0.0)
+    shrink = 1.0 / (1.0 - wt)
+    new_pi = cav_pi * shrink
+    new_tau = (cav_tau + sqrt_pi * v) * shrink
+    lw[j, _XPI] = new_pi - cav_pi
+    lw[j, _XTAU] = new_tau - cav_tau
     if old_pi <= 0.0:
         return math.inf
     dm = abs(new_tau / new_pi - old_tau / old_pi)
     ds = abs(math.sqrt(1.0 / new_pi) - math.sqrt(1.0 / old_pi))
-    return max(delta, dm, ds)
+    return max(dm, ds)
 
 
 @jit
-def _fill_post(
-    t0: int,
-    t1: int,
-    team_player_ptr: np.ndarray,
-    players: np.ndarray,
+def _diff_up(j: int, to_right: bool, iw: np.ndarray, fw: np.ndarray, lw: np.ndarray) -> None:
+    """Difference factor ``j`` up: to its right team (``right = left - d``) or its left team
+    (``left = d + right``)."""
+    left = iw[j, _LEFT]
+    right = iw[j, _RIGHT]
+    tp = lw[j, _XPI]
+    tt = lw[j, _XTAU]
+    if to_right:
+        op = fw[left, _MPI] - lw[j, _LPI]
+        ot = fw[left, _MTAU] - lw[j, _LTAU]
+        np_, nt = _sum_message(tp, tt, op, ot, -1.0)
+        fw[right, _MPI] += np_ - lw[j, _RPI]
+        fw[right, _MTAU] += nt - lw[j, _RTAU]
+        lw[j, _RPI] = np_
+        lw[j, _RTAU] = nt
+    else:
+        op = fw[right, _MPI] - lw[j, _RPI]
+        ot = fw[right, _MTAU] - lw[j, _RTAU]
+        np_, nt = _sum_message(tp, tt, op, ot, 1.0)
+        fw[left, _MPI] += np_ - lw[j, _LPI]
+        fw[left, _MTAU] += nt - lw[j, _LTAU]
+        lw[j, _LPI] = np_
+        lw[j, _LTAU] = nt
+
+
+@jit
+def update_match(
+    ptr: np.ndarray,
+    mu: np.ndarray,
+    pv: np.ndarray,
+    w: np.ndarray,
+    rank: np.ndarray,
+    z: float,
+    beta: float,
+    sigma_floor: float,
+    tolerance: float,
+    max_iterations: int,
+    iw: np.ndarray,
+    fw: np.ndarray,
+    lw: np.ndarray,
+    out_mu: np.ndarray,
+    out_sigma: np.ndarray,
+) -> bool:
+    """TrueSkill's update of one game; ``False`` if message passing did not converge.
+
+    Team ``t`` holds the slots ``ptr[t]:ptr[t+1]`` of ``mu`` (mean), ``pv`` (prior variance:
+    sigma^2, drift and tau^2) and ``w`` (weight); ``rank`` is NaN for an unranked team; ``z``
+    is the draw margin's normal quantile. The new mean and sigma (at least ``sigma_floor``) of
+    every slot with a positive weight go to ``out_mu``/``out_sigma``; other slots are left as
+    they are. ``iw``/``fw``/``lw``: scratch from :func:`workspace`.
+    """
+    n = rank.shape[0]
+    beta2 = beta * beta
+    # order: ranked teams by rank (stable insertion sort), unranked last
+    n_ranked = 0
+    for t in range(n):
+        r = rank[t]
+        if not math.isnan(r):
+            j = n_ranked
+            while j > 0 and rank[iw[j - 1, _ORDER]] > r:
+                iw[j, _ORDER] = iw[j - 1, _ORDER]
+                j -= 1
+            iw[j, _ORDER] = t
+            n_ranked += 1
+    k = n_ranked
+    for t in range(n):
+        if math.isnan(rank[t]):
+            iw[k, _ORDER] = t
+            k += 1
+    for t in range(n):
+        cnt = 0
+        for s in range(ptr[t], ptr[t + 1]):
+            if w[s] > 0.0:
+                cnt += 1
+        iw[t, _PRESENT] = cnt
+    if n == 2:  # one truncation: the closed form is exact
+        left = iw[0, _ORDER]
+        right = iw[1, _ORDER]
+        tied = (not math.isnan(rank[right])) and rank[left] == rank[right]
+        e = margin_from_quantile(z, iw[left, _PRESENT] + iw[right, _PRESENT], beta)
+        two_teams(
+            ptr[left], ptr[left + 1], ptr[right], ptr[right + 1],
+            mu, pv, w, e, tied, beta2, out_mu, out_sigma,
+        )  # fmt: skip
+        for s in range(ptr[0], ptr[2]):
+            if w[s] != 0.0:
+                sg = math.sqrt(out_sigma[s])
+                out_sigma[s] = sg if sg >= sigma_floor else sigma_floor
+        return True
+    # team performance priors (sum of weighted performances)
+    for t in range(n):
+        mean = 0.0
+        var = 0.0
+        for s in range(ptr[t], ptr[t + 1]):
+            mean += w[s] * mu[s]
+            var += w[s] * w[s] * (pv[s] + beta2)
+        fw[t, _TPI] = 1.0 / var
+        fw[t, _TTAU] = mean / var
+        fw[t, _MPI] = fw[t, _TPI]
+        fw[t, _MTAU] = fw[t, _TTAU]
+    # the difference factors: adjacent ranked teams, each unranked team below the lowest ranked
+    m = n - 1
+    for j in range(m):
+        left = iw[j, _ORDER] if j < n_ranked - 1 else iw[n_ranked - 1, _ORDER]
+        right = iw[j + 1, _ORDER]
+        iw[j, _LEFT] = left
+        iw[j, _RIGHT] = right
+        lw[j, :] = 0.0
+        lw[j, _E] = margin_from_quantile(z, iw[left, _PRESENT] + iw[right, _PRESENT], beta)
+        tied = (not math.isnan(rank[right])) and rank[left] == rank[right]
+        lw[j, _DRAW] = 1.0 if tied else 0.0
+    converged = False
+    for sweep in range(max_iterations):
+        delta = 0.0
+        # forward: each difference's evidence to its right team
+        for j in range(m):
+            # at each turn of the sweep the link was just processed and nothing it depends on
+            # has changed since: its truncation message stands
+            if j > 0 or sweep == 0:
+                delta = max(delta, _down_and_truncate(j, iw, fw, lw))
+            _diff_up(j, True, iw, fw, lw)
+        # backward: to its left team
+        for j in range(m - 1, -1, -1):
+            if j < m - 1:
+                delta = max(delta, _down_and_truncate(j, iw, fw, lw))
+            _diff_up(j, False, iw, fw, lw)
+        if delta <= tolerance:
+            converged = True
+            break
+    if not converged:
+        return False
+    for j in range(m):  # final message to every right team
+        _diff_up(j, True, iw, fw, lw)
+    # back up from each team's performance to its players' skills
+    for t in range(n):
+        g_pi = fw[t, _MPI] - fw[t, _TPI]
+        g_tau = fw[t, _MTAU] - fw[t, _TTAU]
+        if g_pi <= 0.0:  # the outcome says nothing about this team: priors stand
+            for s in range(ptr[t], ptr[t + 1]):
+                if w[s] != 0.0:
+                    out_mu[s] = mu[s]
+                    sg = math.sqrt(pv[s])
+                    out_sigma[s] = sg if sg >= sigma_floor else sigma_floor
+            continue
+        g_mu = g_tau / g_pi
+        g_var = 1.0 / g_pi
+        total_mean = 0.0
+        total_var = 0.0
+        for s in range(ptr[t], ptr[t + 1]):
+            total_mean += w[s] * mu[s]
+            total_var += w[s] * w[s] * (pv[s] + beta2)
+        for s in range(ptr[t], ptr[t + 1]):
+            ws = w[s]
+            if ws == 0.0:
+                continue
+            p = pv[s]
+            # performance message (team - the others) / w, then through the performance noise
+            p_mean = (g_mu - (total_mean - ws * mu[s])) / ws
+            p_var = (g_var + total_var - ws * ws * (p + beta2)) / (ws * ws)
+            s_var = p_var + beta2
+            post_pi = 1.0 / p + 1.0 / s_var
+            post_tau = mu[s] / p + p_mean / s_var
+            out_mu[s] = post_tau / post_pi
+            sg = math.sqrt(1.0 / post_pi)
+            out_sigma[s] = sg if sg >= sigma_floor else sigma_floor
+    return True
+
+
+@jit
+def rate_game(buf: np.ndarray, settings: np.ndarray, teams: int, n: int, extra: bool) -> bool:
+    """:func:`update_match` for one game packed in ``buf``: the team pointers (``teams + 1``),
+    the ranks (``teams``, NaN unranked), the mu and the sigma of the ``n`` players and, with
+    ``extra``, their weights and elapsed times (else 1 and 0). The new mu and sigma overwrite
+    the old. ``settings``: the quantile of the draw margin, beta, tau, drift, the new-player
+    sigma, the sigma floor (0: none), the tolerance and the iteration limit."""
+    z, beta, tau, drift, sigma0, floor, tolerance = settings[:7]
+    max_iterations = int(settings[7])
+    ptr = np.empty(teams + 1, np.int64)
+    for t in range(teams + 1):
+        ptr[t] = int(buf[t])
+    rank = buf[teams + 1 : 2 * teams + 1]
+    at = 2 * teams + 1
+    mu = buf[at : at + n]
+    sigma = buf[at + n : at + 2 * n]
+    if extra:
+        w = buf[at + 2 * n : at + 3 * n]
+        elapsed = buf[at + 3 * n : at + 4 * n]
+    else:
+        w = np.ones(n)
+        elapsed = np.zeros(n)
+    pv = np.empty(n)
+    tau2 = tau * tau
+    for s in range(n):
+        sg = drifted_sigma(sigma[s], elapsed[s], drift, sigma0)
+        pv[s] = sg * sg + tau2
+    iw, fw, lw = workspace(teams)
+    out_mu = mu.copy()
+    out_sigma = sigma.copy()
+    ok = update_match(
+        ptr, mu, pv, w, rank, z, beta, floor, tolerance, max_iterations,
+        iw, fw, lw, out_mu, out_sigma,
+    )  # fmt: skip
+    mu[:] = out_mu
+    sigma[:] = out_sigma
+    return ok
+
+
+@jit
+def predict_pairs(
+    ptr: np.ndarray,
+    rank: np.ndarray,
     mu: np.ndarray,
     sigma: np.ndarray,
-    post_mu: np.ndarray,
-    post_sigma: np.ndarray,
-) -> None:
-    for s in range(team_player_ptr[t0], team_player_ptr[t1]):
-        post_mu[s] = mu[players[s]]
-        post_sigma[s] = sigma[players[s]]
+    z: float,
+    beta: float,
+    tau: float,
+    team_mu: np.ndarray,
+    team_var: np.ndarray,
+    k: int,
+    pair_a: np.ndarray,
+    pair_b: np.ndarray,
+    prob: np.ndarray,
+    outcome: np.ndarray,
+) -> int:
+    """Pre-game predictions of every decided pair ``a < b`` of one match (team ``t`` holds the
+    slots ``ptr[t]:ptr[t+1]`` of ``mu``/``sigma``), written from position ``k`` on: ``P(a ahead
+    of b)`` with the draw taken out, under TrueSkill's performance model (every player counts
+    fully). Returns the next position."""
+    n = rank.shape[0]
+    beta2 = beta * beta
+    tau2 = tau * tau
+    for t in range(n):
+        m_ = 0.0
+        v_ = 0.0
+        for s in range(ptr[t], ptr[t + 1]):
+            m_ += mu[s]
+            v_ += sigma[s] * sigma[s] + tau2 + beta2
+        team_mu[t] = m_
+        team_var[t] = v_
+    for a in range(n):
+        for b in range(a + 1, n):
+            o = pair_outcome(rank[a], rank[b])
+            if o is None:
+                continue
+            size = (ptr[a + 1] - ptr[a]) + (ptr[b + 1] - ptr[b])
+            e = margin_from_quantile(z, size, beta)
+            c = math.sqrt(team_var[a] + team_var[b])
+            pair_a[k] = a
+            pair_b[k] = b
+            prob[k] = ahead_probability(team_mu[a] - team_mu[b], c, e)
+            outcome[k] = o
+            k += 1
+    return k
 
 
 @jit
 def replay_trueskill(
-    mu: np.ndarray,
-    sigma: np.ndarray,
-    last_time: np.ndarray,
-    match_team_ptr: np.ndarray,
-    team_player_ptr: np.ndarray,
-    players: np.ndarray,
-    weights: np.ndarray,
-    team_rank: np.ndarray,
-    times: np.ndarray,
-    margins: np.ndarray,
-    sigma0: float,
-    beta: float,
-    tau: float,
-    drift: float,
-    sigma_floor: float,
-    tolerance: float,
-    max_iterations: int,
-    pre_mu: np.ndarray,
-    pre_sigma: np.ndarray,
-    post_mu: np.ndarray,
-    post_sigma: np.ndarray,
+    table: np.ndarray,
+    block: tuple[np.ndarray, ...],
+    settings: np.ndarray,
+    predict: bool,
+    keep: bool,
+    results: tuple[np.ndarray, ...],
 ) -> int:
-    """Rate matches ``0..n-1`` in order, updating ``mu``/``sigma``/``last_time`` in place.
+    """Rate matches ``0..n-1`` in order with :func:`update_match`, updating the players' rows
+    ``(mu, sigma, last time)`` of ``table`` in place (last time NaN: not seen yet; it moves only
+    when the player plays with a positive weight). ``settings`` as for :func:`rate_game`.
 
-    ``team_rank`` is NaN for an unranked team. ``margins[k]`` is the draw margin for ``k``
-    present players in the two teams. ``last_time`` is NaN for players not seen yet. The
-    pre-game ``mu``/``sigma`` of every player slot go to ``pre_mu``/``pre_sigma``, the post-game
-    ones to ``post_mu``/``post_sigma``. Returns 0, or
-    ``-(i + 1)`` if match ``i`` did not converge.
+    With ``keep`` the post-game row of every slot goes to ``post`` (mu, sigma, and the time when
+    ``post`` has a third column); with ``predict`` the
+    pre-game prediction of every decided pair goes to ``pair_a``/``pair_b`` (team indices within
+    the match), ``prob``, ``outcome`` (positions from :func:`count_pairs`). Returns -1, or the
+    index of the first match that did not converge.
+
+    A game of two single players playing fully takes a lean path: :func:`two_teams` and
+    :func:`predict_pairs` written out for that shape (the same operations, so the same numbers).
     """
-    n_matches = match_team_ptr.shape[0] - 1
+    team_ptr, player_ptr, players, weights, ranks, times = block
+    post, pair_a, pair_b, prob, outcome = results
+    z, beta, tau, drift, sigma0, sigma_floor, tolerance = settings[:7]
+    max_iterations = int(settings[7])
+    n_matches = team_ptr.shape[0] - 1
+    max_teams, max_slots = block_sizes(team_ptr, player_ptr)
+    iw, fw, lw = workspace(max_teams)
+    ptr = np.empty(max_teams + 1, np.int64)
+    rows = np.empty((max_slots, 3))
+    smu = np.empty(max_slots)
+    ssig = np.empty(max_slots)
+    pv = np.empty(max_slots)
+    sw = np.empty(max_slots)
+    out_mu = np.empty(max_slots)
+    out_sigma = np.empty(max_slots)
+    team_mu = np.empty(max_teams)
+    team_var = np.empty(max_teams)
+    workspace_sink = np.empty(1)
+    tau2 = tau * tau
+    beta2 = beta * beta
+    e2 = margin_from_quantile(z, 2, beta)
+    with_time = post.shape[1] > 2
+    k = 0
+    n_slots = players.shape[0]
+    ahead = 0.0  # rows of the players four matches ahead, read early: their cache misses overlap
+    for i in range(n_matches):
+        t0 = team_ptr[i]
+        n = team_ptr[i + 1] - t0
+        s0 = player_ptr[t0]
+        ns = player_ptr[t0 + n] - s0
+        now = times[i]
+        if i + 4 < n_matches:
+            s2 = player_ptr[team_ptr[i + 4]]
+            ahead += table[players[s2], 0]
+            if s2 + 1 < n_slots:
+                ahead += table[players[s2 + 1], 0]
+        if n == 2 and ns == 2 and weights[s0] == 1.0 and weights[s0 + 1] == 1.0:
+            pa = players[s0]
+            pb = players[s0 + 1]
+            ra = ranks[t0]
+            rb = ranks[t0 + 1]
+            win = 0.0
+            loss = 0.0
+            mu_a = table[pa, 0]
+            sg_a = table[pa, 1]
+            mu_b = table[pb, 0]
+            sg_b = table[pb, 1]
+            d = mu_a - mu_b
+            if drift > 0.0:
+                last = table[pa, 2]
+                sg = drifted_sigma(sg_a, 0.0 if math.isnan(last) else now - last, drift, sigma0)
+                pv_a = sg * sg + tau2
+                last = table[pb, 2]
+                sg = drifted_sigma(sg_b, 0.0 if math.isnan(last) else now - last, drift, sigma0)
+                pv_b = sg * sg + tau2
+            else:
+                pv_a = sg_a * sg_a + tau2
+                pv_b = sg_b * sg_b + tau2
+            b_ahead = rb < ra or (math.isnan(ra) and not math.isnan(rb))
+            tied = ra == rb
+            # the prediction's variance (listed order) is the update's (rank order) unless drift
+            # widened a player: then both tails are computed afresh for the update
+            c2 = (pv_b + beta2) + (pv_a + beta2) if b_ahead else (pv_a + beta2) + (pv_b + beta2)
+            c = math.sqrt(c2)
+            x_win = (d - e2) / c
+            x_loss = (-d - e2) / c
+            if predict:
+                cp = c
+                if drift > 0.0:
+                    cp = math.sqrt((sg_a * sg_a + tau2 + beta2) + (sg_b * sg_b + tau2 + beta2))
+                win = norm_cdf((d - e2) / cp)
+                loss = norm_cdf((-d - e2) / cp)
+                total = win + loss
+                pair_a[k] = 0
+                pair_b[k] = 1
+                prob[k] = win / total if total > 0.0 else 0.5
+                outcome[k] = 0.5 if tied else (0.0 if b_ahead else 1.0)
+                k += 1
+                if cp != c:
+                    win = norm_cdf(x_win)
+                    loss = norm_cdf(x_loss)
+            if b_ahead:  # b is the left (better) team
+                pa, pb = pb, pa
+                mu_a, mu_b = mu_b, mu_a
+                pv_a, pv_b = pv_b, pv_a
+            if tied:
+                v, wt = difference_moments(mu_a - mu_b, c, e2, True)
+            elif b_ahead:
+                v, wt = win_moments(x_loss, loss if predict else norm_cdf(x_loss))
+            else:
+                v, wt = win_moments(x_win, win if predict else norm_cdf(x_win))
+            table[pa, 0] = mu_a + pv_a / c * v
+            table[pb, 0] = mu_b - pv_b / c * v
+            sg = math.sqrt(pv_a * (1.0 - pv_a / c2 * wt))
+            table[pa, 1] = sg if sg >= sigma_floor else sigma_floor
+            sg = math.sqrt(pv_b * (1.0 - pv_b / c2 * wt))
+            table[pb, 1] = sg if sg >= sigma_floor else sigma_floor
+            table[pa, 2] = now
+            table[pb, 2] = now
+            if keep:
+                for q in range(2):
+                    p = players[s0 + q]
+                    post[s0 + q, 0] = table[p, 0]
+                    post[s0 + q, 1] = table[p, 1]
+                    if with_time:
+                        post[s0 + q, 2] = now
+            continue
+        load_match(t0, n, s0, player_ptr, players, table, ptr, rows)
+        for q in range(ns):
+            smu[q] = rows[q, 0]
+            ssig[q] = rows[q, 1]
+            sw[q] = weights[s0 + q]
+            last = rows[q, 2]
+            elapsed = 0.0
+            if drift > 0.0 and not math.isnan(last):
+                elapsed = now - last
+            sg = drifted_sigma(ssig[q], elapsed, drift, sigma0)
+            pv[q] = sg * sg + tau2
+            out_mu[q] = smu[q]
+            out_sigma[q] = ssig[q]
+        if predict:
+            k = predict_pairs(
+                ptr[: n + 1], ranks[t0 : t0 + n], smu, ssig, z, beta, tau, team_mu, team_var,
+                k, pair_a, pair_b, prob, outcome,
+            )  # fmt: skip
+        ok = update_match(
+            ptr[: n + 1], smu, pv, sw, ranks[t0 : t0 + n], z, beta, sigma_floor, tolerance,
+            max_iterations, iw, fw, lw, out_mu, out_sigma,
+        )  # fmt: skip
+        if not ok:
+            return i
+        for q in range(ns):
+            p = players[s0 + q]
+            if sw[q] > 0.0:
+                table[p, 0] = out_mu[q]
+                table[p, 1] = out_sigma[q]
+                table[p, 2] = now
+            if keep:
+                post[s0 + q, 0] = table[p, 0]
+                post[s0 + q, 1] = table[p, 1]
+                if with_time:
+                    post[s0 + q, 2] = table[p, 2]
+    workspace_sink[0] = ahead
+    return -1
+
+
+# ------------------------------------------------------------------------------- pairwise
+
+
+@jit
+def pairwise_update(
+    ptr: np.ndarray,
+    mu: np.ndarray,
+    var: np.ndarray,
+    w: np.ndarray,
+    rank: np.ndarray,
+    settings: np.ndarray,
+    pv: np.ndarray,
+) -> None:
+    """Seed 002's pairwise update of one game, in place on the slots' ``mu`` and variance
+    ``var``: every decided pair of teams (ordered pairs, or each pair once), ``iterations``
+    times in sequence, gets TrueSkill's :func:`two_teams` update of the current values, with
+    the dynamics ``tau^2`` added before each. ``settings``: the quantile of the draw margin,
+    beta, tau, iterations, both orders; ``pv``: scratch."""
+    z, beta, tau = settings[0], settings[1], settings[2]
+    iterations = int(settings[3])
+    both = settings[4] != 0.0
+    n = rank.shape[0]
     beta2 = beta * beta
     tau2 = tau * tau
-    max_teams = 0
-    for i in range(n_matches):
-        k = match_team_ptr[i + 1] - match_team_ptr[i]
-        if k > max_teams:
-            max_teams = k
-    order = np.empty(max_teams, np.int64)
-    t_pi = np.empty(max_teams)
-    t_tau = np.empty(max_teams)
-    mar_pi = np.empty(max_teams)
-    mar_tau = np.empty(max_teams)
-    present = np.empty(max_teams, np.int64)
-    m_max = max(max_teams - 1, 1)
-    link_l = np.empty(m_max, np.int64)
-    link_r = np.empty(m_max, np.int64)
-    link_e = np.empty(m_max)
-    link_draw = np.empty(m_max, np.bool_)
-    to_l = np.zeros((m_max, 2))
-    to_r = np.zeros((m_max, 2))
-    down = np.zeros((m_max, 2))
-    trunc = np.zeros((m_max, 2))
-    slot_var = np.empty(players.shape[0])
-
-    for i in range(n_matches):
-        t0 = match_team_ptr[i]
-        t1 = match_team_ptr[i + 1]
-        n = t1 - t0
-        now = times[i]
-        # pre-game values, prior variances (dynamics and drift) and team performance priors
-        for t in range(n):
-            mean = 0.0
-            var = 0.0
-            cnt = 0
-            for s in range(team_player_ptr[t0 + t], team_player_ptr[t0 + t + 1]):
-                p = players[s]
-                pre_mu[s] = mu[p]
-                pre_sigma[s] = sigma[p]
-                extra = 0.0
-                if drift > 0.0 and not math.isnan(last_time[p]):
-                    elapsed = now - last_time[p]
-                    if elapsed > 0.0 and sigma[p] < sigma0:
-                        grown = sigma[p] * sigma[p] + drift * drift * elapsed
-                        if grown > sigma0 * sigma0:
-                            grown = sigma0 * sigma0
-                        extra = grown - sigma[p] * sigma[p]
-                pv = sigma[p] * sigma[p] + extra + tau2
-                slot_var[s] = pv
-                w = weights[s]
-                if w > 0.0:
-                    cnt += 1
-                    mean += w * mu[p]
-                    var += w * w * (pv + beta2)
-            t_pi[t] = 1.0 / var
-            t_tau[t] = mean / var
-            present[t] = cnt
-        # order: ranked teams by rank (stable insertion sort), unranked last
-        n_ranked = 0
-        for t in range(n):
-            if not math.isnan(team_rank[t0 + t]):
-                r = team_rank[t0 + t]
-                j = n_ranked
-                while j > 0 and team_rank[t0 + order[j - 1]] > r:
-                    order[j] = order[j - 1]
-                    j -= 1
-                order[j] = t
-                n_ranked += 1
-        k = n_ranked
-        for t in range(n):
-            if math.isnan(team_rank[t0 + t]):
-                order[k] = t
-                k += 1
-        m = n - 1
-        for j in range(m):
-            if j < n_ranked - 1:
-                left = order[j]
-                right = order[j + 1]
-            else:
-                left = order[n_ranked - 1]
-                right = order[j + 1]
-            link_l[j] = left
-            link_r[j] = right
-            link_e[j] = margins[present[left] + present[right]]
-            rl = team_rank[t0 + left]
-            rr = team_rank[t0 + right]
-            link_draw[j] = (not math.isnan(rr)) and rl == rr
-        for t in range(n):
-            mar_pi[t] = t_pi[t]
-            mar_tau[t] = t_tau[t]
-        if n == 2:
-            # closed form: one truncation
-            left = link_l[0]
-            right = link_r[0]
-            c2 = 1.0 / t_pi[left] + 1.0 / t_pi[right]
-            c = math.sqrt(c2)
-            x = (t_tau[left] / t_pi[left] - t_tau[right] / t_pi[right]) / c
-            v, w_ = vw(x, link_e[0] / c, link_draw[0])
-            for side in range(2):
-                t = left if side == 0 else right
-                sign = 1.0 if side == 0 else -1.0
-                for s in range(team_player_ptr[t0 + t], team_player_ptr[t0 + t + 1]):
-                    w = weights[s]
-                    if w == 0.0:
-                        continue
-                    p = players[s]
-                    pv = slot_var[s]
-                    mu[p] = mu[p] + sign * w * pv / c * v
-                    sg = math.sqrt(pv * (1.0 - w * w * pv / c2 * w_))
-                    if sg < sigma_floor:
-                        sg = sigma_floor
-                    sigma[p] = sg
-                    last_time[p] = now
-            _fill_post(t0, t1, team_player_ptr, players, mu, sigma, post_mu, post_sigma)
-            continue
-        for j in range(m):
-            to_l[j, 0] = 0.0
-            to_l[j, 1] = 0.0
-            to_r[j, 0] = 0.0
-            to_r[j, 1] = 0.0
-            trunc[j, 0] = 0.0
-            trunc[j, 1] = 0.0
-        converged = False
-        for _it in range(max_iterations):
-            delta = 0.0
-            for sweep in range(2):
-                for jj in range(m):
-                    j = jj if sweep == 0 else m - 1 - jj
-                    left = link_l[j]
-                    right = link_r[j]
-                    # at each turn of the sweep the link was just processed and nothing it
-                    # depends on has changed since: its truncation message stands
-                    turn = jj == 0 and (sweep == 1 or _it > 0)
-                    if turn:
-                        pass
-                    else:
-                        delta = _down_and_truncate(
-                            j,
-                            left,
-                            right,
-                            mar_pi,
-                            mar_tau,
-                            to_l,
-                            to_r,
-                            down,
-                            trunc,
-                            link_e,
-                            link_draw,
-                            delta,
-                        )
-                    # difference up: to the right team in the forward sweep, left in backward
-                    tp = trunc[j, 0]
-                    tt = trunc[j, 1]
-                    if sweep == 0:
-                        op = mar_pi[left] - to_l[j, 0]
-                        ot = mar_tau[left] - to_l[j, 1]
-                        np_, nt = _sum_message(tp, tt, op, ot, -1.0)
-                        mar_pi[right] += np_ - to_r[j, 0]
-                        mar_tau[right] += nt - to_r[j, 1]
-                        to_r[j, 0] = np_
-                        to_r[j, 1] = nt
-                    else:
-                        op = mar_pi[right] - to_r[j, 0]
-                        ot = mar_tau[right] - to_r[j, 1]
-                        np_, nt = _sum_message(tp, tt, op, ot, 1.0)
-                        mar_pi[left] += np_ - to_l[j, 0]
-                        mar_tau[left] += nt - to_l[j, 1]
-                        to_l[j, 0] = np_
-                        to_l[j, 1] = nt
-            if delta <= tolerance:
-                converged = True
-                break
-        if not converged:
-            return -(i + 1)
-        for j in range(m):  # final message to every right team
-            left = link_l[j]
-            right = link_r[j]
-            tp = trunc[j, 0]
-            tt = trunc[j, 1]
-            op = mar_pi[left] - to_l[j, 0]
-            ot = mar_tau[left] - to_l[j, 1]
-            np_, nt = _sum_message(tp, tt, op, ot, -1.0)
-            mar_pi[right] += np_ - to_r[j, 0]
-            mar_tau[right] += nt - to_r[j, 1]
-            to_r[j, 0] = np_
-            to_r[j, 1] = nt
-        for t in range(n):
-            g_pi = mar_pi[t] - t_pi[t]
-            g_tau = mar_tau[t] - t_tau[t]
-            if g_pi <= 0.0:  # the outcome says nothing about this team: priors stand
-                for s in range(team_player_ptr[t0 + t], team_player_ptr[t0 + t + 1]):
-                    if weights[s] == 0.0:
-                        continue
-                    p = players[s]
-                    sg = math.sqrt(slot_var[s])
-                    sigma[p] = sg if sg >= sigma_floor else sigma_floor
-                    last_time[p] = now
-                continue
-            g_mu = g_tau / g_pi
-            g_var = 1.0 / g_pi
-            total_mean = 0.0
-            total_var = 0.0
-            for s in range(team_player_ptr[t0 + t], team_player_ptr[t0 + t + 1]):
-                w = weights[s]
-                total_mean += w * pre_mu[s]
-                total_var += w * w * (slot_var[s] + beta2)
-            for s in range(team_player_ptr[t0 + t], team_player_ptr[t0 + t + 1]):
-                w = weights[s]
-                if w == 0.0:
+    for _ in range(iterations):
+        for i in range(n):
+            for j in range(n):
+                if i == j or (not both and j < i):
                     continue
-                p = players[s]
-                pv = slot_var[s]
-                p_mean = (g_mu - (total_mean - w * pre_mu[s])) / w
-                p_var = (g_var + total_var - w * w * (pv + beta2)) / (w * w)
-                s_var = p_var + beta2
-                post_pi = 1.0 / pv + 1.0 / s_var
-                post_tau = pre_mu[s] / pv + p_mean / s_var
-                mu[p] = post_tau / post_pi
-                sg = math.sqrt(1.0 / post_pi)
-                if sg < sigma_floor:
-                    sg = sigma_floor
-                sigma[p] = sg
-                last_time[p] = now
-        _fill_post(t0, t1, team_player_ptr, players, mu, sigma, post_mu, post_sigma)
-    return 0
+                s = pair_outcome(rank[i], rank[j])
+                if s is None:
+                    continue
+                a, b = (i, j) if s >= 0.5 else (j, i)
+                size = 0
+                for t in (a, b):
+                    for q in range(ptr[t], ptr[t + 1]):
+                        pv[q] = var[q] + tau2
+                        if w[q] > 0.0:
+                            size += 1
+                e = margin_from_quantile(z, size, beta)
+                two_teams(
+                    ptr[a], ptr[a + 1], ptr[b], ptr[b + 1], mu, pv, w, e, s == 0.5, beta2, mu, var
+                )
+
+
+@jit
+def pairwise_game(buf: np.ndarray, settings: np.ndarray, teams: int, n: int) -> None:
+    """:func:`pairwise_update` for one game packed in ``buf``: team pointers, ranks, then the
+    mu, sigma and weight of each player; the new mu and sigma overwrite the old."""
+    ptr = np.empty(teams + 1, np.int64)
+    for t in range(teams + 1):
+        ptr[t] = int(buf[t])
+    rank = buf[teams + 1 : 2 * teams + 1]
+    at = 2 * teams + 1
+    mu = buf[at : at + n]
+    sigma = buf[at + n : at + 2 * n]
+    var = sigma * sigma
+    pairwise_update(ptr, mu, var, buf[at + 2 * n : at + 3 * n], rank, settings, np.empty(n))
+    for s in range(n):
+        sigma[s] = math.sqrt(var[s])
+
+
+@jit
+def replay_pairwise(
+    table: np.ndarray,
+    block: tuple[np.ndarray, ...],
+    settings: np.ndarray,
+    predict: bool,
+    keep: bool,
+    results: tuple[np.ndarray, ...],
+) -> int:
+    """:func:`pairwise_update` for every match of a block, rows ``(mu, sigma)`` of ``table``
+    carried forward; predictions as TrueSkill's (:func:`predict_pairs`)."""
+    team_ptr, player_ptr, players, weights, ranks, _ = block
+    post, pair_a, pair_b, prob, outcome = results
+    z, beta, tau = settings[0], settings[1], settings[2]
+    n_matches = team_ptr.shape[0] - 1
+    max_teams, max_slots = block_sizes(team_ptr, player_ptr)
+    ptr = np.empty(max_teams + 1, np.int64)
+    rows = np.empty((max_slots, 2))
+    smu = np.empty(max_slots)
+    ssig = np.empty(max_slots)
+    var = np.empty(max_slots)
+    pv = np.empty(max_slots)
+    team_mu = np.empty(max_teams)
+    team_var = np.empty(max_teams)
+    k = 0
+    for i in range(n_matches):
+        t0 = team_ptr[i]
+        n = team_ptr[i + 1] - t0
+        s0 = player_ptr[t0]
+        ns = load_match(t0, n, s0, player_ptr, players, table, ptr, rows)
+        for q in range(ns):
+            smu[q] = rows[q, 0]
+            ssig[q] = rows[q, 1]
+            var[q] = ssig[q] * ssig[q]
+        rank = ranks[t0 : t0 + n]
+        if predict:
+            k = predict_pairs(
+                ptr[: n + 1], rank, smu, ssig, z, beta, tau, team_mu, team_var,
+                k, pair_a, pair_b, prob, outcome,
+            )  # fmt: skip
+        pairwise_update(ptr[: n + 1], smu, var, weights[s0 : s0 + ns], rank, settings, pv)
+        for q in range(ns):
+            p = players[s0 + q]
+            if weights[s0 + q] > 0.0:
+                table[p, 0] = smu[q]
+                table[p, 1] = math.sqrt(var[q])
+            if keep:
+                post[s0 + q, 0] = table[p, 0]
+                post[s0 + q, 1] = table[p, 1]
+    return -1

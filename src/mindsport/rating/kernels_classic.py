@@ -1,257 +1,316 @@
-"""Compiled Elo, Glicko-2 and Tenhou R kernels for replaying long histories (numba).
+"""Compiled Elo, Glicko-2 and Tenhou R (numba): each model's one update of a game, and replays.
 
-Each kernel computes exactly the updates of the object model's ``rate`` (:class:`~mindsport.
-rating.elo.Elo`, :class:`~mindsport.rating.glicko2.Glicko2`, :class:`~mindsport.rating.tenhou.
-TenhouRating`) on arrays of rating state indexed by player, one match after the other, in the
-same order of floating-point operations, so the results agree with the object path to rounding
-(in practice bit for bit). Matches arrive in CSR layout (:class:`mindsport.rating.batch.
-MatchBlock`); the pre- and post-game state of every player slot is written to output arrays.
+Each model has one update of one game on the game's player slots (:func:`elo_update`,
+:func:`glicko2_update` with :func:`glicko2_period`, :func:`tenhou_update`). The model's ``rate``
+(and Glicko-2's ``rate_period``) call it through the ``*_game`` entry points for one game; the
+``replay_*`` kernels call it for every match of a block, carrying the players' state rows in a
+table (:class:`mindsport.rating.replayers.ArrayReplayer`) and computing the pre-game predictions
+from the same scalar functions the models' ``win_probability`` use (:mod:`mindsport.rating.
+formulas`, compiled as written).
 
-Everything here is compiled lazily on first use (``cache=True`` keeps the machine code on disk).
+State rows: Elo ``(rating, games, reached 2400)``, Glicko-2 ``(rating, rd, volatility, last
+time)``, Tenhou ``(rating, games)``; slot state arrays have those columns per player slot.
 """
 
 from __future__ import annotations
 
 import math
 
-import numba as nb
 import numpy as np
 
-jit = nb.njit(cache=True, fastmath=False, nogil=True)
+from mindsport.rating.blockkernels import block_sizes, load_match
+from mindsport.rating.compiled import (
+    fide_k,
+    g_factor,
+    glicko2_expectation,
+    logistic,
+    logistic10,
+    pair_outcome,
+    tenhou_adjustment,
+    tenhou_change,
+)
+from mindsport.rating.formulas import SCALE
+from mindsport.rating.jit import jit
 
-_LN10 = math.log(10.0)
-#: Glicko-2 scale factor (the same constant as :data:`mindsport.rating.glicko2.SCALE`).
-_SCALE = 173.7178
+_SCALE = SCALE
 
-
-@jit
-def logistic10(x: float) -> float:
-    """``1 / (1 + 10 ** -x)`` as :func:`mindsport.rating.elo.logistic10` computes it."""
-    z = x * _LN10
-    if z >= 0:
-        return 1.0 / (1.0 + math.exp(-z))
-    ez = math.exp(z)
-    return ez / (1.0 + ez)
-
-
-@jit
-def _pair_score(ri: float, rj: float) -> float:
-    """Score of i against j from ranks (NaN = unranked); NaN when both are unranked."""
-    if math.isnan(ri):
-        if math.isnan(rj):
-            return math.nan
-        return 0.0
-    if math.isnan(rj):
-        return 1.0
-    if ri < rj:
-        return 1.0
-    if ri == rj:
-        return 0.5
-    return 0.0
-
-
-@jit
-def _max_teams(match_team_ptr: np.ndarray) -> int:
-    out = 2
-    for i in range(match_team_ptr.shape[0] - 1):
-        k = match_team_ptr[i + 1] - match_team_ptr[i]
-        if k > out:
-            out = k
-    return out
+# Elo settings: K mode (0 constant, 1 FIDE schedule, 2 K per slot given), constant K, the FIDE
+# schedule (new K, new games, K, top K, threshold), scale, sum of team strengths, sum over teams
+_KMODE, _KCONST, _NEWK, _NEWGAMES, _K, _TOPK, _THRESHOLD, _SCALE_E, _TEAMSUM, _MULTISUM = range(10)
 
 
 # ------------------------------------------------------------------------------------- Elo
 
 
 @jit
-def replay_elo(
-    rating: np.ndarray,
-    games: np.ndarray,
-    reached: np.ndarray,
-    match_team_ptr: np.ndarray,
-    team_player_ptr: np.ndarray,
-    players: np.ndarray,
-    weights: np.ndarray,
-    team_rank: np.ndarray,
-    k_mode: int,
-    k_const: float,
-    fide: np.ndarray,
-    scale: float,
-    team_sum: bool,
-    multi_sum: bool,
-    pre_rating: np.ndarray,
-    pre_games: np.ndarray,
-    pre_reached: np.ndarray,
-    post_rating: np.ndarray,
-    post_games: np.ndarray,
-    post_reached: np.ndarray,
-) -> None:
-    """Rate every match with :meth:`Elo.rate`'s rules, updating the state arrays in place.
+def _elo_strength(s0: int, s1: int, rating: np.ndarray, w: np.ndarray, team_sum: bool) -> float:
+    total = 0.0
+    sw = 0.0
+    plain = 0.0
+    for s in range(s0, s1):
+        total += w[s] * rating[s]
+        sw += w[s]
+        plain += rating[s]
+    if team_sum:
+        return total
+    if sw > 0:
+        return total / sw
+    return plain / (s1 - s0)
 
-    ``k_mode`` 0: constant ``k_const``; 1: FIDE schedule with
-    ``fide = [new_k, new_games, k, top_k, threshold]``.
-    """
-    n_matches = match_team_ptr.shape[0] - 1
-    max_teams = _max_teams(match_team_ptr)
-    strength = np.empty(max_teams)
-    diffs = np.empty(max_teams)
-    counts = np.empty(max_teams, np.int64)
-    for i in range(n_matches):
-        t0 = match_team_ptr[i]
-        n = match_team_ptr[i + 1] - t0
-        for t in range(n):
-            s0 = team_player_ptr[t0 + t]
-            s1 = team_player_ptr[t0 + t + 1]
-            total = 0.0
-            sw = 0.0
-            plain = 0.0
-            for s in range(s0, s1):
-                p = players[s]
-                pre_rating[s] = rating[p]
-                pre_games[s] = games[p]
-                pre_reached[s] = reached[p]
-                total += weights[s] * rating[p]
-                sw += weights[s]
-                plain += rating[p]
-            if team_sum:
-                strength[t] = total
-            elif sw > 0:
-                strength[t] = total / sw
-            else:
-                strength[t] = plain / (s1 - s0)
-        for t in range(n):
-            diff = 0.0
-            count = 0
-            rt = team_rank[t0 + t]
-            for u in range(n):
-                if u == t:
-                    continue
-                sc = _pair_score(rt, team_rank[t0 + u])
-                if math.isnan(sc):
-                    continue
-                diff += sc - logistic10((strength[t] - strength[u]) / scale)
-                count += 1
-            if not multi_sum and count:
-                diff /= count
-            diffs[t] = diff
-            counts[t] = count
-        for t in range(n):
-            if counts[t] == 0:
+
+@jit
+def elo_update(
+    ptr: np.ndarray,
+    state: np.ndarray,
+    w: np.ndarray,
+    rank: np.ndarray,
+    kvals: np.ndarray,
+    settings: np.ndarray,
+    strength: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """Elo's update of one game (:class:`mindsport.rating.Elo`): team ``t`` holds the slots
+    ``ptr[t]:ptr[t+1]`` of ``state`` (rating, games, reached 2400) and ``w``; ``out`` receives
+    the new state of every slot (unchanged for weight 0 or a team compared with nobody)."""
+    n = rank.shape[0]
+    team_sum = settings[_TEAMSUM] != 0.0
+    scale = settings[_SCALE_E]
+    k_mode = int(settings[_KMODE])
+    rating = state[:, 0]
+    for t in range(n):
+        strength[t] = _elo_strength(ptr[t], ptr[t + 1], rating, w, team_sum)
+    for t in range(n):
+        diff = 0.0
+        count = 0
+        for u in range(n):
+            if u == t:
                 continue
-            for s in range(team_player_ptr[t0 + t], team_player_ptr[t0 + t + 1]):
-                w = weights[s]
-                if w == 0:
-                    continue
-                p = players[s]
-                r = pre_rating[s]
-                if k_mode == 0:
-                    k = k_const
-                elif pre_games[s] < fide[1]:
-                    k = fide[0]
-                elif pre_reached[s] or r >= fide[4]:
-                    k = fide[3]
-                else:
-                    k = fide[2]
-                nr = r + k * w * diffs[t]
-                rating[p] = nr
-                games[p] = pre_games[s] + 1
-                reached[p] = pre_reached[s] or nr >= 2400
-        for s in range(team_player_ptr[t0], team_player_ptr[t0 + n]):
-            p = players[s]
-            post_rating[s] = rating[p]
-            post_games[s] = games[p]
-            post_reached[s] = reached[p]
+            sc = pair_outcome(rank[t], rank[u])
+            if sc is None:
+                continue
+            diff += sc - logistic10((strength[t] - strength[u]) / scale)
+            count += 1
+        if settings[_MULTISUM] == 0.0 and count:
+            diff /= count
+        for s in range(ptr[t], ptr[t + 1]):
+            out[s, 0] = state[s, 0]
+            out[s, 1] = state[s, 1]
+            out[s, 2] = state[s, 2]
+            ws = w[s]
+            if count == 0 or ws == 0:
+                continue
+            r = state[s, 0]
+            if k_mode == 0:
+                k = settings[_KCONST]
+            elif k_mode == 1:
+                k = fide_k(
+                    state[s, 1], state[s, 2] != 0.0, r, settings[_NEWK], settings[_NEWGAMES],
+                    settings[_K], settings[_TOPK], settings[_THRESHOLD],
+                )  # fmt: skip
+            else:
+                k = kvals[s]
+            nr = r + k * ws * diff
+            out[s, 0] = nr
+            out[s, 1] = state[s, 1] + 1.0
+            out[s, 2] = 1.0 if (state[s, 2] != 0.0 or nr >= 2400) else 0.0
+
+
+@jit
+def elo_game(buf: np.ndarray, settings: np.ndarray, teams: int, n: int) -> None:
+    """:func:`elo_update` for one game packed in ``buf``: team pointers (``teams + 1``), ranks
+    (``teams``), then per player rating, games, reached, weight and K (used in K mode 2); the
+    new rating, games and reached overwrite the old."""
+    ptr = np.empty(teams + 1, np.int64)
+    for t in range(teams + 1):
+        ptr[t] = int(buf[t])
+    rank = buf[teams + 1 : 2 * teams + 1]
+    at = 2 * teams + 1
+    state = np.empty((n, 3))
+    for s in range(n):
+        for c in range(3):
+            state[s, c] = buf[at + c * n + s]
+    w = buf[at + 3 * n : at + 4 * n]
+    kvals = buf[at + 4 * n : at + 5 * n]
+    out = np.empty((n, 3))
+    elo_update(ptr, state, w, rank, kvals, settings, np.empty(teams), out)
+    for s in range(n):
+        for c in range(3):
+            buf[at + c * n + s] = out[s, c]
+
+
+@jit
+def replay_elo(
+    table: np.ndarray,
+    block: tuple[np.ndarray, ...],
+    settings: np.ndarray,
+    predict: bool,
+    keep: bool,
+    results: tuple[np.ndarray, ...],
+) -> int:
+    """:func:`elo_update` for every match of a block, rows ``(rating, games, reached)`` of
+    ``table`` carried forward; predictions: ``win_probability`` of the unweighted strengths."""
+    team_ptr, player_ptr, players, weights, ranks, _ = block
+    post, pair_a, pair_b, prob, outcome = results
+    n_matches = team_ptr.shape[0] - 1
+    max_teams, max_slots = block_sizes(team_ptr, player_ptr)
+    ptr = np.empty(max_teams + 1, np.int64)
+    state = np.empty((max_slots, 3))
+    out = np.empty((max_slots, 3))
+    ones = np.ones(max_slots)
+    strength = np.empty(max_teams)
+    scale = settings[_SCALE_E]
+    team_sum = settings[_TEAMSUM] != 0.0
+    k = 0
+    for i in range(n_matches):
+        t0 = team_ptr[i]
+        n = team_ptr[i + 1] - t0
+        s0 = player_ptr[t0]
+        ns = load_match(t0, n, s0, player_ptr, players, table, ptr, state)
+        rank = ranks[t0 : t0 + n]
+        if predict:
+            for t in range(n):
+                strength[t] = _elo_strength(ptr[t], ptr[t + 1], state[:, 0], ones, team_sum)
+            for a in range(n):
+                for b in range(a + 1, n):
+                    o = pair_outcome(rank[a], rank[b])
+                    if o is not None:
+                        pair_a[k] = a
+                        pair_b[k] = b
+                        prob[k] = logistic10((strength[a] - strength[b]) / scale)
+                        outcome[k] = o
+                        k += 1
+        elo_update(ptr[: n + 1], state, weights[s0 : s0 + ns], rank, ones, settings, strength, out)
+        _scatter(table, players, s0, ns, out, keep, post)
+    return -1
+
+
+@jit
+def _scatter(
+    table: np.ndarray,
+    players: np.ndarray,
+    s0: int,
+    ns: int,
+    out: np.ndarray,
+    keep: bool,
+    post: np.ndarray,
+) -> None:
+    """New slot rows to the players' rows (and to ``post``)."""
+    width = out.shape[1]
+    for q in range(ns):
+        p = players[s0 + q]
+        for c in range(width):
+            table[p, c] = out[q, c]
+        if keep:
+            for c in range(post.shape[1]):
+                post[s0 + q, c] = out[q, c]
 
 
 # ---------------------------------------------------------------------------------- Tenhou R
 
 
 @jit
-def replay_tenhou(
-    rating: np.ndarray,
-    games: np.ndarray,
-    match_team_ptr: np.ndarray,
-    team_player_ptr: np.ndarray,
-    players: np.ndarray,
-    team_rank: np.ndarray,
+def tenhou_update(
+    state: np.ndarray,
+    rank: np.ndarray,
     bonus: np.ndarray,
-    divisor: float,
-    adjust_games: float,
-    adjust_step: float,
-    adjust_floor: float,
-    pre_rating: np.ndarray,
-    pre_games: np.ndarray,
-    post_rating: np.ndarray,
-    post_games: np.ndarray,
+    settings: np.ndarray,
+    out: np.ndarray,
 ) -> None:
-    """Rate every match with :meth:`TenhouRating.rate`'s rules (one player per team, all ranked).
+    """Tenhou R's update of one table (:class:`mindsport.rating.TenhouRating`): one player per
+    team, all ranked; ``state`` rows (rating, games); ``bonus[n, place]`` the placement bonus of
+    1-based ``place`` at a table of ``n``; ``settings``: divisor, adjustment games, step, floor.
+    Tied places share the mean bonus of the places they cover."""
+    n = rank.shape[0]
+    divisor, adjust_games, step, floor = settings[0], settings[1], settings[2], settings[3]
+    total = 0.0
+    for t in range(n):
+        total += state[t, 0]
+    avg = total / n
+    for t in range(n):
+        rt = rank[t]
+        ahead = 0
+        tied = 0
+        for u in range(n):
+            if rank[u] < rt:
+                ahead += 1
+            elif rank[u] == rt:
+                tied += 1
+        b = 0.0
+        for j in range(1, tied + 1):
+            b += bonus[n, ahead + j]
+        b = b / tied
+        adj = tenhou_adjustment(state[t, 1], adjust_games, step, floor)
+        own = state[t, 0]
+        out[t, 0] = own + tenhou_change(own, avg, b, adj, divisor)
+        out[t, 1] = state[t, 1] + 1.0
 
-    ``bonus[n, place]`` is the placement bonus of 1-based ``place`` at a table of ``n``.
-    """
-    n_matches = match_team_ptr.shape[0] - 1
+
+@jit
+def tenhou_game(buf: np.ndarray, bonus: np.ndarray, settings: np.ndarray, n: int) -> None:
+    """:func:`tenhou_update` for one table packed in ``buf``: ranks, ratings, games (``n``
+    each); the new ratings and games overwrite the old."""
+    state = np.empty((n, 2))
+    for s in range(n):
+        state[s, 0] = buf[n + s]
+        state[s, 1] = buf[2 * n + s]
+    out = np.empty((n, 2))
+    tenhou_update(state, buf[:n], bonus, settings, out)
+    for s in range(n):
+        buf[n + s] = out[s, 0]
+        buf[2 * n + s] = out[s, 1]
+
+
+@jit
+def replay_tenhou(
+    table: np.ndarray,
+    block: tuple[np.ndarray, ...],
+    settings: np.ndarray,
+    predict: bool,
+    keep: bool,
+    results: tuple[np.ndarray, ...],
+) -> int:
+    """:func:`tenhou_update` for every match of a block (one player per team); predictions:
+    the logistic ``win_probability`` of :class:`~mindsport.rating.TenhouRating`.
+    ``settings``: those of :func:`tenhou_update`, the logistic scale, the size ``m`` of the
+    bonus table, then the table (``m x m``, row ``n`` for tables of ``n``)."""
+    team_ptr, player_ptr, players, _, ranks, _ = block
+    post, pair_a, pair_b, prob, outcome = results
+    prob_scale = settings[4]
+    size = int(settings[5])
+    bonus = settings[6 : 6 + size * size].reshape((size, size))
+    n_matches = team_ptr.shape[0] - 1
+    max_teams, _ = block_sizes(team_ptr, player_ptr)
+    ptr = np.empty(max_teams + 1, np.int64)
+    state = np.empty((max_teams, 2))
+    out = np.empty((max_teams, 2))
+    k = 0
     for i in range(n_matches):
-        t0 = match_team_ptr[i]
-        n = match_team_ptr[i + 1] - t0
-        s0 = team_player_ptr[t0]
-        total = 0.0
-        for t in range(n):
-            s = team_player_ptr[t0 + t]
-            p = players[s]
-            pre_rating[s] = rating[p]
-            pre_games[s] = games[p]
-            total += rating[p]
-        avg = total / n
-        for t in range(n):
-            s = team_player_ptr[t0 + t]
-            rt = team_rank[t0 + t]
-            ahead = 0
-            tied = 0
-            for u in range(n):
-                ru = team_rank[t0 + u]
-                if ru < rt:
-                    ahead += 1
-                elif ru == rt:
-                    tied += 1
-            b = 0.0
-            for k in range(1, tied + 1):
-                b += bonus[n, ahead + k]
-            b = b / tied
-            g = pre_games[s]
-            if g < adjust_games:
-                adj = 1.0 - adjust_step * g
-                if adjust_floor > adj:  # max(floor, 1 - step * games), floor on a tie
-                    adj = adjust_floor
-            else:
-                adj = adjust_floor
-            own = pre_rating[s]
-            d = adj * (b + (avg - own) / divisor)
-            p = players[s]
-            rating[p] = own + d
-            games[p] = g + 1
-        for s in range(s0, team_player_ptr[t0 + n]):
-            p = players[s]
-            post_rating[s] = rating[p]
-            post_games[s] = games[p]
+        t0 = team_ptr[i]
+        n = team_ptr[i + 1] - t0
+        s0 = player_ptr[t0]
+        load_match(t0, n, s0, player_ptr, players, table, ptr, state)
+        rank = ranks[t0 : t0 + n]
+        if predict:
+            for a in range(n):
+                for b in range(a + 1, n):
+                    pair_a[k] = a
+                    pair_b[k] = b
+                    prob[k] = logistic10((state[a, 0] - state[b, 0]) / prob_scale)
+                    o = pair_outcome(rank[a], rank[b])
+                    outcome[k] = 0.5 if o is None else o
+                    k += 1
+        tenhou_update(state[:n], rank, bonus, settings, out)
+        _scatter(table, players, s0, n, out, keep, post)
+    return -1
 
 
 # ---------------------------------------------------------------------------------- Glicko-2
 
 
 @jit
-def _g(phi: float) -> float:
-    return 1.0 / math.sqrt(1.0 + 3.0 * phi * phi / (math.pi * math.pi))
-
-
-@jit
-def _logistic(x: float) -> float:
-    if x >= 0:
-        return 1.0 / (1.0 + math.exp(-x))
-    ex = math.exp(x)
-    return ex / (1.0 + ex)
-
-
-@jit
 def _vol_f(x: float, a: float, tau2: float, phi2: float, v: float, d2: float) -> float:
+    # e^x (D^2 - phi^2 - v - e^x) / (2 (phi^2 + v + e^x)^2) - (x - a) / tau^2, written as a
+    # product of two bounded ratios so that nothing overflows for large x
     if x > 700.0:
         first = -0.5
     else:
@@ -263,7 +322,7 @@ def _vol_f(x: float, a: float, tau2: float, phi2: float, v: float, d2: float) ->
 
 @jit
 def _volatility(phi: float, sigma: float, v: float, delta: float, tau: float, eps: float) -> float:
-    """Step 5 of Glicko-2 by the Illinois algorithm, as :meth:`Glicko2._volatility`."""
+    """Step 5 of Glicko-2: the new volatility by the Illinois (regula falsi) algorithm."""
     a = math.log(sigma * sigma)
     tau2 = tau * tau
     phi2 = phi * phi
@@ -292,114 +351,176 @@ def _volatility(phi: float, sigma: float, v: float, delta: float, tau: float, ep
 
 
 @jit
-def replay_glicko2(
-    rating: np.ndarray,
-    rd: np.ndarray,
-    vol: np.ndarray,
-    last_time: np.ndarray,
-    match_team_ptr: np.ndarray,
-    team_player_ptr: np.ndarray,
-    players: np.ndarray,
-    team_rank: np.ndarray,
-    times: np.ndarray,
-    units: np.ndarray,
+def glicko2_idle(rd: float, volatility: float, periods: float, max_phi: float) -> float:
+    """The RD after ``periods`` rating periods without games: ``phi' = sqrt(phi^2 + periods
+    sigma^2)``, capped at ``max_phi`` (internal scale)."""
+    phi = rd / _SCALE
+    ph = math.sqrt(phi * phi + periods * volatility * volatility)
+    if ph > max_phi:
+        ph = max_phi
+    return ph * _SCALE
+
+
+@jit
+def glicko2_period(
+    rating: float,
+    rd: float,
+    volatility: float,
+    opp_rating: np.ndarray,
+    opp_rd: np.ndarray,
+    scores: np.ndarray,
+    m: int,
     tau: float,
     eps: float,
     max_phi: float,
-    period: float,
-    two: float,
-    pre_rating: np.ndarray,
-    pre_rd: np.ndarray,
-    pre_vol: np.ndarray,
-    post_rating: np.ndarray,
-    post_rd: np.ndarray,
-    post_vol: np.ndarray,
-) -> None:
-    """Rate every match with :meth:`Glicko2.rate`'s rules (one game = one rating period).
+) -> tuple[float, float, float]:
+    """One rating period (Glickman 2013, steps 2-8) against ``m`` games ``(opponent rating,
+    opponent RD, score)``: the new rating, RD and volatility (Glicko scale). No games, or
+    expected scores that are exactly 0 or 1 (ratings thousands of points apart, no
+    information): one idle period."""
+    mu = (rating - 1500.0) / _SCALE
+    phi = rd / _SCALE
+    inv_v = 0.0
+    total = 0.0
+    for j in range(m):
+        g = g_factor(opp_rd[j] / _SCALE)
+        e = logistic(g * (mu - (opp_rating[j] - 1500.0) / _SCALE))
+        inv_v += g * g * e * (1.0 - e)
+        total += g * (scores[j] - e)
+    if m == 0 or inv_v < 1e-100:
+        return rating, glicko2_idle(rd, volatility, 1.0, max_phi), volatility
+    v = 1.0 / inv_v
+    new_sigma = _volatility(phi, volatility, v, v * total, tau, eps)
+    phi_star = math.sqrt(phi * phi + new_sigma * new_sigma)
+    new_phi = 1.0 / math.sqrt(1.0 / (phi_star * phi_star) + 1.0 / v)
+    new_mu = mu + new_phi * new_phi * total
+    if new_phi > max_phi:
+        new_phi = max_phi
+    return 1500.0 + _SCALE * new_mu, _SCALE * new_phi, new_sigma
 
-    One player per team. ``period`` > 0: idle periods ``elapsed / period`` first, with
-    ``elapsed = max(0, (times[i] - last_time[p]) / units[i])`` (0 for a player not seen yet,
-    ``last_time`` NaN); ``period`` <= 0: no idle periods. ``max_phi``: the RD cap on the
-    internal scale (``inf`` for none). ``two`` is 2.0: a run-time exponent keeps ``x ** two``
-    a call of ``pow`` as in CPython (a constant 2 would become ``x * x``, which differs from
-    ``pow(x, 2)`` in the last bit now and then).
-    """
-    n_matches = match_team_ptr.shape[0] - 1
-    max_teams = _max_teams(match_team_ptr)
-    # the players' values as rated in this match (after idle periods)
-    r_ = np.empty(max_teams)
-    d_ = np.empty(max_teams)
-    v_ = np.empty(max_teams)
-    for i in range(n_matches):
-        t0 = match_team_ptr[i]
-        n = match_team_ptr[i + 1] - t0
-        now = times[i]
-        for t in range(n):
-            s = team_player_ptr[t0 + t]
-            p = players[s]
-            pre_rating[s] = rating[p]
-            pre_rd[s] = rd[p]
-            pre_vol[s] = vol[p]
-            r_[t] = rating[p]
-            d_[t] = rd[p]
-            v_[t] = vol[p]
-            if period > 0:
-                x = 0.0
-                if not math.isnan(last_time[p]):
-                    x = (now - last_time[p]) / units[i]
-                    if not x > 0.0:  # max(0.0, x)
-                        x = 0.0
-                last_time[p] = now
-                if x > 0:
-                    periods = x / period
-                    ph = d_[t] / _SCALE
-                    ph = math.sqrt(ph**two + periods * v_[t] ** two)
-                    if ph > max_phi:
-                        ph = max_phi
-                    d_[t] = ph * _SCALE
-        for t in range(n):
-            s = team_player_ptr[t0 + t]
-            p = players[s]
-            mu = (r_[t] - 1500.0) / _SCALE
-            phi = d_[t] / _SCALE
-            sigma = v_[t]
-            inv_v = 0.0
-            total = 0.0
-            n_games = 0
-            rt = team_rank[t0 + t]
-            for u in range(n):
-                if u == t:
-                    continue
-                sc = _pair_score(rt, team_rank[t0 + u])
-                if math.isnan(sc):
-                    continue
-                n_games += 1
-                g = _g(d_[u] / _SCALE)
-                e = _logistic(g * (mu - (r_[u] - 1500.0) / _SCALE))
-                inv_v += g * g * e * (1.0 - e)
-                total += g * (sc - e)
-            if n_games == 0 or inv_v < 1e-100:  # idle: one period without information
-                ph = math.sqrt(phi**two + 1 * sigma**two)
-                if ph > max_phi:
-                    ph = max_phi
-                rating[p] = r_[t]
-                rd[p] = ph * _SCALE
-                vol[p] = sigma
+
+@jit
+def glicko2_rate_period(
+    buf: np.ndarray, m: int, tau: float, eps: float, max_phi: float
+) -> tuple[float, float, float]:
+    """:func:`glicko2_period` for ``buf`` = player (rating, RD, volatility), then the ``m``
+    opponents' ratings, RDs and scores."""
+    return glicko2_period(
+        buf[0], buf[1], buf[2], buf[3 : 3 + m], buf[3 + m : 3 + 2 * m],
+        buf[3 + 2 * m : 3 + 3 * m], m, tau, eps, max_phi,
+    )  # fmt: skip
+
+
+@jit
+def glicko2_update(
+    state: np.ndarray,
+    elapsed: np.ndarray,
+    rank: np.ndarray,
+    settings: np.ndarray,
+    opp: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """Glicko-2's update of one game (:class:`mindsport.rating.Glicko2`): one player per team,
+    ``state`` rows (rating, RD, volatility); players away ``elapsed > 0`` first go through
+    ``elapsed / period`` idle periods (``period`` > 0), then every player has one rating period
+    against every other player of the game (score from the ranks). ``settings``: tau, epsilon,
+    the RD cap on the internal scale, period (0: none). ``opp``: scratch."""
+    n = rank.shape[0]
+    tau, eps, max_phi, period = settings[0], settings[1], settings[2], settings[3]
+    for t in range(n):
+        opp[t, 0] = state[t, 0]
+        opp[t, 1] = state[t, 1]
+        if period > 0 and elapsed[t] > 0:
+            opp[t, 1] = glicko2_idle(state[t, 1], state[t, 2], elapsed[t] / period, max_phi)
+    for t in range(n):
+        m = 0
+        for u in range(n):
+            if u == t:
                 continue
-            v = 1.0 / inv_v
-            delta = v * total
-            new_sigma = _volatility(phi, sigma, v, delta, tau, eps)
-            phi_star = math.sqrt(phi * phi + new_sigma * new_sigma)
-            new_phi = 1.0 / math.sqrt(1.0 / (phi_star * phi_star) + 1.0 / v)
-            new_mu = mu + new_phi * new_phi * total
-            if new_phi > max_phi:
-                new_phi = max_phi
-            rating[p] = 1500.0 + _SCALE * new_mu
-            rd[p] = _SCALE * new_phi
-            vol[p] = new_sigma
-        for t in range(n):
-            s = team_player_ptr[t0 + t]
-            p = players[s]
-            post_rating[s] = rating[p]
-            post_rd[s] = rd[p]
-            post_vol[s] = vol[p]
+            sc = pair_outcome(rank[t], rank[u])
+            if sc is None:
+                continue
+            opp[m, 2] = opp[u, 0]
+            opp[m, 3] = opp[u, 1]
+            opp[m, 4] = sc
+            m += 1
+        r, d, v = glicko2_period(
+            opp[t, 0], opp[t, 1], state[t, 2], opp[:m, 2], opp[:m, 3], opp[:m, 4], m,
+            tau, eps, max_phi,
+        )  # fmt: skip
+        out[t, 0] = r
+        out[t, 1] = d
+        out[t, 2] = v
+
+
+@jit
+def glicko2_game(buf: np.ndarray, settings: np.ndarray, n: int) -> None:
+    """:func:`glicko2_update` for one game packed in ``buf``: ranks, ratings, RDs, volatilities
+    and elapsed times (``n`` each); the new ratings, RDs and volatilities overwrite the old."""
+    state = np.empty((n, 3))
+    for s in range(n):
+        for c in range(3):
+            state[s, c] = buf[(c + 1) * n + s]
+    out = np.empty((n, 3))
+    glicko2_update(state, buf[4 * n : 5 * n], buf[:n], settings, np.empty((n, 5)), out)
+    for s in range(n):
+        for c in range(3):
+            buf[(c + 1) * n + s] = out[s, c]
+
+
+@jit
+def replay_glicko2(
+    table: np.ndarray,
+    block: tuple[np.ndarray, ...],
+    settings: np.ndarray,
+    predict: bool,
+    keep: bool,
+    results: tuple[np.ndarray, ...],
+) -> int:
+    """:func:`glicko2_update` for every match of a block (one player per team), rows
+    ``(rating, RD, volatility, last time)`` of ``table`` carried forward: elapsed time since a
+    player's previous game (0 for his first) gives the idle periods when ``period`` is set.
+    Predictions: the symmetric ``win_probability`` of :class:`~mindsport.rating.Glicko2`."""
+    team_ptr, player_ptr, players, _, ranks, times = block
+    post, pair_a, pair_b, prob, outcome = results
+    n_matches = team_ptr.shape[0] - 1
+    max_teams, _ = block_sizes(team_ptr, player_ptr)
+    ptr = np.empty(max_teams + 1, np.int64)
+    state = np.empty((max_teams, 4))  # rating, RD, volatility, last time
+    out = np.empty((max_teams, 4))
+    opp = np.empty((max_teams, 5))
+    elapsed = np.empty(max_teams)
+    period = settings[3]
+    k = 0
+    for i in range(n_matches):
+        t0 = team_ptr[i]
+        n = team_ptr[i + 1] - t0
+        s0 = player_ptr[t0]
+        now = times[i]
+        load_match(t0, n, s0, player_ptr, players, table, ptr, state)
+        for q in range(n):
+            last = state[q, 3]
+            x = 0.0
+            if period > 0 and not math.isnan(last):
+                x = now - last
+                if not x > 0.0:
+                    x = 0.0
+            elapsed[q] = x
+        rank = ranks[t0 : t0 + n]
+        if predict:
+            for a in range(n):
+                for b in range(a + 1, n):
+                    o = pair_outcome(rank[a], rank[b])
+                    if o is not None:
+                        pair_a[k] = a
+                        pair_b[k] = b
+                        prob[k] = glicko2_expectation(
+                            state[a, 0], state[a, 1], state[b, 0], state[b, 1]
+                        )
+                        outcome[k] = o
+                        k += 1
+        glicko2_update(state[:n], elapsed, rank, settings, opp, out)
+        for q in range(n):
+            out[q, 3] = now
+        _scatter(table, players, s0, n, out[:n], keep, post)
+    return -1

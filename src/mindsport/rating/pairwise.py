@@ -30,30 +30,66 @@ both_orders=False`` and two players this *is* TrueSkill.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
+
+import numpy as np
+from numpy.typing import NDArray
 
 from mindsport.errors import MindsportError
-from mindsport.match import pair_outcome
-from mindsport.rating.elo import (
-    check_ranks,
-    check_weights,
-    join_teams,
-    split_teams,
-)
-from mindsport.rating.gaussian import norm_cdf
-from mindsport.rating.rating import Rating
-from mindsport.rating.trueskill import draw_margin
-from mindsport.rating.truncation import v_draw, v_win, w_draw, w_win
+from mindsport.rating.batch import MatchBlock
+from mindsport.rating.formulas import margin_from_quantile, win_loss
+from mindsport.rating.gaussian import norm_ppf
+from mindsport.rating.params import Kind, Param, check_settings
+from mindsport.rating.rating import Rating, trusted_rating
+from mindsport.rating.replayers import ArrayReplayer, ObjectReplayer, block_kernels, refusal
+from mindsport.rating.teams import check_ranks, check_weights, join_teams, split_teams
 
 __all__ = ["PairwiseTrueSkill"]
+
+
+@functools.cache
+def _kernels() -> Any:
+    from mindsport.rating import kernels
+
+    return kernels
+
+
+#: the settings of :class:`PairwiseTrueSkill` (checked when built; read by the model registry)
+PARAMS = (
+    Param("mu", Kind.REAL, 25.0, "prior mean of a new player's skill"),
+    Param(
+        "sigma",
+        Kind.REAL,
+        25.0 / 3.0,
+        "prior deviation of a new player's skill",
+        0.0,
+        low_open=True,
+    ),
+    Param("beta", Kind.REAL, 25.0 / 6.0, "performance noise", 0.0, low_open=True),
+    Param("tau", Kind.REAL, 25.0 / 300.0, "dynamics added before every pairwise update", 0.0),
+    Param(
+        "draw_probability",
+        Kind.REAL,
+        0.10,
+        "how often two equal players draw",
+        0.0,
+        1.0,
+        high_open=True,
+    ),
+    Param("iterations", Kind.INTEGER, 10, "passes over the pairs", 1.0),
+    Param("both_orders", Kind.BOOLEAN, True, "every ordered pair (True) or each pair once"),
+)
 
 
 @dataclass(frozen=True)
 class PairwiseTrueSkill:
     """Seed 002's pairwise TrueSkill (see the module docstring)."""
+
+    PARAMS: ClassVar[tuple[Param, ...]] = PARAMS
 
     mu: float = 25.0
     sigma: float = 25.0 / 3.0
@@ -64,25 +100,20 @@ class PairwiseTrueSkill:
     both_orders: bool = True
 
     def __post_init__(self) -> None:
-        for name in ("sigma", "beta"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int | float) or not v > 0:
-                raise MindsportError(f"PairwiseTrueSkill: {name} must be > 0, got {v!r}")
-        if not self.tau >= 0:
-            raise MindsportError(f"PairwiseTrueSkill: tau must be >= 0, got {self.tau!r}")
-        if not 0 <= self.draw_probability < 1:
-            raise MindsportError(
-                f"PairwiseTrueSkill: draw_probability must be in [0, 1), got "
-                f"{self.draw_probability!r}"
-            )
-        if (
-            isinstance(self.iterations, bool)
-            or not isinstance(self.iterations, int)
-            or (self.iterations < 1)
-        ):
-            raise MindsportError(
-                f"PairwiseTrueSkill: iterations must be an integer >= 1, got {self.iterations!r}"
-            )
+        check_settings(self, PARAMS, "PairwiseTrueSkill", MindsportError)
+
+    @functools.cached_property
+    def _quantile(self) -> float:
+        p = self.draw_probability
+        return 0.0 if p == 0 else norm_ppf((p + 1.0) / 2.0)
+
+    @functools.cached_property
+    def _settings(self) -> NDArray[np.float64]:
+        """The quantile of the draw margin, beta, tau, iterations, both orders."""
+        return np.array(
+            [self._quantile, self.beta, self.tau, self.iterations, self.both_orders],
+            dtype=np.float64,
+        )
 
     def rating(self, mu: float | None = None, sigma: float | None = None) -> Rating:
         """A new player's rating (the prior, or the given values)."""
@@ -93,36 +124,11 @@ class PairwiseTrueSkill:
         """Conservative leaderboard value ``mu - 3 sigma``."""
         return rating.mu - 3.0 * rating.sigma
 
-    def _two(
-        self,
-        win: list[list[float]],
-        lose: list[list[float]],
-        w_win_: list[float],
-        w_lose: list[float],
-        drawn: bool,
-    ) -> None:
-        """TrueSkill's two-team update, in place on ``[mu, var]`` pairs: ``win`` finished ahead
-        of (or tied with) ``lose``."""
-        tau2, beta2 = self.tau**2, self.beta**2
-        mean = 0.0
-        c2 = 0.0
-        size = 0
-        for team, ws, sign in ((win, w_win_, 1.0), (lose, w_lose, -1.0)):
-            for (mu, var), w in zip(team, ws, strict=True):
-                mean += sign * w * mu
-                c2 += w * w * (var + tau2 + beta2)
-                size += w > 0
-        c = math.sqrt(c2)
-        e = draw_margin(self.draw_probability, size, self.beta) / c
-        x = mean / c
-        v, w_ = (v_draw(x, e), w_draw(x, e)) if drawn else (v_win(x, e), w_win(x, e))
-        for team, ws, sign in ((win, w_win_, 1.0), (lose, w_lose, -1.0)):
-            for r, w in zip(team, ws, strict=True):
-                if w == 0:
-                    continue
-                pv = r[1] + tau2
-                r[0] += sign * w * pv / c * v
-                r[1] = pv * (1.0 - w * w * pv / c2 * w_)
+    def replayer(self) -> Any:
+        """The compiled replay (``rate`` match by match for a subclass that changes it)."""
+        if type(self).rate is not PairwiseTrueSkill.rate:
+            return ObjectReplayer(self)
+        return PairwiseReplayer(self)
 
     def rate(
         self,
@@ -130,11 +136,14 @@ class PairwiseTrueSkill:
         ranks: Sequence[int | None] | None = None,
         weights: Sequence[Any] | None = None,
     ) -> list[Any]:
-        """New ratings after one game (same shape as ``teams``), pair by pair, repeated."""
+        """New ratings after one game (same shape as ``teams``), pair by pair, repeated.
+
+        Each pairwise update is TrueSkill's compiled two-team update
+        (:func:`mindsport.rating.kernels.pairwise_update`).
+        """
         values, keys = split_teams(teams, Rating, "PairwiseTrueSkill")
         rk = check_ranks(ranks, len(values), "PairwiseTrueSkill")
         ws = check_weights(weights, values, keys, "PairwiseTrueSkill")
-        n = len(values)
         if self.draw_probability == 0:
             ranked = [r for r in rk if r is not None]
             if len(set(ranked)) != len(ranked):
@@ -142,29 +151,33 @@ class PairwiseTrueSkill:
                     f"PairwiseTrueSkill: ranks {list(rk)!r} contain a tie, but draw_probability "
                     "is 0 so a tie is impossible under this model"
                 )
-        cur = [[[r.mu, r.sigma**2] for r in t] for t in values]
-        pairs: list[tuple[int, int, float]] = []
-        for i in range(n):
-            for j in range(n):
-                if i == j or (not self.both_orders and j < i):
-                    continue
-                s = pair_outcome(rk[i], rk[j])
-                if s is not None:
-                    pairs.append((i, j, s))
-        for _ in range(self.iterations):
-            for i, j, s in pairs:
-                if s >= 0.5:
-                    self._two(cur[i], cur[j], ws[i], ws[j], s == 0.5)
-                else:
-                    self._two(cur[j], cur[i], ws[j], ws[i], False)
-        out = [
+        flat = [r for t in values for r in t]
+        n, n_teams = len(flat), len(values)
+        ptr = [0.0]
+        for t in values:
+            ptr.append(ptr[-1] + len(t))
+        buf = np.array(
             [
-                r if w == 0 else Rating(m, math.sqrt(var))
-                for r, (m, var), w in zip(t, ct, wt, strict=True)
-            ]
-            for t, ct, wt in zip(values, cur, ws, strict=True)
+                *ptr,
+                *(math.nan if r is None else float(r) for r in rk),
+                *(r.mu for r in flat),
+                *(r.sigma for r in flat),
+                *(x for w in ws for x in w),
+            ],
+            dtype=np.float64,
+        )
+        _kernels().pairwise_game(buf, self._settings, n_teams, n)
+        at = 2 * n_teams + 1
+        out = buf[at : at + 2 * n].tolist()
+        new = [
+            r if w == 0 else trusted_rating(m, s)
+            for r, m, s, w in zip(flat, out[:n], out[n:], (x for w in ws for x in w), strict=True)
         ]
-        return join_teams(out, keys)
+        rows, at = [], 0
+        for t in values:
+            rows.append(new[at : at + len(t)])
+            at += len(t)
+        return join_teams(rows, keys)
 
     def rate_1vs1(self, a: Rating, b: Rating, drawn: bool = False) -> tuple[Rating, Rating]:
         """``a`` beat ``b`` (or drew)."""
@@ -174,13 +187,39 @@ class PairwiseTrueSkill:
     def outcome_probabilities(self, team_a: Any, team_b: Any) -> tuple[float, float, float]:
         """``(P(a ahead), P(draw), P(b ahead))`` for the next game, as TrueSkill predicts it."""
         values, _ = split_teams([team_a, team_b], Rating, "PairwiseTrueSkill")
-        tau2, beta2 = self.tau**2, self.beta**2
-        d = sum(r.mu for r in values[0]) - sum(r.mu for r in values[1])
-        c = math.sqrt(sum(r.sigma**2 + tau2 + beta2 for t in values for r in t))
-        e = draw_margin(self.draw_probability, len(values[0]) + len(values[1]), self.beta)
-        win, loss = norm_cdf((d - e) / c), norm_cdf((-d - e) / c)
+        tau2, beta2 = self.tau * self.tau, self.beta * self.beta
+        mus = [sum(r.mu for r in t) for t in values]
+        var = [sum(r.sigma * r.sigma + tau2 + beta2 for r in t) for t in values]
+        e = margin_from_quantile(self._quantile, len(values[0]) + len(values[1]), self.beta)
+        win, loss = win_loss(mus[0] - mus[1], math.sqrt(var[0] + var[1]), e)
         return win, max(0.0, 1.0 - win - loss), loss
 
     def win_probability(self, team_a: Any, team_b: Any) -> float:
         """Probability that ``team_a`` finishes ahead of ``team_b`` (a draw is not a win)."""
         return self.outcome_probabilities(team_a, team_b)[0]
+
+
+class PairwiseReplayer(ArrayReplayer):
+    """Seed 002's pairwise TrueSkill through ``kernels.replay_pairwise``."""
+
+    fields = ("mu", "sigma")
+    n_value = 2
+
+    def new_state(self) -> tuple[float, ...]:
+        return (float(self.model.mu), float(self.model.sigma))
+
+    def make(self, *values: Any) -> Any:
+        return trusted_rating(*values)
+
+    def unpack(self, value: Any) -> tuple[float, ...] | None:
+        return (value.mu, value.sigma) if isinstance(value, Rating) else None
+
+    def check(self, block: MatchBlock, predict: bool) -> None:
+        block.validate()
+        if self.model.draw_probability == 0:
+            at = block_kernels().first_tie(block.team_ptr, block.ranks)
+            if at >= 0:
+                raise refusal(self.model, block, at, predict, False)
+
+    def kernel(self) -> Any:
+        return _kernels().replay_pairwise

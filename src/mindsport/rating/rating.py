@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from mindsport.errors import MindsportError
 
-__all__ = ["InvalidRatingError", "Rating"]
+__all__ = ["InvalidRatingError", "Rating", "trusted_rating"]
 
 
 class InvalidRatingError(MindsportError):
@@ -55,3 +55,21 @@ class Rating:
 
     def __repr__(self) -> str:
         return f"Rating(mu={self.mu:.3f}, sigma={self.sigma:.3f})"
+
+
+_SET_MU = Rating.__dict__["mu"].__set__
+_SET_SIGMA = Rating.__dict__["sigma"].__set__
+
+
+def trusted_rating(mu: float, sigma: float) -> Rating:
+    """A :class:`Rating` of floats already known to be valid (a finite ``mu``, a finite
+    ``sigma > 0``: what an update computes from valid ratings), built without checking them
+    again.
+
+    >>> trusted_rating(25.0, 8.0) == Rating(25.0, 8.0)
+    True
+    """
+    r = object.__new__(Rating)
+    _SET_MU(r, mu)
+    _SET_SIGMA(r, sigma)
+    return r

@@ -24,22 +24,36 @@ i.e. ``prob_scale = 1200 ln 10 = 2763``; :func:`mindsport.history.fit` may tune 
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
+
+import numpy as np
+from numpy.typing import NDArray
 
 from mindsport.errors import MindsportError
-from mindsport.rating.elo import (
+from mindsport.rating.batch import MatchBlock
+from mindsport.rating.formulas import logistic10, tenhou_adjustment, tenhou_change
+from mindsport.rating.params import Kind, Param, check_settings
+from mindsport.rating.replayers import ArrayReplayer, ObjectReplayer, refuse_teams
+from mindsport.rating.teams import (
     ShapeError,
     check_ranks,
     join_teams,
-    logistic10,
     split_single_players,
     split_teams,
 )
 
 __all__ = ["TenhouR", "TenhouRating"]
+
+
+@functools.cache
+def _kernels() -> Any:
+    from mindsport.rating import kernels_classic
+
+    return kernels_classic
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,9 +67,50 @@ class TenhouR:
         return float(self.rating)
 
 
+#: the settings of :class:`TenhouRating` (checked when it is built; read by the model registry)
+PARAMS = (
+    Param("initial", Kind.REAL, 1500.0, "rating of a new player"),
+    Param(
+        "bonuses",
+        Kind.TABLE,
+        ((30.0, 10.0, -10.0, -30.0), (30.0, 0.0, -30.0)),
+        "placement bonuses, one row per table size",
+        rows_min=2,
+    ),
+    Param("top_bonus", Kind.REAL, 30.0, "first place's bonus at tables without a row"),
+    Param(
+        "divisor",
+        Kind.REAL,
+        40.0,
+        "weight of the table average: (avg - R) / divisor",
+        0.0,
+        low_open=True,
+    ),
+    Param(
+        "adjust_games",
+        Kind.INTEGER,
+        400,
+        "games after which the adjustment stays at its floor",
+        0.0,
+    ),
+    Param("adjust_step", Kind.REAL, 0.002, "adjustment lost per game played", 0.0),
+    Param("adjust_floor", Kind.REAL, 0.2, "least adjustment", 0.0),
+    Param(
+        "prob_scale",
+        Kind.REAL,
+        1200.0 * math.log(10.0),
+        "logistic scale of the win probability",
+        0.0,
+        low_open=True,
+    ),
+)
+
+
 @dataclass(frozen=True)
 class TenhouRating:
     """Tenhou R settings (defaults are Tenhou's; see the module docstring)."""
+
+    PARAMS: ClassVar[tuple[Param, ...]] = PARAMS
 
     initial: float = 1500.0
     bonuses: tuple[tuple[float, ...], ...] = ((30.0, 10.0, -10.0, -30.0), (30.0, 0.0, -30.0))
@@ -67,15 +122,35 @@ class TenhouRating:
     prob_scale: float = 1200.0 * math.log(10.0)
 
     def __post_init__(self) -> None:
-        if not self.divisor > 0:
-            raise MindsportError(f"TenhouRating: divisor must be positive, got {self.divisor!r}")
-        if not self.prob_scale > 0:
-            raise MindsportError(
-                f"TenhouRating: prob_scale must be positive, got {self.prob_scale!r}"
-            )
-        for b in self.bonuses:
-            if len(b) < 2:
-                raise MindsportError(f"TenhouRating: a bonus table needs >= 2 places, got {b!r}")
+        check_settings(self, PARAMS, "TenhouRating", MindsportError)
+
+    @functools.cached_property
+    def _settings(self) -> NDArray[np.float64]:
+        """divisor, adjustment games, step and floor (``kernels_classic.tenhou_update``)."""
+        return np.array(
+            [self.divisor, self.adjust_games, self.adjust_step, self.adjust_floor],
+            dtype=np.float64,
+        )
+
+    def bonus_table(self, max_players: int) -> NDArray[np.float64]:
+        """``T[n, place]``: :meth:`bonus` for tables of 2..``max_players`` (at least 8)."""
+        size = max(max_players + 1, 9)
+        cached = self._bonus_table
+        if cached.shape[0] >= size:
+            return cached
+        tab = np.zeros((size, size))
+        for n in range(2, size):
+            for place in range(1, n + 1):
+                tab[n, place] = self.bonus(place, n)
+        return tab
+
+    @functools.cached_property
+    def _bonus_table(self) -> NDArray[np.float64]:
+        tab = np.zeros((9, 9))
+        for n in range(2, 9):
+            for place in range(1, n + 1):
+                tab[n, place] = self.bonus(place, n)
+        return tab
 
     def rating(self, rating: float | None = None, games: int = 0) -> TenhouR:
         """A new rating (default 1500, no games)."""
@@ -87,9 +162,7 @@ class TenhouRating:
         """``adj``: 1 - 0.002 x games below 400 games, then 0.2."""
         if games < 0:
             raise MindsportError(f"TenhouRating: games must be >= 0, got {games!r}")
-        if games < self.adjust_games:
-            return max(self.adjust_floor, 1.0 - self.adjust_step * games)
-        return self.adjust_floor
+        return tenhou_adjustment(games, self.adjust_games, self.adjust_step, self.adjust_floor)
 
     def bonus(self, place: int, players: int) -> float:
         """Placement bonus of 1-based ``place`` at a table of ``players``."""
@@ -115,10 +188,14 @@ class TenhouRating:
         if isinstance(place, bool) or not isinstance(place, int) or not 1 <= place <= len(table):
             raise MindsportError(f"TenhouRating: place must be 1..{len(table)}, got {place!r}")
         avg = sum(float(t) for t in table) / len(table)
-        return self._delta(float(own), avg, self.bonus(place, len(table)), games)
+        bonus = self.bonus(place, len(table))
+        return tenhou_change(float(own), avg, bonus, self.adjustment(games), self.divisor)
 
-    def _delta(self, own: float, avg: float, bonus: float, games: int) -> float:
-        return self.adjustment(games) * (bonus + (avg - own) / self.divisor)
+    def replayer(self) -> Any:
+        """The compiled replay (``rate`` match by match for a subclass that changes it)."""
+        if type(self).rate is not TenhouRating.rate:
+            return ObjectReplayer(self)
+        return TenhouReplayer(self)
 
     def rate(
         self,
@@ -128,24 +205,23 @@ class TenhouRating:
     ) -> list[Any]:
         """New ratings after one game of single players (lower rank is better; ties share bonus).
 
-        Teams of several players, unranked players and partial-play weights are refused.
+        Teams of several players, unranked players and partial-play weights are refused. The
+        update is the compiled one the replay of long histories runs.
         """
         values, keys = split_single_players(teams, TenhouR, "TenhouRating", weights)
         rk = check_ranks(ranks, len(values), "TenhouRating")
         if any(r is None for r in rk):
             raise ShapeError(f"TenhouRating needs every player ranked: ranks {list(rk)!r}")
-        n = len(values)
         players = [t[0] for t in values]
-        avg = sum(p.rating for p in players) / n
-        out = []
-        places = [float(r) for r in rk if r is not None]
-        for i, p in enumerate(players):
-            ahead = sum(1 for r in places if r < places[i])
-            tied = sum(1 for r in places if r == places[i])
-            bonus = sum(self.bonus(ahead + k, n) for k in range(1, tied + 1)) / tied
-            d = self._delta(p.rating, avg, bonus, p.games)
-            out.append([TenhouR(p.rating + d, p.games + 1)])
-        return join_teams(out, keys)
+        n = len(players)
+        packed: list[float] = [float(r) for r in rk if r is not None]
+        packed += [float(p.rating) for p in players]
+        packed += [float(p.games) for p in players]
+        buf = np.array(packed)
+        _kernels().tenhou_game(buf, self.bonus_table(n), self._settings, n)
+        out = buf[n:].tolist()
+        new = [[TenhouR(r, int(g))] for r, g in zip(out[:n], out[n:], strict=True)]
+        return join_teams(new, keys)
 
     def win_probability(self, team_a: Any, team_b: Any) -> float:
         """Logistic probability that A finishes ahead of B (see the module docstring)."""
@@ -158,3 +234,35 @@ class TenhouRating:
     def expose(self, rating: TenhouR) -> float:
         """The leaderboard value: R itself."""
         return rating.rating
+
+
+class TenhouReplayer(ArrayReplayer):
+    """Tenhou R through ``replay_tenhou`` (one player per team, every team ranked)."""
+
+    fields = ("rating", "games")
+    n_value = 2
+
+    def new_state(self) -> tuple[float, ...]:
+        r = self.model.rating()
+        return (float(r.rating), float(r.games))
+
+    def make(self, *values: Any) -> Any:
+        return TenhouR(values[0], int(values[1]))
+
+    def unpack(self, value: Any) -> tuple[float, ...] | None:
+        if type(value) is not TenhouR or type(value.games) is not int:
+            return None
+        return (float(value.rating), float(value.games))
+
+    def check(self, block: MatchBlock, predict: bool) -> None:
+        block.validate()
+        refuse_teams(self.model, block, predict, ranked=True)
+
+    def kernel(self) -> Any:
+        return _kernels().replay_tenhou
+
+    def settings(self, block: MatchBlock) -> NDArray[np.float64]:
+        m = self.model
+        table = m.bonus_table(int(np.diff(block.team_ptr).max()))
+        head = [*m._settings.tolist(), float(m.prob_scale), float(table.shape[0])]
+        return np.concatenate([np.array(head), table.ravel()])

@@ -73,6 +73,7 @@ from numpy.typing import NDArray
 
 from mindsport.errors import NotFoundError
 from mindsport.match import Match
+from mindsport.rating.gaussian import norm_ppf
 from mindsport.rating.rating import InvalidRatingError, Rating
 from mindsport.rating.trueskill import (
     BETA,
@@ -83,7 +84,6 @@ from mindsport.rating.trueskill import (
     ConvergenceError,
     InvalidGameError,
     TrueSkill,
-    draw_margin,
 )
 
 __all__ = ["Convergence", "SkillCurve", "SkillHistory", "TrueSkillThroughTime"]
@@ -330,7 +330,6 @@ class SkillHistory:
         self._id_set: set[str] = set()
         self._clock: _Clock | None = None
         self._aware = False
-        self._margins = np.zeros(0)
         self.convergence = Convergence(0, 0, 0.0)
 
     # ------------------------------------------------------------------ sizes and names
@@ -455,14 +454,12 @@ class SkillHistory:
         team_ptr: list[int] = []
         g_time: list[float] = []
         n_teams = self._rank.n
-        largest = 1
         for m in ms:
             st = step_cache.get(m.time)
             if st is None:
                 st = step_cache[m.time] = self._step_time(m.time)
             before = len(players)
             for i, team in enumerate(m.teams):
-                largest = max(largest, len(team))
                 players.extend(team)
                 weights.extend(m.weights[i] if m.weights is not None else [1.0] * len(team))
                 slot_ptr.append(ns0 + len(players))
@@ -503,13 +500,6 @@ class SkillHistory:
         self._rank.extend(ranks)
         self._team_ptr.extend(team_ptr)
         self._g_time.extend(g_time)
-        if len(self._margins) < 2 * largest + 2:
-            self._margins = np.array(
-                [
-                    0.0 if n == 0 else draw_margin(self.model.draw_probability, n, self.model.beta)
-                    for n in range(2 * largest + 2)
-                ]
-            )
         self._extend_order(self._order_v, self._v_time.view, nv0)
         self._extend_order(self._order_g, self._g_time.view, ng0)
         if first:
@@ -538,8 +528,8 @@ class SkillHistory:
     def _settings(self) -> dict[str, Any]:
         m = self.model
         return {
-            "margins": self._margins,
-            "beta2": m.beta**2,
+            "z": 0.0 if m.draw_probability == 0 else norm_ppf((m.draw_probability + 1.0) / 2.0),
+            "beta": m.beta,
             "drift2": m.drift**2,
             "tolerance": m.tolerance,
             "max_inner": m.one_game.max_iterations,

@@ -20,8 +20,8 @@ A game's message to its players is the online TrueSkill update (the patent's fac
 one game: teams, ties, partial play, partial rankings) computed from the players' *cavities*
 (their marginals without this game's message) and divided by them, so running the games forward
 in time once, with nothing coming back from the future, is exactly online TrueSkill filtering.
-The truncation moments ``v``/``w`` and the difference-chain steps are those of
-:mod:`mindsport.rating.kernels`.
+That update is the one of :func:`mindsport.rating.kernels.update_match`, shared with online
+TrueSkill.
 
 Everything is compiled lazily on first use (``cache=True`` keeps the machine code on disk).
 """
@@ -30,12 +30,10 @@ from __future__ import annotations
 
 import math
 
-import numba as nb
 import numpy as np
 
-from mindsport.rating.kernels import _down_and_truncate, _sum_message, vw
-
-jit = nb.njit(cache=True, fastmath=False, nogil=True)
+from mindsport.rating.jit import jit
+from mindsport.rating.kernels import update_match, workspace
 
 #: Status of the inner (multi-team) message passing of one game that did not settle.
 GAME_FAILED = -1.0
@@ -125,25 +123,19 @@ def _workspace(team_ptr: np.ndarray, slot_ptr: np.ndarray) -> tuple:
         s = slot_ptr[team_ptr[g + 1]] - slot_ptr[team_ptr[g]]
         if s > max_slots:
             max_slots = s
-    m = max_teams - 1
+    iw, fw, lw = workspace(max_teams)
     return (
         np.empty(max_slots),  # 0 cavity means
         np.empty(max_slots),  # 1 cavity variances
         np.empty(max_slots),  # 2 change of each slot's marginal
-        np.empty(max_teams, np.int64),  # 3 team order
-        np.empty(max_teams),  # 4 team performance prior pi
-        np.empty(max_teams),  # 5 ... tau
-        np.empty(max_teams),  # 6 team performance marginal pi
-        np.empty(max_teams),  # 7 ... tau
-        np.empty(max_teams, np.int64),  # 8 players present per team
-        np.empty(m, np.int64),  # 9 link: left team
-        np.empty(m, np.int64),  # 10 link: right team
-        np.empty(m),  # 11 link: draw margin
-        np.empty(m, np.bool_),  # 12 link: tie
-        np.zeros((m, 2)),  # 13 messages to the left team
-        np.zeros((m, 2)),  # 14 messages to the right team
-        np.zeros((m, 2)),  # 15 messages down to the differences
-        np.zeros((m, 2)),  # 16 truncation messages
+        np.empty(max_slots),  # 3 weights
+        np.empty(max_slots),  # 4 posterior means
+        np.empty(max_slots),  # 5 posterior standard deviations
+        np.empty(max_teams + 1, np.int64),  # 6 team pointers within the game
+        np.empty(max_teams),  # 7 ranks
+        iw,
+        fw,
+        lw,
     )
 
 
@@ -185,171 +177,57 @@ def update_game(
     fwd: np.ndarray,
     bwd: np.ndarray,
     lik: np.ndarray,
-    margins: np.ndarray,
-    beta2: float,
+    z: float,
+    beta: float,
     tolerance: float,
     max_inner: int,
     ws: tuple,
 ) -> float:
     """Recompute game ``g``'s messages to its players from their cavities.
 
+    The online update of one game (:func:`mindsport.rating.kernels.update_match`) from the
+    players' cavities (their marginals without this game's message), divided by the cavities.
     Returns the largest change of a player's marginal, or :data:`GAME_FAILED` if the inner
     message passing of a game of three or more teams did not settle within ``max_inner``
     sweeps. ``ws[2]`` holds each slot's change (slots in game order).
     """
-    cm, cv, moved, order, t_pi, t_tau, mar_pi, mar_tau, present = ws[:9]
-    link_l, link_r, link_e, link_draw, to_l, to_r, down, trunc = ws[9:]
+    cm, cv, moved, wl, out_mu, out_sd, ptr, rk, iw, fw, lw = ws
     t0 = team_ptr[g]
     n = team_ptr[g + 1] - t0
     s0 = slot_ptr[t0]
-    # cavities and team performance priors
+    for t in range(n + 1):
+        ptr[t] = slot_ptr[t0 + t] - s0
     for t in range(n):
-        mean = 0.0
-        var = 0.0
-        cnt = 0
-        for s in range(slot_ptr[t0 + t], slot_ptr[t0 + t + 1]):
-            moved[s - s0] = 0.0
-            w = s_weight[s]
-            if w == 0.0:
-                continue
-            v = s_var[s]
-            pi = fwd[v, 0] + bwd[v, 0] + lik[v, 0] - msg[s, 0]
-            tau = fwd[v, 1] + bwd[v, 1] + lik[v, 1] - msg[s, 1]
-            cm[s - s0] = tau / pi
-            cv[s - s0] = 1.0 / pi
-            cnt += 1
-            mean += w * cm[s - s0]
-            var += w * w * (cv[s - s0] + beta2)
-        t_pi[t] = 1.0 / var
-        t_tau[t] = mean / var
-        present[t] = cnt
-    worst = 0.0
-    if n == 2:  # one truncation: the closed form
-        r0 = rank[t0]
-        r1 = rank[t0 + 1]
-        left = 1 if math.isnan(r0) or r1 < r0 else 0  # stable: a tie keeps the given order
-        right = 1 - left
-        c2 = 1.0 / t_pi[left] + 1.0 / t_pi[right]
-        c = math.sqrt(c2)
-        x = (t_tau[left] / t_pi[left] - t_tau[right] / t_pi[right]) / c
-        v, w_ = vw(x, margins[present[0] + present[1]] / c, r0 == r1)
-        for side in range(2):
-            t = left if side == 0 else right
-            sign = 1.0 if side == 0 else -1.0
-            for s in range(slot_ptr[t0 + t], slot_ptr[t0 + t + 1]):
-                w = s_weight[s]
-                if w == 0.0:
-                    continue
-                var_s = cv[s - s0]
-                a = w * w * var_s / c2 * w_  # posterior variance = var_s * (1 - a)
-                shift = sign * w * var_s / c * v  # posterior mean = cavity mean + shift
-                den = var_s * (1.0 - a)
-                _send(
-                    s, a / den, (cm[s - s0] * a + shift) / den, s0, s_var, msg, fwd, bwd, lik, moved
-                )
-                worst = max(worst, moved[s - s0])
-        return worst
-    # more teams: by rank (stable), unranked last; ranked neighbours linked, unranked to the lowest
-    n_ranked = 0
-    for t in range(n):
-        r = rank[t0 + t]
-        if not math.isnan(r):
-            j = n_ranked
-            while j > 0 and rank[t0 + order[j - 1]] > r:
-                order[j] = order[j - 1]
-                j -= 1
-            order[j] = t
-            n_ranked += 1
-    k = n_ranked
-    for t in range(n):
-        if math.isnan(rank[t0 + t]):
-            order[k] = t
-            k += 1
-    m = n - 1
-    for j in range(m):
-        left = order[min(j, n_ranked - 1)]
-        right = order[j + 1]
-        link_l[j] = left
-        link_r[j] = right
-        link_e[j] = margins[present[left] + present[right]]
-        rr = rank[t0 + right]
-        link_draw[j] = (not math.isnan(rr)) and rank[t0 + left] == rr
-    for t in range(n):
-        mar_pi[t] = t_pi[t]
-        mar_tau[t] = t_tau[t]
-    for j in range(m):
-        for q in range(2):
-            to_l[j, q] = 0.0
-            to_r[j, q] = 0.0
-            trunc[j, q] = 0.0
-    settled = False
-    for it in range(max_inner):
-        delta = 0.0
-        for sweep in range(2):
-            for jj in range(m):
-                j = jj if sweep == 0 else m - 1 - jj
-                left = link_l[j]
-                right = link_r[j]
-                if not (jj == 0 and (sweep == 1 or it > 0)):
-                    delta = _down_and_truncate(
-                        j, left, right, mar_pi, mar_tau, to_l, to_r, down, trunc, link_e,
-                        link_draw, delta,
-                    )  # fmt: skip
-                if sweep == 0:  # difference up to the right team
-                    op = mar_pi[left] - to_l[j, 0]
-                    ot = mar_tau[left] - to_l[j, 1]
-                    np_, nt = _sum_message(trunc[j, 0], trunc[j, 1], op, ot, -1.0)
-                    mar_pi[right] += np_ - to_r[j, 0]
-                    mar_tau[right] += nt - to_r[j, 1]
-                    to_r[j, 0] = np_
-                    to_r[j, 1] = nt
-                else:  # ... and to the left team
-                    op = mar_pi[right] - to_r[j, 0]
-                    ot = mar_tau[right] - to_r[j, 1]
-                    np_, nt = _sum_message(trunc[j, 0], trunc[j, 1], op, ot, 1.0)
-                    mar_pi[left] += np_ - to_l[j, 0]
-                    mar_tau[left] += nt - to_l[j, 1]
-                    to_l[j, 0] = np_
-                    to_l[j, 1] = nt
-        if delta <= tolerance:
-            settled = True
-            break
-    if not settled:
+        rk[t] = rank[t0 + t]
+    for i in range(slot_ptr[t0 + n] - s0):
+        s = s0 + i
+        moved[i] = 0.0
+        w = s_weight[s]
+        wl[i] = w
+        if w == 0.0:
+            cm[i] = 0.0
+            cv[i] = 1.0
+            continue
+        v = s_var[s]
+        pi = fwd[v, 0] + bwd[v, 0] + lik[v, 0] - msg[s, 0]
+        cm[i] = (fwd[v, 1] + bwd[v, 1] + lik[v, 1] - msg[s, 1]) / pi
+        cv[i] = 1.0 / pi
+    ok = update_match(
+        ptr[: n + 1], cm, cv, wl, rk[:n], z, beta, 0.0, tolerance, max_inner,
+        iw, fw, lw, out_mu, out_sd,
+    )  # fmt: skip
+    if not ok:
         return GAME_FAILED
-    for j in range(m):  # the last word to every right team
-        left = link_l[j]
-        right = link_r[j]
-        op = mar_pi[left] - to_l[j, 0]
-        ot = mar_tau[left] - to_l[j, 1]
-        np_, nt = _sum_message(trunc[j, 0], trunc[j, 1], op, ot, -1.0)
-        mar_pi[right] += np_ - to_r[j, 0]
-        mar_tau[right] += nt - to_r[j, 1]
-        to_r[j, 0] = np_
-        to_r[j, 1] = nt
-    # team evidence -> each performance -> each skill (the message, not the posterior)
-    for t in range(n):
-        g_pi = mar_pi[t] - t_pi[t]
-        g_tau = mar_tau[t] - t_tau[t]
-        total_mean = 0.0
-        total_var = 0.0
-        for s in range(slot_ptr[t0 + t], slot_ptr[t0 + t + 1]):
-            w = s_weight[s]
-            if w > 0.0:
-                total_mean += w * cm[s - s0]
-                total_var += w * w * (cv[s - s0] + beta2)
-        for s in range(slot_ptr[t0 + t], slot_ptr[t0 + t + 1]):
-            w = s_weight[s]
-            if w == 0.0:
-                continue
-            if g_pi <= 0.0:  # the outcome says nothing about this team
-                _send(s, 0.0, 0.0, s0, s_var, msg, fwd, bwd, lik, moved)
-                continue
-            own = w * w * (cv[s - s0] + beta2)
-            p_mean = (g_tau / g_pi - (total_mean - w * cm[s - s0])) / w
-            p_var = (1.0 / g_pi + total_var - own) / (w * w)
-            s_var2 = p_var + beta2
-            _send(s, 1.0 / s_var2, p_mean / s_var2, s0, s_var, msg, fwd, bwd, lik, moved)
-            worst = max(worst, moved[s - s0])
+    worst = 0.0
+    for i in range(slot_ptr[t0 + n] - s0):
+        if wl[i] == 0.0:
+            continue
+        post_pi = 1.0 / (out_sd[i] * out_sd[i])
+        _send(
+            s0 + i, post_pi - 1.0 / cv[i], post_pi * out_mu[i] - cm[i] / cv[i], s0, s_var, msg,
+            fwd, bwd, lik, moved,
+        )  # fmt: skip
+        worst = max(worst, moved[i])
     return worst
 
 
@@ -370,8 +248,8 @@ def _games_of_step(
     s_var: np.ndarray,
     s_weight: np.ndarray,
     msg: np.ndarray,
-    margins: np.ndarray,
-    beta2: float,
+    z: float,
+    beta: float,
     tolerance: float,
     max_inner: int,
     ws: tuple,
@@ -388,7 +266,7 @@ def _games_of_step(
     for j in range(g_ptr[k], g_ptr[k + 1]):
         g = order_g[j]
         d = update_game(
-            g, team_ptr, slot_ptr, rank, s_var, s_weight, msg, fwd, bwd, lik, margins, beta2,
+            g, team_ptr, slot_ptr, rank, s_var, s_weight, msg, fwd, bwd, lik, z, beta,
             tolerance, max_inner, ws,
         )  # fmt: skip
         count[0] += 1
@@ -428,8 +306,8 @@ def _sweep_once(
     s_var: np.ndarray,
     s_weight: np.ndarray,
     msg: np.ndarray,
-    margins: np.ndarray,
-    beta2: float,
+    z: float,
+    beta: float,
     drift2: float,
     tolerance: float,
     max_inner: int,
@@ -463,7 +341,7 @@ def _sweep_once(
             flags[k, 2] = False
             d, bad = _games_of_step(
                 k, order_g, g_ptr, v_step, prev, next_, fwd, bwd, lik, team_ptr, slot_ptr, rank,
-                s_var, s_weight, msg, margins, beta2, tolerance, max_inner, ws, flags, count,
+                s_var, s_weight, msg, z, beta, tolerance, max_inner, ws, flags, count,
             )  # fmt: skip
             delta = max(delta, d)
             if bad >= 0:
@@ -485,7 +363,7 @@ def _sweep_once(
             flags[k, 2] = False
             d, bad = _games_of_step(
                 k, order_g, g_ptr, v_step, prev, next_, fwd, bwd, lik, team_ptr, slot_ptr, rank,
-                s_var, s_weight, msg, margins, beta2, tolerance, max_inner, ws, flags, count,
+                s_var, s_weight, msg, z, beta, tolerance, max_inner, ws, flags, count,
             )  # fmt: skip
             delta = max(delta, d)
             if bad >= 0:
@@ -663,8 +541,8 @@ def sweep(
     s_var: np.ndarray,
     s_weight: np.ndarray,
     msg: np.ndarray,
-    margins: np.ndarray,
-    beta2: float,
+    z: float,
+    beta: float,
     drift2: float,
     tolerance: float,
     max_inner: int,
@@ -705,7 +583,7 @@ def sweep(
             _means(fwd, bwd, lik, before_sweep)
         delta, bad = _sweep_once(
             order_v, v_ptr, order_g, g_ptr, v_step, v_time, prev, next_, prior, fwd, bwd, lik,
-            team_ptr, slot_ptr, rank, s_var, s_weight, msg, margins, beta2, drift2, tolerance,
+            team_ptr, slot_ptr, rank, s_var, s_weight, msg, z, beta, drift2, tolerance,
             max_inner, forward_only, ws, flags, count,
         )  # fmt: skip
         if bad >= 0:

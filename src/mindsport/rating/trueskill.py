@@ -27,17 +27,20 @@ Rating(mu=20.604, sigma=7.171)
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import numbers
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from itertools import accumulate
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
 
 from mindsport.errors import MindsportError
+from mindsport.rating.batch import MatchBlock
 from mindsport.rating.factors import (
     LikelihoodFactor,
     PriorFactor,
@@ -45,9 +48,11 @@ from mindsport.rating.factors import (
     TruncateFactor,
     Variable,
 )
-from mindsport.rating.gaussian import norm_cdf, norm_ppf
-from mindsport.rating.rating import InvalidRatingError, Rating
-from mindsport.rating.truncation import v_draw, v_win, w_draw, w_win
+from mindsport.rating.formulas import drifted_sigma, margin_from_quantile, win_loss
+from mindsport.rating.gaussian import norm_ppf
+from mindsport.rating.params import Kind, Param, check_settings
+from mindsport.rating.rating import InvalidRatingError, Rating, trusted_rating
+from mindsport.rating.replayers import ArrayReplayer, block_kernels, refusal
 
 __all__ = ["ConvergenceError", "InvalidGameError", "TrueSkill", "draw_margin"]
 
@@ -72,7 +77,15 @@ def draw_margin(draw_probability: float, n_players: int, beta: float) -> float:
     The performance difference of two equal teams is ``N(0, n_players * beta^2)``, so
     ``P(|d| <= e) = draw_probability`` gives ``e = Phi^-1((p + 1) / 2) * sqrt(n) * beta``.
     """
-    return norm_ppf((draw_probability + 1.0) / 2.0) * math.sqrt(n_players) * beta
+    return margin_from_quantile(norm_ppf((draw_probability + 1.0) / 2.0), n_players, beta)
+
+
+@functools.cache
+def _kernels() -> Any:
+    """The compiled update (numba is loaded on the first rating, not at import)."""
+    from mindsport.rating import kernels
+
+    return kernels
 
 
 def _is_number(x: object) -> bool:
@@ -91,16 +104,57 @@ def _is_number(x: object) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class _Game:
-    """A validated game: flattened players, their team, weights and prior widening."""
+    """A validated game: per team, the dict keys (None for a tuple team), ratings, weights and
+    time away (for drift)."""
 
-    keys: list[list[Hashable] | None]  # per team: dict keys, or None for tuple teams
-    ratings: list[list[Rating]]
-    weights: list[list[float]]
-    extra_var: list[list[float]]  # drift variance from elapsed time, per player
+    keys: list[list[Hashable] | None]
+    ratings: list[Sequence[Rating]]
+    weights: list[list[float]] | None  # None: every player played fully
+    elapsed: list[list[float]] | None  # None: no time away
+
+    def weight_rows(self) -> list[list[float]]:
+        return self.weights if self.weights is not None else [[1.0] * len(r) for r in self.ratings]
 
     def present(self, team: int) -> int:
         """Players of a team who took part (weight > 0); they set the draw margin."""
-        return sum(1 for w in self.weights[team] if w > 0)
+        return sum(1 for w in self.weight_rows()[team] if w > 0)
+
+
+#: the settings of :class:`TrueSkill` (checked when it is built; read by the model registry)
+PARAMS = (
+    Param("mu", Kind.REAL, MU, "prior mean of a new player's skill"),
+    Param("sigma", Kind.REAL, SIGMA, "prior deviation of a new player's skill", 0.0, low_open=True),
+    Param(
+        "beta",
+        Kind.REAL,
+        BETA,
+        "performance noise (one beta: about 76% to win)",
+        0.0,
+        low_open=True,
+    ),
+    Param("tau", Kind.REAL, TAU, "dynamics added to sigma before every game", 0.0),
+    Param(
+        "draw_probability",
+        Kind.REAL,
+        DRAW_PROBABILITY,
+        "how often two equal players draw",
+        0.0,
+        1.0,
+        high_open=True,
+    ),
+    Param("drift", Kind.REAL, 0.0, "skill drift per unit of time away (variance drift^2 t)", 0.0),
+    Param(
+        "sigma_floor",
+        Kind.REAL,
+        None,
+        "lower bound on sigma after a game (None: off)",
+        0.0,
+        low_open=True,
+        optional=True,
+    ),
+    Param("tolerance", Kind.REAL, 1e-6, "convergence of the message passing", 0.0, low_open=True),
+    Param("max_iterations", Kind.INTEGER, 10_000, "safety limit on the message passing", 1.0),
+)
 
 
 @dataclass(frozen=True)
@@ -127,6 +181,8 @@ class TrueSkill:
         The chain is repeated until no difference marginal moves by more than this.
     """
 
+    PARAMS: ClassVar[tuple[Param, ...]] = PARAMS
+
     mu: float = MU
     sigma: float = SIGMA
     beta: float = BETA
@@ -138,28 +194,31 @@ class TrueSkill:
     max_iterations: int = field(default=10_000, repr=False)
 
     def __post_init__(self) -> None:
-        def check(name: str, ok: bool, what: str) -> None:
-            if not ok:
-                raise InvalidRatingError(
-                    f"TrueSkill {name} must be {what}, got {getattr(self, name)!r}"
-                )
+        check_settings(self, PARAMS, "TrueSkill", InvalidRatingError)
 
-        check("mu", _is_number(self.mu), "a finite number")
-        check("sigma", _is_number(self.sigma) and self.sigma > 0, "a finite number > 0")
-        check("beta", _is_number(self.beta) and self.beta > 0, "a finite number > 0")
-        check("tau", _is_number(self.tau) and self.tau >= 0, "a finite number >= 0")
-        check(
-            "draw_probability",
-            _is_number(self.draw_probability) and 0 <= self.draw_probability < 1,
-            "in [0, 1)",
+    @functools.cached_property
+    def _settings(self) -> NDArray[np.float64]:
+        """The settings as the compiled update takes them (see ``kernels.rate_game``)."""
+        floor = 0.0 if self.sigma_floor is None else self.sigma_floor
+        return np.array(
+            [
+                self._quantile,
+                self.beta,
+                self.tau,
+                self.drift,
+                self.sigma,
+                floor,
+                self.tolerance,
+                self.max_iterations,
+            ],
+            dtype=np.float64,
         )
-        check("drift", _is_number(self.drift) and self.drift >= 0, "a finite number >= 0")
-        check(
-            "sigma_floor",
-            self.sigma_floor is None or (_is_number(self.sigma_floor) and self.sigma_floor > 0),
-            "None or a finite number > 0",
-        )
-        check("tolerance", _is_number(self.tolerance) and self.tolerance > 0, "a number > 0")
+
+    @functools.cached_property
+    def _quantile(self) -> float:
+        """The normal quantile of the draw margin (see :func:`draw_margin`)."""
+        p = self.draw_probability
+        return 0.0 if p == 0 else norm_ppf((p + 1.0) / 2.0)
 
     # ------------------------------------------------------------------ ratings and display
 
@@ -195,10 +254,12 @@ class TrueSkill:
         """
         if not _is_number(elapsed) or elapsed < 0:
             raise InvalidGameError(f"elapsed must be a finite number >= 0, got {elapsed!r}")
-        if self.drift == 0 or elapsed == 0 or rating.sigma >= self.sigma:
-            return rating
-        grown = math.sqrt(rating.sigma**2 + self.drift**2 * elapsed)
-        return Rating(rating.mu, min(grown, self.sigma))
+        sigma = drifted_sigma(rating.sigma, float(elapsed), float(self.drift), float(self.sigma))
+        return rating if sigma == rating.sigma else Rating(rating.mu, sigma)
+
+    def replayer(self) -> Any:
+        """The compiled replay of long histories (see :mod:`mindsport.rating.replayers`)."""
+        return TrueSkillReplayer(self)
 
     # ------------------------------------------------------------------ validation
 
@@ -215,41 +276,33 @@ class TrueSkill:
         if len(teams) < 2:
             raise InvalidGameError(f"teams: a game needs at least two teams, got {len(teams)}")
         keys: list[list[Hashable] | None] = []
-        ratings: list[list[Rating]] = []
+        ratings: list[Sequence[Rating]] = []
         for i, team in enumerate(teams):
-            k: list[Hashable] | None
-            if type(team) is tuple or type(team) is list:
-                k = None
-                members = list(team)
+            k: list[Hashable] | None = None
+            tt = type(team)
+            if tt is tuple or tt is list:
+                rs = team
             elif isinstance(team, Mapping):
                 k = list(team.keys())
-                members = list(team.values())
+                rs = list(team.values())
             elif isinstance(team, Sequence) and not isinstance(team, str | bytes):
-                k = None
-                members = list(team)
+                rs = list(team)
             else:
                 raise InvalidGameError(
                     f"teams[{i}] must be a tuple of ratings or a dict of ratings, got {team!r}"
                 )
-            if not members:
+            if not rs:
                 raise InvalidGameError(f"teams[{i}] is empty")
-            rs = []
-            for j, r in enumerate(members):
-                if isinstance(r, Rating):
-                    rs.append(r)
-                elif hasattr(r, "mu") and hasattr(r, "sigma"):
-                    try:
-                        rs.append(Rating(r.mu, r.sigma))
-                    except InvalidRatingError as exc:
-                        raise InvalidGameError(f"teams[{i}][{j}]: {exc}") from None
-                else:
-                    raise InvalidGameError(f"teams[{i}][{j}] is not a Rating: {r!r}")
+            for r in rs:
+                if type(r) is not Rating:
+                    rs = self._ratings_of(rs, i)
+                    break
             keys.append(k)
             ratings.append(rs)
+        if weights is None and elapsed is None:
+            return _Game(keys, ratings, None, None)
 
-        def per_player(name: str, given: Sequence[Any] | None, default: float) -> list[list[float]]:
-            if given is None:
-                return [[default] * len(rs) for rs in ratings]
+        def per_player(name: str, given: Sequence[Any], default: float) -> list[list[float]]:
             if isinstance(given, str | bytes) or len(given) != len(ratings):
                 raise InvalidGameError(
                     f"{name} must have one entry per team ({len(ratings)}), got {given!r}"
@@ -273,8 +326,9 @@ class TrueSkill:
                 out.append(vals)
             return out
 
-        w = per_player("weights", weights, 1.0)
+        w: list[list[float]] | None = None
         if weights is not None:
+            w = per_player("weights", weights, 1.0)
             for i, ws in enumerate(w):
                 for j, x in enumerate(ws):
                     if not _is_number(x) or not 0 <= x <= 1:
@@ -282,18 +336,33 @@ class TrueSkill:
                 if all(x == 0 for x in ws):
                     raise InvalidGameError(f"weights[{i}]: every player of team {i} has weight 0")
             w = [[float(x) for x in ws] for ws in w]
-        if elapsed is None:
-            return _Game(keys, ratings, w, [[0.0] * len(rs) for rs in ratings])
-        e = per_player("elapsed", elapsed, 0.0)
-        extra: list[list[float]] = []
-        for i, (es, rs) in enumerate(zip(e, ratings, strict=True)):
-            row = []
-            for j, (x, r) in enumerate(zip(es, rs, strict=True)):
-                if not _is_number(x) or x < 0:
-                    raise InvalidGameError(f"elapsed[{i}][{j}] must be a number >= 0, got {x!r}")
-                row.append(self.decay(r, x).sigma ** 2 - r.sigma**2 if x else 0.0)
-            extra.append(row)
-        return _Game(keys, ratings, w, extra)
+        e: list[list[float]] | None = None
+        if elapsed is not None:
+            e = per_player("elapsed", elapsed, 0.0)
+            for i, es in enumerate(e):
+                for j, x in enumerate(es):
+                    if not _is_number(x) or x < 0:
+                        raise InvalidGameError(
+                            f"elapsed[{i}][{j}] must be a number >= 0, got {x!r}"
+                        )
+            e = [[float(x) for x in es] for es in e]
+        return _Game(keys, ratings, w, e)
+
+    @staticmethod
+    def _ratings_of(members: Sequence[Any], i: int) -> list[Rating]:
+        """Team ``i``'s members as :class:`Rating` values (anything with ``mu`` and ``sigma``)."""
+        out = []
+        for j, r in enumerate(members):
+            if isinstance(r, Rating):
+                out.append(r)
+            elif hasattr(r, "mu") and hasattr(r, "sigma"):
+                try:
+                    out.append(Rating(r.mu, r.sigma))
+                except InvalidRatingError as exc:
+                    raise InvalidGameError(f"teams[{i}][{j}]: {exc}") from None
+            else:
+                raise InvalidGameError(f"teams[{i}][{j}] is not a Rating: {r!r}")
+        return out
 
     def _order(self, ranks: Sequence[Any] | None, n: int) -> tuple[list[int], int, list[Any]]:
         """Team indices sorted by rank (stable), unranked last; and how many are ranked."""
@@ -336,6 +405,9 @@ class TrueSkill:
         ``elapsed``: time since each player's last game, in the shape of ``teams``, for
         ``drift``.
 
+        The update is the compiled one of :mod:`mindsport.rating.kernels` (the same the replay
+        of long histories runs); :meth:`factor_graph` computes it on explicit factor objects.
+
         >>> env = TrueSkill(draw_probability=0.0)
         >>> a, b, c = env.rating(), env.rating(), env.rating()
         >>> [(a2,), (b2,), (c2,)] = env.rate([(a,), (b,), (c,)], ranks=[0, None, None])
@@ -343,57 +415,45 @@ class TrueSkill:
         (31.303, 21.848, 21.848)
         """
         game = self._validate(teams, weights, elapsed)
-        order, n_ranked, rank_list = self._order(ranks, len(game.ratings))
-        if len(order) == 2:
-            new = self._run_two(game, order, rank_list)
+        rs = game.ratings
+        n_teams = len(rs)
+        if ranks is None:
+            values = [0.0, *accumulate(map(float, map(len, rs))), *map(float, range(n_teams))]
         else:
-            new = self._run_chain(game, order, n_ranked, rank_list)
-        return self._shape(game, new)
+            rank_list = self._order(ranks, n_teams)[2]
+            values = [0.0, *accumulate(map(float, map(len, rs)))]
+            values += [math.nan if r is None else float(r) for r in rank_list]
+        flat = [r for team in rs for r in team]
+        n = len(flat)
+        values += [r.mu for r in flat]
+        values += [r.sigma for r in flat]
+        extra = game.weights is not None or game.elapsed is not None
+        if extra:
+            values += [1.0] * n if game.weights is None else [x for w in game.weights for x in w]
+            values += [0.0] * n if game.elapsed is None else [x for e in game.elapsed for x in e]
+        buf = np.array(values)
+        if not _kernels().rate_game(buf, self._settings, n_teams, n, extra):
+            raise ConvergenceError(
+                f"message passing did not converge within {self.max_iterations} sweeps"
+            )
+        out = buf.tolist()
+        at = 2 * n_teams + 1
+        new = list(map(trusted_rating, out[at : at + n], out[at + n : at + 2 * n]))
+        if n == n_teams and game.keys.count(None) == n_teams:  # teams of one player as tuples
+            return [(r,) for r in new]
+        result: list[Any] = []
+        at = 0
+        for k, team in zip(game.keys, rs, strict=True):
+            end = at + len(team)
+            part = new[at:end]
+            result.append(tuple(part) if k is None else dict(zip(k, part, strict=True)))
+            at = end
+        return result
 
     def rate_1vs1(self, a: Rating, b: Rating, drawn: bool = False) -> tuple[Rating, Rating]:
         """Ratings of ``a`` (the winner unless ``drawn``) and ``b`` after one game."""
         (a2,), (b2,) = self.rate([(a,), (b,)], ranks=[0, 0] if drawn else [0, 1])
         return a2, b2
-
-    def _run_two(self, game: _Game, order: list[int], ranks: list[Any]) -> list[list[Rating]]:
-        """Two teams: the graph has a single truncation, so one pass is exact (closed form).
-
-        Identical to :meth:`_run_graph` on the same game (tested); this is the graph's message
-        passing written out: the team difference ``d = sum w_i p_i - sum w_j p_j`` has
-        variance ``c^2``, its truncation gives ``v`` and ``w``, and each skill moves by its
-        covariance with ``d``.
-        """
-        left, right = order
-        tau2, beta2 = self.tau**2, self.beta**2
-        prior_var = [
-            [r.sigma**2 + x + tau2 for r, x in zip(rs, ev, strict=True)]
-            for rs, ev in zip(game.ratings, game.extra_var, strict=True)
-        ]
-        mean = [0.0, 0.0]
-        c2 = 0.0
-        for side, t in enumerate((left, right)):
-            for r, w, pv in zip(game.ratings[t], game.weights[t], prior_var[t], strict=True):
-                mean[side] += w * r.mu
-                c2 += w * w * (pv + beta2)
-        c = math.sqrt(c2)
-        size = game.present(left) + game.present(right)
-        e = draw_margin(self.draw_probability, size, self.beta) / c
-        x = (mean[0] - mean[1]) / c
-        tied = ranks[right] is not None and ranks[left] == ranks[right]
-        v, w_ = (v_draw(x, e), w_draw(x, e)) if tied else (v_win(x, e), w_win(x, e))
-        floor = self.sigma_floor
-        result: list[list[Rating]] = [[] for _ in game.ratings]
-        for sign, t in ((1.0, left), (-1.0, right)):
-            for r, w, pv in zip(game.ratings[t], game.weights[t], prior_var[t], strict=True):
-                if w == 0:
-                    result[t].append(r)
-                    continue
-                mu = r.mu + sign * w * pv / c * v
-                sigma = math.sqrt(pv * (1.0 - w * w * pv / c2 * w_))
-                if floor is not None and sigma < floor:
-                    sigma = floor
-                result[t].append(Rating(mu, sigma))
-        return result
 
     def _links(
         self, game: _Game, order: list[int], n_ranked: int, ranks: list[Any]
@@ -408,157 +468,10 @@ class TrueSkill:
         links = []
         for left, right in pairs:
             size = game.present(left) + game.present(right)
-            margin = draw_margin(self.draw_probability, size, self.beta)
+            margin = margin_from_quantile(self._quantile, size, self.beta)
             tied = ranks[right] is not None and ranks[left] == ranks[right]
             links.append((left, right, margin, tied))
         return links
-
-    def _run_chain(
-        self, game: _Game, order: list[int], n_ranked: int, ranks: list[Any]
-    ) -> list[list[Rating]]:
-        """The factor graph's schedule with every message held in local floats.
-
-        Same messages, same order and same stopping rule as :meth:`_run_graph` (tested equal);
-        the per-player layers are collapsed into each team's performance prior on the way down
-        and expanded again on the way up, so only the chain over team differences iterates.
-        Messages are natural parameters ``(pi, tau)``.
-        """
-        tau2, beta2 = self.tau**2, self.beta**2
-        n = len(game.ratings)
-        # pre-processing: team performance priors (sum of weighted performances)
-        prior_var = [
-            [r.sigma**2 + x + tau2 for r, x in zip(rs, ev, strict=True)]
-            for rs, ev in zip(game.ratings, game.extra_var, strict=True)
-        ]
-        t_pi = [0.0] * n
-        t_tau = [0.0] * n
-        for t in range(n):
-            mean = var = 0.0
-            for r, w, pv in zip(game.ratings[t], game.weights[t], prior_var[t], strict=True):
-                mean += w * r.mu
-                var += w * w * (pv + beta2)
-            t_pi[t] = 1.0 / var
-            t_tau[t] = mean / var
-        links = self._links(game, order, n_ranked, ranks)
-        m = len(links)
-        # marginals of the team performances, and per link: messages to left/right team,
-        # down to the difference, and from the truncation
-        mar_pi, mar_tau = t_pi[:], t_tau[:]
-        to_l = [[0.0, 0.0] for _ in range(m)]
-        to_r = [[0.0, 0.0] for _ in range(m)]
-        down = [[0.0, 0.0] for _ in range(m)]
-        trunc = [[0.0, 0.0] for _ in range(m)]
-        funcs = [(v_draw, w_draw) if tied else (v_win, w_win) for _, _, _, tied in links]
-
-        def diff_down(i: int) -> None:
-            left, right = links[i][0], links[i][1]
-            lp, lt = mar_pi[left] - to_l[i][0], mar_tau[left] - to_l[i][1]
-            rp, rt = mar_pi[right] - to_r[i][0], mar_tau[right] - to_r[i][1]
-            var = 1.0 / lp + 1.0 / rp
-            down[i][0] = 1.0 / var
-            down[i][1] = (lt / lp - rt / rp) / var
-
-        def trunc_up(i: int) -> float:
-            cav_pi, cav_tau = down[i]  # the difference's marginal without the truncation
-            old_pi, old_tau = cav_pi + trunc[i][0], cav_tau + trunc[i][1]
-            sqrt_pi = math.sqrt(cav_pi)
-            v_f, w_f = funcs[i]
-            x, e = cav_tau / sqrt_pi, links[i][2] * sqrt_pi
-            v, w = v_f(x, e), w_f(x, e)
-            new_pi = cav_pi / (1.0 - w)
-            new_tau = (cav_tau + sqrt_pi * v) / (1.0 - w)
-            trunc[i][0], trunc[i][1] = new_pi - cav_pi, new_tau - cav_tau
-            if old_pi <= 0:
-                return math.inf
-            return max(
-                abs(new_tau / new_pi - old_tau / old_pi),
-                abs(math.sqrt(1.0 / new_pi) - math.sqrt(1.0 / old_pi)),
-            )
-
-        def diff_up(i: int, side: int) -> None:
-            # right = left - d (side 1) or left = d + right (side 0); in natural parameters the
-            # sum of two independent Gaussians with precisions a, b has precision ab/(a+b)
-            left, right = links[i][0], links[i][1]
-            tp, tt = trunc[i]  # the difference's marginal without the down message
-            if side == 1:
-                op, ot = mar_pi[left] - to_l[i][0], mar_tau[left] - to_l[i][1]
-                msg, team, sign = to_r[i], right, -1.0
-            else:
-                op, ot = mar_pi[right] - to_r[i][0], mar_tau[right] - to_r[i][1]
-                msg, team, sign = to_l[i], left, 1.0
-            if tp > 0.0 and op > 0.0:
-                new_pi = tp * op / (tp + op)
-                new_tau = (tp * ot + sign * op * tt) / (tp + op)
-            else:  # no information yet: the uniform message
-                new_pi = new_tau = 0.0
-            mar_pi[team] += new_pi - msg[0]
-            mar_tau[team] += new_tau - msg[1]
-            msg[0], msg[1] = new_pi, new_tau
-
-        for sweep in range(self.max_iterations):
-            delta = 0.0
-            for i in range(m):
-                # at each turn of the sweep (first link after the backward sweep, last link
-                # after the forward one) nothing the link depends on has changed: skip the
-                # recomputation, its messages stand
-                if i > 0 or sweep == 0:
-                    diff_down(i)
-                    delta = max(delta, trunc_up(i))
-                diff_up(i, 1)
-            for i in range(m - 1, -1, -1):
-                if i < m - 1:
-                    diff_down(i)
-                    delta = max(delta, trunc_up(i))
-                diff_up(i, 0)
-            if delta <= self.tolerance:
-                break
-        else:
-            raise ConvergenceError(
-                f"message passing did not converge within {self.max_iterations} sweeps "
-                f"(last change {delta:.3g})"
-            )
-        for i in range(m):
-            diff_up(i, 1)
-
-        # post-processing: team message -> each performance -> each skill
-        floor = self.sigma_floor
-        result: list[list[Rating]] = []
-        for t in range(n):
-            g_pi, g_tau = mar_pi[t] - t_pi[t], mar_tau[t] - t_tau[t]  # evidence from the chain
-            ws, pvs = game.weights[t], prior_var[t]
-            if g_pi <= 0.0:  # the outcome says nothing about this team: priors stand
-                result.append(
-                    [
-                        r if w == 0 else self._floored(r.mu, math.sqrt(pv))
-                        for r, w, pv in zip(game.ratings[t], ws, pvs, strict=True)
-                    ]
-                )
-                continue
-            g_mu, g_var = g_tau / g_pi, 1.0 / g_pi
-            total_mean = sum(w * r.mu for r, w in zip(game.ratings[t], ws, strict=True))
-            total_var = sum(w * w * (pv + beta2) for w, pv in zip(ws, pvs, strict=True))
-            row = []
-            for r, w, pv in zip(game.ratings[t], ws, pvs, strict=True):
-                if w == 0:
-                    row.append(r)
-                    continue
-                # performance message: (team - sum of the others) / w
-                p_mean = (g_mu - (total_mean - w * r.mu)) / w
-                p_var = (g_var + total_var - w * w * (pv + beta2)) / (w * w)
-                # through the performance noise to the skill
-                s_var = p_var + beta2
-                post_pi = 1.0 / pv + 1.0 / s_var
-                post_tau = r.mu / pv + p_mean / s_var
-                sigma = math.sqrt(1.0 / post_pi)
-                if floor is not None and sigma < floor:
-                    sigma = floor
-                row.append(Rating(post_tau / post_pi, sigma))
-            result.append(row)
-        return result
-
-    def _floored(self, mu: float, sigma: float) -> Rating:
-        floor = self.sigma_floor
-        return Rating(mu, sigma if floor is None or sigma >= floor else floor)
 
     def factor_graph(
         self,
@@ -569,17 +482,13 @@ class TrueSkill:
     ) -> list[Any]:
         """``rate`` computed on explicit factor and variable objects (slower, inspectable).
 
-        This is the reference path: the factor classes of :mod:`mindsport.rating.factors` wired
-        as in the module drawing and run with the patent's schedule. ``rate`` gives the same
-        numbers through closed forms and local floats.
+        This is the readable form of the update: the factor classes of
+        :mod:`mindsport.rating.factors` wired as in the module drawing and run with the patent's
+        schedule, in plain Python. ``rate`` gives the same numbers through the compiled update.
         """
         game = self._validate(teams, weights, elapsed)
         order, n_ranked, rank_list = self._order(ranks, len(game.ratings))
         new = self._run_graph(game, order, n_ranked, rank_list)
-        return self._shape(game, new)
-
-    @staticmethod
-    def _shape(game: _Game, new: list[list[Rating]]) -> list[Any]:
         out: list[Any] = []
         for k, rs in zip(game.keys, new, strict=True):
             out.append(tuple(rs) if k is None else dict(zip(k, rs, strict=True)))
@@ -595,18 +504,20 @@ class TrueSkill:
         likelihoods: list[LikelihoodFactor] = []
         team_sums: dict[int, SumFactor] = {}
         team_vars: dict[int, Variable] = {}
-        for t, (rs, ws, ev) in enumerate(
-            zip(game.ratings, game.weights, game.extra_var, strict=True)
+        elapsed = game.elapsed or [[0.0] * len(rs) for rs in game.ratings]
+        for t, (rs, ws, el) in enumerate(
+            zip(game.ratings, game.weight_rows(), elapsed, strict=True)
         ):
             row: list[Variable | None] = []
             perfs: list[Variable] = []
             coeffs: list[float] = []
-            for r, w, extra in zip(rs, ws, ev, strict=True):
+            for r, w, x in zip(rs, ws, el, strict=True):
                 if w == 0:  # absent: not in the graph, rating returned as it was
                     row.append(None)
                     continue
                 s, p = Variable(), Variable()
-                priors.append(PriorFactor(s, r.mu, math.sqrt(r.sigma**2 + extra + tau2)))
+                sigma = drifted_sigma(r.sigma, x, self.drift, self.sigma)
+                priors.append(PriorFactor(s, r.mu, math.sqrt(sigma * sigma + tau2)))
                 likelihoods.append(LikelihoodFactor(s, p, beta2))
                 perfs.append(p)
                 coeffs.append(w)
@@ -627,10 +538,7 @@ class TrueSkill:
         for left, right, margin, tied in self._links(game, order, n_ranked, ranks):
             d = Variable()
             diffs.append(SumFactor(d, [team_vars[left], team_vars[right]], [1.0, -1.0]))
-            if tied:
-                truncs.append(TruncateFactor(d, v_draw, w_draw, margin))
-            else:
-                truncs.append(TruncateFactor(d, v_win, w_win, margin))
+            truncs.append(TruncateFactor(d, tied, margin))
 
         # chain: a forward sweep sends each difference's evidence to its right team, a backward
         # sweep to its left team, until the truncation messages settle
@@ -678,13 +586,14 @@ class TrueSkill:
 
     # ------------------------------------------------------------------ predictions
 
-    def _team_perf(self, team: Any, weights: Sequence[float] | None = None) -> tuple[float, float]:
+    def _team_perf(self, team: Any) -> tuple[float, float]:
         """Mean and variance of a team's performance in the next game (tau included)."""
-        game = self._validate([team, team], None if weights is None else [weights, weights], None)
+        game = self._validate([team, team], None, None)
         mu = var = 0.0
-        for r, w in zip(game.ratings[0], game.weights[0], strict=True):
-            mu += w * r.mu
-            var += w * w * (r.sigma**2 + self.tau**2 + self.beta**2)
+        tau2, beta2 = self.tau * self.tau, self.beta * self.beta
+        for r in game.ratings[0]:
+            mu += r.mu
+            var += r.sigma * r.sigma + tau2 + beta2
         return mu, var
 
     def outcome_probabilities(self, team_a: Any, team_b: Any) -> tuple[float, float, float]:
@@ -694,12 +603,8 @@ class TrueSkill:
         """
         mu_a, var_a = self._team_perf(team_a)
         mu_b, var_b = self._team_perf(team_b)
-        size = len(team_a) + len(team_b)
-        e = draw_margin(self.draw_probability, size, self.beta)
-        c = math.sqrt(var_a + var_b)
-        d = mu_a - mu_b
-        win = norm_cdf((d - e) / c)
-        loss = norm_cdf((-d - e) / c)
+        e = margin_from_quantile(self._quantile, len(team_a) + len(team_b), self.beta)
+        win, loss = win_loss(mu_a - mu_b, math.sqrt(var_a + var_b), e)
         return win, max(0.0, 1.0 - win - loss), loss
 
     def win_probability(self, team_a: Any, team_b: Any) -> float:
@@ -721,7 +626,7 @@ class TrueSkill:
         game = self._validate(teams, weights, None)
         mus = np.array([r.mu for rs in game.ratings for r in rs])
         var = np.array([r.sigma**2 for rs in game.ratings for r in rs])
-        ws = [w for ws in game.weights for w in ws]
+        ws = [w for ws in game.weight_rows() for w in ws]
         n_teams = len(game.ratings)
         a = np.zeros((len(mus), n_teams - 1))
         start = 0
@@ -753,7 +658,7 @@ class TrueSkill:
         """
         game = self._validate(teams, weights, None)
         mus_vars = []
-        for rs, ws in zip(game.ratings, game.weights, strict=True):
+        for rs, ws in zip(game.ratings, game.weight_rows(), strict=True):
             mu = sum(w * r.mu for r, w in zip(rs, ws, strict=True))
             var = sum(
                 w * w * (r.sigma**2 + self.tau**2 + self.beta**2)
@@ -787,3 +692,40 @@ class TrueSkill:
             integrand = poly * dens[None, :]
             out[i] = (integrand.sum(axis=1) - 0.5 * (integrand[:, 0] + integrand[:, -1])) * dx
         return np.asarray(out / out.sum(axis=1, keepdims=True), dtype=np.float64)
+
+
+class TrueSkillReplayer(ArrayReplayer):
+    """TrueSkill (:class:`~mindsport.rating.TrueSkill`) through :func:`kernels.replay_trueskill`:
+    the compiled update of ``TrueSkill.rate``; drift from the match times (``last_played``)."""
+
+    fields = ("mu", "sigma", "last_played")
+    n_value = 2
+
+    def __init__(self, model: Any, capacity: int = 1024) -> None:
+        super().__init__(model, capacity)
+        if model.drift > 0:
+            self.stored = self.fields
+
+    def new_state(self) -> tuple[float, ...]:
+        return (float(self.model.mu), float(self.model.sigma), math.nan)
+
+    def make(self, *values: Any) -> Any:
+        return trusted_rating(*values)
+
+    def unpack(self, value: Any) -> tuple[float, ...] | None:
+        return (value.mu, value.sigma) if isinstance(value, Rating) else None
+
+    def check(self, block: MatchBlock, predict: bool) -> None:
+        block.validate(present=True, times=self.model.drift > 0)
+        if self.model.draw_probability == 0:
+            at = block_kernels().first_tie(block.team_ptr, block.ranks)
+            if at >= 0:
+                raise refusal(self.model, block, at, False, False)
+
+    def kernel(self) -> Any:
+        return _kernels().replay_trueskill
+
+    def failure(self, k: int) -> MindsportError:
+        return ConvergenceError(
+            f"message passing did not converge within {self.model.max_iterations} sweeps"
+        )

@@ -11,21 +11,45 @@ that extreme upsets (``t - e`` around -40 or beyond, where ``norm_cdf`` underflo
 finite, accurate values: ratios of densities to distribution functions go through the scaled
 complementary error function, and the difference ``v + x`` that decides ``w`` in the far tail uses
 the asymptotic expansion of Mills' ratio instead of subtracting two nearly equal numbers.
+
+Like :mod:`mindsport.rating.gaussian`, these are plain Python functions on floats that the
+compiled kernels compile as they are (one implementation for both).
 """
 
 from __future__ import annotations
 
 import math
 
-from mindsport.rating.gaussian import log_norm_cdf, mills_ratio
+from mindsport.rating.gaussian import TAIL, log_norm_cdf, mills_given, mills_ratio, norm_cdf
 
-__all__ = ["v_draw", "v_win", "w_draw", "w_win"]
+__all__ = [
+    "difference_moments",
+    "truncated",
+    "v_draw",
+    "v_win",
+    "vw_draw",
+    "vw_win",
+    "w_draw",
+    "w_win",
+    "win_moments",
+]
+
+#: the functions of this module that the kernels compile (see :mod:`mindsport.rating.jit`)
+__kernels__ = (
+    "v_plus_x",
+    "clamp_w",
+    "win_moments",
+    "vw_win",
+    "vw_draw",
+    "truncated",
+    "difference_moments",
+)
 
 # Beyond this standardised upset the asymptotic series is used for v + x (relative error < 1e-16).
 _ASYMPTOTIC_FROM = 30.0
 
 
-def _v_plus_x(x: float) -> float:
+def v_plus_x(x: float) -> float:
     """``v_win(x, 0) + x`` = ``mills_ratio(x) + x`` without cancellation."""
     if x > -_ASYMPTOTIC_FROM:
         return mills_ratio(x) + x
@@ -37,41 +61,82 @@ def _v_plus_x(x: float) -> float:
     return u * one_minus_s / s
 
 
-def v_win(t: float, e: float) -> float:
-    """Mean shift of ``N(t, 1)`` truncated to ``(e, inf)``."""
-    return mills_ratio(t - e)
+def clamp_w(w: float) -> float:
+    """Rounding can push ``w`` to the edges of (0, 1) for enormous ``|x|``: keep it usable."""
+    if w < 1e-300:
+        return 1e-300
+    if w > 1.0 - 1e-16:
+        return 1.0 - 1e-16
+    return w
 
 
-def w_win(t: float, e: float) -> float:
-    """Variance shrink factor of ``N(t, 1)`` truncated to ``(e, inf)``; lies in (0, 1)."""
+def vw_win(t: float, e: float) -> tuple[float, float]:
+    """``(v, w)`` of ``N(t, 1)`` truncated to ``(e, inf)``; ``w`` lies in (0, 1)."""
     x = t - e
-    v = mills_ratio(x)
-    w = v * (v + x) if x > -_ASYMPTOTIC_FROM else v * _v_plus_x(x)
-    # Rounding can push w to the edges of (0, 1) for enormous |x|; keep the factor usable.
-    return min(max(w, 1e-300), 1.0 - 1e-16)
+    return win_moments(x, norm_cdf(x) if x > TAIL else 1.0)
 
 
-def _draw_terms(t: float, e: float) -> tuple[float, float]:
-    """``(v, w)`` for a draw with ``t >= 0`` (the functions are odd/even in ``t``)."""
+def win_moments(x: float, cdf: float) -> tuple[float, float]:
+    """:func:`vw_win` at ``x = t - e`` when ``cdf = norm_cdf(x)`` is known already (the
+    replay's predictions computed it)."""
+    v = mills_given(x, cdf)
+    w = v * (v + x) if x > -_ASYMPTOTIC_FROM else v * v_plus_x(x)
+    return v, clamp_w(w)
+
+
+def vw_draw(t: float, e: float) -> tuple[float, float]:
+    """``(v, w)`` of ``N(t, 1)`` truncated to ``[-e, e]``; ``w`` lies in (0, 1).
+
+    Computed for ``|t|`` (``v`` is odd in ``t``, ``w`` even) with both bounds' Mills ratios and
+    the ratio of their distribution functions taken in logarithms.
+    """
+    sign = 1.0
+    if t < 0:
+        t = -t
+        sign = -1.0
     a = e - t  # upper standardised bound
     b = -e - t  # lower standardised bound, b <= a
     r_a = mills_ratio(a)
     r_b = mills_ratio(b)
-    q = math.exp(log_norm_cdf(b) - log_norm_cdf(a))  # Phi(b)/Phi(a) in [0, 1)
-    one_minus_q = -math.expm1(log_norm_cdf(b) - log_norm_cdf(a))
+    lq = log_norm_cdf(b) - log_norm_cdf(a)
+    q = math.exp(lq)  # Phi(b)/Phi(a) in [0, 1)
+    one_minus_q = -math.expm1(lq)
     v = (r_b * q - r_a) / one_minus_q
     w = v * v + (a * r_a - b * r_b * q) / one_minus_q
-    return v, w
+    return sign * v, clamp_w(w)
+
+
+def truncated(t: float, e: float, draw: bool) -> tuple[float, float]:
+    """``(v, w)`` for a win (``d > e``) or, with ``draw``, a draw (``|d| <= e``)."""
+    if draw:
+        return vw_draw(t, e)
+    return vw_win(t, e)
+
+
+def difference_moments(d: float, c: float, e: float, draw: bool) -> tuple[float, float]:
+    """``(v, w)`` for a performance difference ``N(d, c^2)`` that ended a win (``> e``) or a
+    draw (``|.| <= e``): the truncation standardised by ``c``."""
+    if draw:
+        return vw_draw(d / c, e / c)
+    x = (d - e) / c
+    return win_moments(x, norm_cdf(x) if x > TAIL else 1.0)
+
+
+def v_win(t: float, e: float) -> float:
+    """Mean shift of ``N(t, 1)`` truncated to ``(e, inf)``."""
+    return vw_win(t, e)[0]
+
+
+def w_win(t: float, e: float) -> float:
+    """Variance shrink factor of ``N(t, 1)`` truncated to ``(e, inf)``; lies in (0, 1)."""
+    return vw_win(t, e)[1]
 
 
 def v_draw(t: float, e: float) -> float:
     """Mean shift of ``N(t, 1)`` truncated to ``[-e, e]``."""
-    if t < 0:
-        return -_draw_terms(-t, e)[0]
-    return _draw_terms(t, e)[0]
+    return vw_draw(t, e)[0]
 
 
 def w_draw(t: float, e: float) -> float:
     """Variance shrink factor of ``N(t, 1)`` truncated to ``[-e, e]``; lies in (0, 1)."""
-    w = _draw_terms(abs(t), e)[1]
-    return min(max(w, 1e-300), 1.0 - 1e-16)
+    return vw_draw(t, e)[1]

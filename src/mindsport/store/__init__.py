@@ -4,7 +4,8 @@ SQLite file by default (``./mindsport.db`` or ``$MINDSPORT_DATABASE_URL``), Post
 Nothing is opened at import: create a :class:`Store` with a URL.
 """
 
-from mindsport.store.models import LeagueModel, PlayerState, UnknownModelError, build_model
+from mindsport.rating.registry import UnknownModelError
+from mindsport.store.league import LeagueModel, PlayerState
 from mindsport.store.store import (
     DEFAULT_DATABASE_URL,
     HistoryPoint,
@@ -31,6 +32,5 @@ __all__ = [
     "Store",
     "StoreError",
     "UnknownModelError",
-    "build_model",
     "resolve_url",
 ]

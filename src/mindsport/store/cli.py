@@ -2,7 +2,12 @@
 
 Register them on the main ``mindsport`` app with :func:`register` (or by hand: every function in
 :data:`commands` with ``app.command()``, plus :data:`keys_app` and :data:`leagues_app` with
-``app.add_typer``). :data:`app` bundles them all for standalone use and tests.
+``app.add_typer``). :data:`app` bundles them all for standalone use and tests. (The HTTP service
+has its own command, ``mindsport serve``, in :mod:`mindsport.service.cli`.)
+
+Rating models and their settings come from the model registry
+(:mod:`mindsport.rating.registry`): ``--model`` takes any registered name, ``--param NAME=VALUE``
+any of its settings (checked and parsed by the model's description of it).
 
 Every command takes ``--db URL`` (default ``$MINDSPORT_DATABASE_URL`` or ``./mindsport.db``); bad
 input prints ``error: <message>`` on stderr and exits with status 2.
@@ -10,8 +15,11 @@ input prints ``error: <message>`` on stderr and exits with status 2.
 
 from __future__ import annotations
 
+import ast
+import contextlib
 import functools
 import os
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any, ParamSpec, TypeVar
@@ -22,9 +30,10 @@ from rich.table import Table as RichTable
 
 from mindsport.errors import MindsportError
 from mindsport.match import Match
-from mindsport.store.store import Store
+from mindsport.rating.registry import get_spec, model_names
+from mindsport.store.store import LeaderboardPage, Store
 
-__all__ = ["app", "commands", "keys_app", "leagues_app", "register"]
+__all__ = ["DbOption", "app", "commands", "friendly", "keys_app", "leagues_app", "register"]
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -41,7 +50,7 @@ def _console() -> Console:
     return Console()
 
 
-def _friendly(fn: Callable[P, T]) -> Callable[P, T]:
+def friendly(fn: Callable[P, T]) -> Callable[P, T]:
     """Print bad-input errors without a traceback and exit with status 2."""
 
     @functools.wraps(fn)
@@ -55,11 +64,34 @@ def _friendly(fn: Callable[P, T]) -> Callable[P, T]:
     return wrapper
 
 
-def _read_file(path: Path) -> Iterator[Match]:
-    """The matches of a JSONL/CSV/Parquet file (``mindsport.history.io``), streamed."""
-    from mindsport.history.io import iter_matches
+def _read_file(path: Path) -> Iterator[tuple[int, Match]]:
+    """The matches of a JSONL/CSV/Parquet file with their lines (``mindsport.history.io``)."""
+    from mindsport.history.io import iter_located
 
-    return iter_matches(path)
+    return iter_located(path)
+
+
+_NAMED_MATCH = re.compile(r"""^match ('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")""")
+
+
+def _in_file(exc: MindsportError, path: Path, lines: dict[str, int]) -> MindsportError:
+    """A store-stage error about one match, restated with the file, line and field of that
+    match (``exc`` itself when it names no match of the file)."""
+    from mindsport.history.io import MatchFileError
+
+    match_id = getattr(exc, "match_id", None)
+    if match_id is None:  # a model's refusal names the match in its text
+        named = _NAMED_MATCH.match(str(exc))
+        if named is not None:
+            with contextlib.suppress(ValueError, SyntaxError):
+                match_id = ast.literal_eval(named.group(1))
+    if not isinstance(match_id, str) or match_id not in lines:
+        return exc
+    field = getattr(exc, "field", None)
+    if field is None:  # the model refused the match: its line-up, its ranks or its weights
+        text = str(exc).lower()
+        field = "weights" if "weight" in text else "ranks" if "rank" in text else "teams"
+    return MatchFileError(path, lines[match_id], field, str(exc))
 
 
 def _teams(text: str, what: str) -> list[str]:
@@ -72,12 +104,15 @@ def _teams(text: str, what: str) -> list[str]:
 # -- commands -----------------------------------------------------------------------------
 
 
-@_friendly
+@friendly
 def rate(
     file: Annotated[Path, typer.Argument(help="Match file: JSONL, CSV (long format) or Parquet.")],
     league: str = LeagueOption,
     db: str | None = DbOption,
-    model: str = typer.Option("trueskill", help="Model of the league if it has to be created."),
+    model: str = typer.Option(
+        "trueskill",
+        help=f"Model of the league if it has to be created ({', '.join(model_names())}).",
+    ),
 ) -> None:
     """Ingest a match file into a league (one transaction: a bad row writes nothing)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
@@ -95,19 +130,24 @@ def rate(
     ):
         reading = bar.add_task(f"reading {file.name}", total=None)
         matches: list[Match] = []
-        for m in _read_file(file):
+        lines: dict[str, int] = {}
+        for line, m in _read_file(file):
             matches.append(m)
+            lines[m.id] = line
             if len(matches) % 500 == 0:
                 bar.update(reading, completed=len(matches))
         bar.update(reading, completed=len(matches), total=len(matches))
-        # the whole file is read (and checked) before anything is written
-        lg = store.ensure_league(league, model)
-        rating = bar.add_task(f"rating into {lg.name!r}", total=None)
+        # the whole file is read (and checked) before anything is written; the league is
+        # created in the same transaction as the matches, so a refused file leaves nothing
+        rating = bar.add_task(f"rating into {league!r}", total=None)
 
         def tick(done: int, total: int) -> None:
             bar.update(rating, completed=done, total=total)
 
-        result = store.add_matches(league, matches, progress=tick)
+        try:
+            result = store.add_matches(league, matches, progress=tick, create=(model, {}))
+        except MindsportError as exc:
+            raise _in_file(exc, file, lines) from exc
         bar.update(rating, total=max(1, result.added + result.replayed))
         bar.update(rating, completed=max(1, result.added + result.replayed))
     console.print(
@@ -117,31 +157,50 @@ def rate(
     )
 
 
-@_friendly
+@friendly
 def leaderboard(
     league: str = LeagueOption,
     top: int = typer.Option(20, "--top", "-n", min=1, help="Rows to show."),
     search: str | None = typer.Option(None, help="Only players whose id contains this."),
     db: str | None = DbOption,
 ) -> None:
-    """Show the leaderboard (conservative rating mu - 3 sigma, best first)."""
+    """Show the leaderboard, best first by the model's conservative rating.
+
+    TrueSkill: mu - 3 sigma; Glicko-2: rating - 2 RD; Elo and Tenhou R: the rating itself.
+    """
     with Store(db) as store:
         page = store.leaderboard(league, limit=top, search=search)
-    _print_board(page.league, page.total, page.entries, _console())
+    _print_board(page, _console())
 
 
-def _print_board(league: str, total: int, entries: list[Any], console: Console) -> None:
-    table = RichTable(title=f"{league}: {total} players")
-    for col in ("#", "player", "rating", "mu", "sigma", "games"):
+def _print_board(page: LeaderboardPage, console: Console) -> None:
+    d = page.display
+    title = f"{page.league}: {page.total} players"
+    if d is None:  # a model this installation does not know: the raw columns
+        cols = ["#", "player", "exposed", "mu", "sigma", "games"]
+    else:
+        title += f", by {d.conservative}"
+        cols = ["#", "player", d.conservative]
+        if d.conservative != d.value_label:
+            cols.append(d.value_label)
+        if d.deviation_label is not None:
+            cols.append(d.deviation_label)
+        cols.append("games")
+    table = RichTable(title=title)
+    for col in cols:
         table.add_column(col, justify="left" if col == "player" else "right")
-    for e in entries:
-        table.add_row(
-            str(e.rank), e.player, f"{e.exposed:.2f}", f"{e.mu:.2f}", f"{e.sigma:.2f}", str(e.games)
-        )
+    for e in page.entries:
+        row = [str(e.rank), e.player, f"{e.exposed:.2f}"]
+        if d is None or d.conservative != d.value_label:
+            row.append(f"{e.mu:.2f}")
+        if d is None or d.deviation_label is not None:
+            row.append(f"{e.sigma:.2f}")
+        row.append(str(e.games))
+        table.add_row(*row)
     console.print(table)
 
 
-@_friendly
+@friendly
 def player(
     player_id: str = typer.Argument(..., help="Player id."),
     league: str = LeagueOption,
@@ -154,17 +213,22 @@ def player(
     """Show a player's rating and history (optionally plot it)."""
     with Store(db) as store:
         rec = store.player(league, player_id)
+        d = store.league_model(league).display
     console = _console()
+    dev = f", {d.deviation_label} {rec.state.sigma:.3f}" if d.deviation_label else ""
     console.print(
-        f"{rec.player} in {league!r}: rank {rec.rank}, mu {rec.state.mu:.3f}, "
-        f"sigma {rec.state.sigma:.3f}, rating {rec.exposed:.3f}, {rec.games} games"
+        f"{rec.player} in {league!r}: rank {rec.rank}, {d.value_label} {rec.state.mu:.3f}"
+        f"{dev}, {d.conservative} {rec.exposed:.3f}, {rec.games} games",
+        highlight=False,
     )
     if last and rec.history:
         table = RichTable()
-        for col in ("match", "time", "mu", "sigma"):
+        cols = ["match", "time", d.value_label] + ([d.deviation_label] if d.deviation_label else [])
+        for col in cols:
             table.add_column(col, justify="left" if col == "match" else "right")
         for h in rec.history[-last:]:
-            table.add_row(h.match_id, f"{h.time:g}", f"{h.mu:.3f}", f"{h.sigma:.3f}")
+            row = [h.match_id, f"{h.time:g}", f"{h.mu:.3f}"]
+            table.add_row(*row, *([f"{h.sigma:.3f}"] if d.deviation_label else []))
         console.print(table)
     if plot is not None:
         _plot(rec.player, rec.history, plot)
@@ -198,7 +262,7 @@ def _plot(name: str, history: list[Any], path: Path) -> None:
     fig.savefig(os.fspath(path))
 
 
-@_friendly
+@friendly
 def predict(
     teams: Annotated[list[str], typer.Argument(help="Two or more teams, each 'a,b,c'.")],
     league: str = LeagueOption,
@@ -229,7 +293,7 @@ def predict(
         console.print(f"new players (prior rating): {', '.join(pr.new_players)}")
 
 
-@_friendly
+@friendly
 def matchmake(
     players: str = typer.Option(..., help="Waiting players, comma-separated."),
     shape: str = typer.Option("1v1", help="1v1, 2v2, 1v2 (landlord vs two farmers) or ffa4."),
@@ -254,7 +318,7 @@ def matchmake(
         console.print(f"still waiting: {', '.join(plan.waiting)}")
 
 
-@_friendly
+@friendly
 def recompute(
     league: str | None = typer.Option(None, "--league", "-l", help="One league (default: all)."),
     db: str | None = DbOption,
@@ -266,20 +330,6 @@ def recompute(
         _console().print(f"{name}: replayed {n} matches")
 
 
-@_friendly
-def serve(
-    host: str = typer.Option("127.0.0.1", help="Interface to listen on."),
-    port: int = typer.Option(8000, help="TCP port."),
-    db: str | None = DbOption,
-) -> None:
-    """Run the HTTP service and leaderboard page (uvicorn)."""
-    import uvicorn
-
-    from mindsport.service import create_app
-
-    uvicorn.run(create_app(db), host=host, port=port, log_level="info")
-
-
 commands: list[Callable[..., Any]] = [
     rate,
     leaderboard,
@@ -287,21 +337,84 @@ commands: list[Callable[..., Any]] = [
     predict,
     matchmake,
     recompute,
-    serve,
 ]
 
 # -- keys ---------------------------------------------------------------------------------
 
-keys_app = typer.Typer(help="API keys for writing to a league.", no_args_is_help=True)
+keys_app = typer.Typer(
+    help="API keys: write keys of a league and admin keys (listed, revoked, with an expiry).",
+    no_args_is_help=True,
+)
 
 
 @keys_app.command("create")
-@_friendly
-def keys_create(league: str = LeagueOption, db: str | None = DbOption) -> None:
-    """Create a write key for a league. It is shown once; only its hash is stored."""
+@friendly
+def keys_create(
+    league: str = LeagueOption,
+    admin: bool = typer.Option(
+        False, "--admin", help="An admin key (all leagues, leagues and keys over HTTP)."
+    ),
+    expires: str | None = typer.Option(
+        None, "--expires", help="Expiry: a duration (90m, 12h, 30d, 2w) or an ISO date/datetime."
+    ),
+    label: str | None = typer.Option(None, "--label", help="A note to tell keys apart."),
+    db: str | None = DbOption,
+) -> None:
+    """Create a key and print it (shown this once; only its hash is stored).
+
+    The first admin key of a new server is made here: ``mindsport keys create --admin``.
+    """
+    from mindsport.store.keys import parse_expiry
+
+    when = None if expires is None else parse_expiry(expires)
     with Store(db) as store:
-        key = store.create_key(league)
+        key, info = store.issue_key(
+            None if admin else league, admin=admin, expires_at=when, label=label
+        )
     typer.echo(key)
+    Console(stderr=True).print(
+        f"key {info.id} ({info.role.value}{'' if info.league is None else ' of ' + info.league}"
+        f"{'' if info.expires_at is None else ', expires ' + info.expires_at.isoformat()})",
+        highlight=False,
+    )
+
+
+@keys_app.command("list")
+@friendly
+def keys_list(
+    league: str | None = typer.Option(None, "--league", "-l", help="Only this league's keys."),
+    db: str | None = DbOption,
+) -> None:
+    """List the keys (never the keys themselves: their prefixes) with their status."""
+    with Store(db) as store:
+        keys = store.list_keys(league)
+    table = RichTable()
+    for col in ("id", "role", "league", "prefix", "label", "created", "expires", "status"):
+        table.add_column(col)
+    for k in keys:
+        table.add_row(
+            str(k.id),
+            k.role.value,
+            k.league or "",
+            k.prefix + "...",
+            k.label or "",
+            k.created_at.strftime("%Y-%m-%d %H:%M"),
+            "" if k.expires_at is None else k.expires_at.strftime("%Y-%m-%d %H:%M"),
+            k.status(),
+        )
+    _console().print(table)
+
+
+@keys_app.command("revoke")
+@friendly
+def keys_revoke(
+    key_id: int = typer.Argument(..., help="The key's id (see `keys list`)."),
+    db: str | None = DbOption,
+) -> None:
+    """Revoke a key: refused from this moment on (a running server reads keys on every call)."""
+    with Store(db) as store:
+        k = store.revoke_key(key_id)
+    typer.echo(f"key {k.id} ({k.prefix}...) revoked")
 
 
 # -- leagues ------------------------------------------------------------------------------
@@ -312,6 +425,7 @@ leagues_app = typer.Typer(
 
 
 def _params(
+    model: str,
     mu: float | None,
     sigma: float | None,
     beta: float | None,
@@ -319,6 +433,8 @@ def _params(
     draw_probability: float | None,
     param: list[str] | None,
 ) -> dict[str, Any]:
+    """The settings given on the command line, parsed by the model's description of each."""
+    spec = get_spec(model)
     out: dict[str, Any] = {}
     for key, value in (
         ("mu", mu),
@@ -333,37 +449,39 @@ def _params(
         key, sep, text = item.partition("=")
         if not sep or not key:
             raise MindsportError(f"--param {item!r}: expected NAME=VALUE")
-        try:
-            out[key] = float(text)
-        except ValueError:
-            out[key] = text
-    return out
+        out[key.strip()] = spec.parse(key.strip(), text)
+    return spec.check(out)
+
+
+def _model_help() -> str:
+    return ", ".join(model_names())
 
 
 @leagues_app.command("create")
-@_friendly
+@friendly
 def leagues_create(
     name: str = typer.Argument(..., help="League name (letters, digits, '_', '.', '-')."),
-    model: str = typer.Option("trueskill", help="trueskill, elo or glicko2."),
+    model: str = typer.Option("trueskill", help=f"Rating model: {_model_help()}."),
     mu: float | None = typer.Option(None, help="TrueSkill prior mean."),
     sigma: float | None = typer.Option(None, help="TrueSkill prior deviation."),
     beta: float | None = typer.Option(None, help="TrueSkill performance noise."),
     tau: float | None = typer.Option(None, help="TrueSkill dynamics."),
     draw_probability: float | None = typer.Option(None, help="TrueSkill draw probability."),
     param: Annotated[
-        list[str] | None, typer.Option(help="Other model parameter NAME=VALUE.")
+        list[str] | None,
+        typer.Option(help="Model setting NAME=VALUE (see `mindsport leagues models`)."),
     ] = None,
     db: str | None = DbOption,
 ) -> None:
     """Create a league."""
-    params = _params(mu, sigma, beta, tau, draw_probability, param)
+    params = _params(model, mu, sigma, beta, tau, draw_probability, param)
     with Store(db) as store:
         lg = store.create_league(name, model, params)
     typer.echo(f"league {lg.name!r} created: {lg.model} {lg.params}")
 
 
 @leagues_app.command("set")
-@_friendly
+@friendly
 def leagues_set(
     name: str = typer.Argument(..., help="League name."),
     model: str | None = typer.Option(None, help="New model (default: keep)."),
@@ -381,13 +499,33 @@ def leagues_set(
     with Store(db) as store:
         current = store.get_league(name)
         params = dict(current.params) if model is None or model == current.model else {}
-        params.update(_params(mu, sigma, beta, tau, draw_probability, param))
+        name_ = model or current.model
+        params.update(_params(name_, mu, sigma, beta, tau, draw_probability, param))
         lg = store.update_league(name, model=model, params=params)
     typer.echo(f"league {lg.name!r}: {lg.model} {lg.params}; {lg.matches} matches replayed")
 
 
+@leagues_app.command("models")
+@friendly
+def leagues_models() -> None:
+    """List the rating models a league can use, with their settings."""
+    from mindsport.rating.registry import MODELS
+
+    console = _console()
+    for spec in MODELS.values():
+        d = spec.display
+        console.print(
+            f"[bold]{spec.name}[/]: {spec.title} - {spec.summary}; leaderboard: {d.conservative}",
+            highlight=False,
+        )
+        for p in spec.params:
+            console.print(
+                f"    {p.name} = {p.default!r}  ({p.allowed()}) {p.help}", highlight=False
+            )
+
+
 @leagues_app.command("list")
-@_friendly
+@friendly
 def leagues_list(db: str | None = DbOption) -> None:
     """List the leagues."""
     with Store(db) as store:

@@ -9,7 +9,9 @@
   identical re-post (ignored) from a conflicting one (refused).
 * ``ratings``: current rating per (league, player), derived.
 * ``rating_history``: the rating after every match a player took part in, derived.
-* ``api_keys``: SHA-256 hashes of the write keys of a league (the key itself is never stored).
+* ``api_keys``: API keys, as SHA-256 hashes (the key itself is never stored) with a public
+  prefix to find them: write keys of one league (``role`` ``write``) and admin keys
+  (``role`` ``admin``, no league), each with an optional expiry and a revocation time.
 """
 
 from __future__ import annotations
@@ -103,8 +105,12 @@ api_keys = Table(
     "ms_api_keys",
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("league_id", Integer, ForeignKey("ms_leagues.id", ondelete="CASCADE"), nullable=False),
+    Column("league_id", Integer, ForeignKey("ms_leagues.id", ondelete="CASCADE"), nullable=True),
+    Column("role", String(10), nullable=False),
     Column("key_hash", String(64), nullable=False, unique=True),
-    Column("prefix", String(16), nullable=False),
+    Column("prefix", String(16), nullable=False, index=True),
+    Column("label", String(100), nullable=True),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("expires_at", DateTime(timezone=True), nullable=True),
+    Column("revoked_at", DateTime(timezone=True), nullable=True),
 )

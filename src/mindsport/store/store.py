@@ -17,8 +17,8 @@ Transactions and concurrency
     Writers to one league are serialised, so the committed order of matches is the ``seq`` order
     and concurrent clients end with exactly the ratings of a sequential replay of that order:
 
-    * PostgreSQL: the transaction starts with ``pg_advisory_xact_lock(0x6d73, league_id)`` (a
-      transaction-scoped advisory lock per league) and then reads the league row again, so it
+    * PostgreSQL: the transaction starts with ``pg_advisory_xact_lock(0x6d73, hashtext(name))``
+      (a transaction-scoped advisory lock per league name) and then reads the league row, so it
       sees the latest committed counters. Writers to the same league queue on that lock in
       FIFO order (``SELECT ... FOR UPDATE`` on the league row serialises just as well, but its
       waiters are woken all at once and race, which gave a p99 latency 3-5x worse under 20
@@ -46,9 +46,9 @@ import hashlib
 import json
 import os
 import re
-import secrets
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -64,28 +64,48 @@ from sqlalchemy import (
     event,
     func,
     insert,
+    inspect,
     or_,
     select,
+    text,
     update,
 )
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError
 
 from mindsport.errors import ConflictError, MindsportError, NotFoundError
-from mindsport.match import Match
-from mindsport.matchmaking import Pairing, matchmake, parse_shape
-from mindsport.store.models import LeagueModel, ModelFactory, PlayerState, build_model
+from mindsport.match import Match, id_problem, text_problem, time_value
+from mindsport.matchmaking import MAX_POOL, Pairing, matchmake, parse_shape
+from mindsport.rating.batch import DAY, PlayerIndex, encode_columns
+from mindsport.rating.registry import MODELS, Display, ModelSpec, UnknownModelError
+from mindsport.store.commit import GroupCommitter, WorkItem
+from mindsport.store.keys import (
+    PREFIX_LENGTH,
+    ApiKey,
+    KeyRefusedError,
+    KeyRole,
+    MissingKeyError,
+    aware,
+    hash_key,
+    key_matches,
+    key_prefix,
+    new_key,
+)
+from mindsport.store.league import LeagueModel, PlayerState
 from mindsport.store.schema import api_keys, leagues, matches, metadata, rating_history, ratings
 
 __all__ = [
     "DEFAULT_DATABASE_URL",
+    "GROUP_MATCHES",
+    "MAX_ID_LENGTH",
+    "MAX_OFFSET",
     "HistoryPoint",
     "IngestResult",
     "LeaderboardEntry",
     "LeaderboardPage",
     "League",
+    "MatchConflictError",
+    "MatchRefusedError",
     "PlayerRecord",
     "Prediction",
     "Store",
@@ -95,8 +115,17 @@ __all__ = [
 
 DEFAULT_DATABASE_URL = "sqlite:///./mindsport.db"
 _CHUNK = 500
+#: matches rated per block when a league replays its log
+_REPLAY_CHUNK = 20_000
 #: longest match or player id the tables hold
-_MAX_ID = 200
+MAX_ID_LENGTH = 200
+#: most matches of one league one group commit takes from the queue (a larger request is that
+#: league's only one in the group)
+GROUP_MATCHES = 2_000
+#: largest leaderboard offset
+MAX_OFFSET = 1_000_000_000
+#: length of the public prefix of keys made by earlier versions
+_OLD_PREFIX_LENGTH = 10
 #: first key of the PostgreSQL advisory locks taken per league ("ms")
 _LOCK_SPACE = 0x6D73
 _LEAGUE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
@@ -104,6 +133,24 @@ _LEAGUE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
 
 class StoreError(MindsportError):
     """A store operation was given something it cannot use (names the input)."""
+
+
+class MatchRefusedError(StoreError):
+    """A match the store cannot take: ``match_id`` and ``field`` name it and what is wrong."""
+
+    def __init__(self, message: str, match_id: str, field: str) -> None:
+        super().__init__(message)
+        self.match_id = match_id
+        self.field = field
+
+
+class MatchConflictError(ConflictError):
+    """A match id recorded (or repeated in the input) with other data (``field`` is ``id``)."""
+
+    def __init__(self, message: str, match_id: str) -> None:
+        super().__init__(message)
+        self.match_id = match_id
+        self.field = "id"
 
 
 def resolve_url(url: str | None = None) -> str:
@@ -164,11 +211,15 @@ class LeaderboardEntry:
 
 @dataclass(frozen=True, slots=True)
 class LeaderboardPage:
+    """A page of a league's leaderboard. ``display``: how the league's model shows a rating
+    (labels of ``mu``, ``sigma`` and ``exposed``; see :class:`mindsport.rating.Display`)."""
+
     league: str
     total: int
     offset: int
     limit: int
     entries: list[LeaderboardEntry]
+    display: Display | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,33 +258,58 @@ class Prediction:
 # encoding of matches
 
 
-def _time_value(t: datetime | float | int) -> float:
-    if isinstance(t, datetime):
-        if t.tzinfo is None:  # naive datetimes are read as UTC, never as local time
-            t = t.replace(tzinfo=UTC)
-        return t.timestamp()
-    return float(t)
+_CANONICAL_JSON = json.JSONEncoder(
+    separators=(",", ":"), allow_nan=False, ensure_ascii=False
+).encode
+
+
+def _iso_utc(t: datetime) -> str:
+    """The one stored spelling of a datetime: ISO 8601 in UTC (naive datetimes are UTC)."""
+    return (t.replace(tzinfo=UTC) if t.tzinfo is None else t.astimezone(UTC)).isoformat()
+
+
+def _digest(
+    tv: float,
+    teams: Sequence[Sequence[str]],
+    ranks: Sequence[int | None],
+    weights: Sequence[Sequence[float]] | None,
+    scores: Sequence[float] | None,
+) -> str:
+    """SHA-256 of a match's canonical form: the time as one number (the instant, however it was
+    written), each team's players sorted (with their weights), ranks, weights and scores as
+    numbers. Two records with the same digest are the same result."""
+    if weights is None:
+        sorted_teams: list[list[str]] = [sorted(t) for t in teams]
+        sorted_weights = None
+    else:
+        order = [sorted(range(len(t)), key=t.__getitem__) for t in teams]
+        sorted_teams = [[t[i] for i in o] for t, o in zip(teams, order, strict=True)]
+        sorted_weights = [[float(w[i]) for i in o] for w, o in zip(weights, order, strict=True)]
+    body = [
+        float(tv),
+        sorted_teams,
+        list(ranks),
+        sorted_weights,
+        None if scores is None else [float(x) for x in scores],
+    ]
+    return hashlib.sha256(_CANONICAL_JSON(body).encode()).hexdigest()
 
 
 def _encode(m: Match) -> dict[str, Any]:
-    iso = m.time.isoformat() if isinstance(m.time, datetime) else None
-    body = {
-        "time": iso if iso is not None else _time_value(m.time),
-        "teams": [list(t) for t in m.teams],
-        "ranks": list(m.ranks),
-        "weights": None if m.weights is None else [list(w) for w in m.weights],
-        "scores": None if m.scores is None else list(m.scores),
-    }
-    canon = json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    tv = time_value(m.time)
+    teams = [list(t) for t in m.teams]
+    ranks = list(m.ranks)
+    weights = None if m.weights is None else [list(w) for w in m.weights]
+    scores = None if m.scores is None else list(m.scores)
     return {
         "match_id": m.id,
-        "time_value": _time_value(m.time),
-        "time_iso": iso,
-        "teams": body["teams"],
-        "ranks": body["ranks"],
-        "weights": body["weights"],
-        "scores": body["scores"],
-        "digest": hashlib.sha256(canon.encode()).hexdigest(),
+        "time_value": tv,
+        "time_iso": _iso_utc(m.time) if isinstance(m.time, datetime) else None,
+        "teams": teams,
+        "ranks": ranks,
+        "weights": weights,
+        "scores": scores,
+        "digest": _digest(tv, teams, ranks, weights, scores),
     }
 
 
@@ -252,8 +328,102 @@ def _chunks(items: Sequence[Any], n: int = _CHUNK) -> Iterator[Sequence[Any]]:
         yield items[i : i + n]
 
 
-def _hash_key(key: str) -> str:
-    return hashlib.sha256(key.encode()).hexdigest()
+def _int_list_json(values: Sequence[int | None]) -> str:
+    """JSON of a list of ints and nulls (ranks), without the general encoder's overhead."""
+    return "[" + ",".join("null" if v is None else str(int(v)) for v in values) + "]"
+
+
+def _cursor(conn: Connection) -> Any:
+    """A driver cursor inside ``conn``'s transaction (for the hot path's statements)."""
+    return conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+
+
+def _as_time(value: Any) -> datetime:
+    """A stored timestamp as an aware UTC datetime (SQLite hands back text)."""
+    return aware(datetime.fromisoformat(value) if isinstance(value, str) else value)
+
+
+@dataclass(frozen=True, slots=True)
+class _LeagueRow:
+    """A league's row as a writer sees it under the league's lock."""
+
+    id: int
+    name: str
+    model: str
+    params: dict[str, Any]
+    last_seq: int
+    max_time: float | None
+
+
+def _check_league_name(name: str) -> None:
+    """A name no league can have is simply not found (and never reaches the database)."""
+    if not isinstance(name, str) or not _LEAGUE_NAME.match(name):
+        raise NotFoundError(f"league {name!r} does not exist")
+
+
+def _encode_batch(items: Sequence[Match]) -> dict[str, dict[str, Any]]:
+    """The encoded matches of one request by id (an identical repeat counts once; a repeat with
+    other data is a :class:`ConflictError`)."""
+    encoded: dict[str, dict[str, Any]] = {}
+    for m in items:
+        if not isinstance(m, Match):
+            raise StoreError(f"expected Match records, got {type(m).__name__}: {m!r}")
+        if len(m.id) > MAX_ID_LENGTH:
+            raise MatchRefusedError(
+                f"match {m.id[:40]!r}...: id: longer than {MAX_ID_LENGTH} characters", m.id, "id"
+            )
+        for p in m.players:
+            if len(p) > MAX_ID_LENGTH:
+                raise MatchRefusedError(
+                    f"match {m.id!r}: teams: player id {p[:40]!r}... is longer than "
+                    f"{MAX_ID_LENGTH} characters",
+                    m.id,
+                    "teams",
+                )
+        enc = _encode(m)
+        prev = encoded.get(m.id)
+        if prev is not None and prev["digest"] != enc["digest"]:
+            raise MatchConflictError(
+                f"match {m.id!r} appears twice in the input with different data", m.id
+            )
+        encoded[m.id] = enc
+    return encoded
+
+
+@dataclass(slots=True)
+class _Request:
+    """One caller's matches, queued for the group commit."""
+
+    league: str
+    encoded: dict[str, dict[str, Any]]
+    size: int  # matches given, identical repeats included
+    progress: Callable[[int, int], None] | None
+    create: tuple[str, Mapping[str, Any]] | None
+
+
+def _upgrade_key_table(conn: Connection) -> None:
+    """Bring an API key table written by an earlier version (write keys only, no expiry) to
+    today's columns: its keys stay valid as write keys of their leagues."""
+    columns = {c["name"] for c in inspect(conn).get_columns(api_keys.name)}
+    if "role" in columns:
+        return
+    old = [dict(r._mapping) for r in conn.execute(text(f"SELECT * FROM {api_keys.name}"))]
+    conn.execute(text(f"DROP TABLE {api_keys.name}"))
+    api_keys.create(conn)
+    for r in old:
+        conn.execute(
+            insert(api_keys).values(
+                id=r["id"],
+                league_id=r["league_id"],
+                role=KeyRole.WRITE.value,
+                key_hash=r["key_hash"],
+                prefix=r["prefix"],
+                label=None,
+                created_at=_as_time(r["created_at"]),
+                expires_at=None,
+                revoked_at=None,
+            )
+        )
 
 
 class _FifoLock:
@@ -287,55 +457,57 @@ class _Player:
 # --------------------------------------------------------------------------------------------
 
 
-def _compiled_trueskill(model: LeagueModel) -> bool:
-    """A league whose updates the compiled kernel reproduces: plain TrueSkill without drift
-    (the store passes no elapsed times)."""
-    from mindsport.rating.trueskill import TrueSkill
-
-    m = model.model
-    return type(m) is TrueSkill and m.drift == 0 and type(model) is LeagueModel
-
-
 class Store:
     """Leagues, their match logs and derived ratings in one SQL database.
 
     ``url``: a SQLAlchemy URL or a file path (default: ``$MINDSPORT_DATABASE_URL`` or
-    ``./mindsport.db``). Tables are created when missing. ``models`` maps model names to factories
-    (default: trueskill, elo, glicko2). Use as a context manager or call :meth:`close`.
+    ``./mindsport.db``). Tables are created when missing. ``models``: the rating models leagues
+    may use, by name (default: every model of :data:`mindsport.rating.registry.MODELS`). Use as
+    a context manager or call :meth:`close`.
 
-    Replays of at least ``compiled_min_matches`` matches in a TrueSkill league (file ingests,
-    :meth:`recompute`, a late match far back) run through the compiled kernel of
-    :mod:`mindsport.rating.batch`, with the same numbers as the object path.
+    Ratings are derived by the model's replayer (:mod:`mindsport.rating.replayers`, the engine
+    :func:`mindsport.history.replay` runs): every registered model with every setting, e.g.
+    TrueSkill's drift and sigma floor (elapsed time from the match times: days for ``datetime``
+    times, the number itself otherwise) or Glicko-2's rating periods.
     """
-
-    compiled_min_matches = 1000
 
     def __init__(
         self,
         url: str | None = None,
         *,
-        models: Mapping[str, ModelFactory] | None = None,
+        models: Mapping[str, ModelSpec] | None = None,
         create_tables: bool = True,
     ) -> None:
         self.url = resolve_url(url)
-        self._factories = dict(models) if models is not None else None
+        self._models: Mapping[str, ModelSpec] = MODELS if models is None else dict(models)
         self._model_cache: dict[str, LeagueModel] = {}
+        self._sql_cache: dict[str, str] = {}
+        self._local = threading.local()
+        self._readers: list[Any] = []  # the connections of _fetch, one per thread
         self._cache_lock = threading.Lock()
         self.engine = self._make_engine(self.url)
         self.is_sqlite = self.engine.dialect.name == "sqlite"
         self._writer_lock: AbstractContextManager[Any] = (
             _FifoLock() if self.is_sqlite else nullcontext()
         )
+        # SQLite: one writer for the whole file (its lock covers every league); PostgreSQL: one
+        # writer per league, in parallel
+        self._committer: GroupCommitter[IngestResult] = GroupCommitter(
+            self._commit_group,
+            max_group_size=GROUP_MATCHES,
+            workers=1 if self.is_sqlite else 8,
+        )
         if create_tables:
             with self._write() as conn:
                 metadata.create_all(conn)
+                _upgrade_key_table(conn)
 
     # -- engine and transactions --------------------------------------------------------------
     @staticmethod
     def _make_engine(url: str) -> Engine:
         parsed = make_url(url)
         if parsed.get_backend_name() != "sqlite":
-            return create_engine(url, pool_size=10, max_overflow=30, pool_recycle=1800)
+            return create_engine(url, pool_size=20, max_overflow=20, pool_recycle=1800)
         if parsed.database in (None, "", ":memory:"):
             raise StoreError(f"database {url!r}: use a SQLite file, not an in-memory database")
         directory = os.path.dirname(os.path.abspath(parsed.database))
@@ -375,8 +547,42 @@ class Store:
         with self.engine.connect() as conn, conn.begin():
             yield conn
 
+    def _fetch(self, sql: str, args: Sequence[Any]) -> list[Any]:
+        """The rows of one read statement (``?`` placeholders), straight through the driver on a
+        connection of the calling thread in autocommit mode: the hot path's reads (the key
+        check) skip the SQL toolkit's per-statement work and the pool. A connection that fails
+        (the server restarted) is replaced once."""
+        for attempt in (0, 1):
+            raw = getattr(self._local, "raw", None)
+            if raw is None:
+                raw = self.engine.raw_connection()
+                if not self.is_sqlite:
+                    raw.driver_connection.autocommit = True  # type: ignore[union-attr]
+                self._local.raw = raw
+                with self._cache_lock:
+                    self._readers.append(raw)
+            try:
+                cur = raw.cursor()
+                cur.execute(self._sql(sql), tuple(args))
+                rows = list(cur.fetchall())
+                cur.close()
+                return rows
+            except self.engine.dialect.loaded_dbapi.OperationalError:
+                self._local.raw = None
+                with self._cache_lock:
+                    self._readers.remove(raw)
+                raw.invalidate()
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
     def close(self) -> None:
-        """Release the connection pool."""
+        """Finish queued writes and release the connection pool."""
+        self._committer.close()
+        with self._cache_lock:
+            readers, self._readers = self._readers, []
+        for raw in readers:
+            raw.invalidate()  # closed, not returned to the pool
         self.engine.dispose()
 
     def __enter__(self) -> Store:
@@ -392,7 +598,11 @@ class Store:
         with self._cache_lock:
             cached = self._model_cache.get(key)
         if cached is None:
-            cached = build_model(model, params, self._factories)
+            spec = self._models.get(model) if isinstance(model, str) else None
+            if spec is None:
+                known = ", ".join(self._models)
+                raise UnknownModelError(f"unknown model {model!r} (known: {known})")
+            cached = LeagueModel(spec, params)
             with self._cache_lock:
                 self._model_cache[key] = cached
         return cached
@@ -401,29 +611,40 @@ class Store:
         self, name: str, model: str = "trueskill", params: Mapping[str, Any] | None = None
     ) -> League:
         """Create a league; its settings are checked by building the model first."""
+        params = self._check_new_league(name, model, params)
+        try:
+            with self._write() as conn:
+                return self._insert_league(conn, name, model, params)
+        except IntegrityError as exc:  # lost a creation race on PostgreSQL
+            raise ConflictError(f"league {name!r} already exists") from exc
+
+    def _check_new_league(
+        self, name: str, model: str, params: Mapping[str, Any] | None
+    ) -> dict[str, Any]:
         if not isinstance(name, str) or not _LEAGUE_NAME.match(name):
             raise StoreError(
                 f"league name {name!r}: use 1-100 letters, digits, '_', '.' or '-', "
                 "starting with a letter or digit"
             )
-        params = dict(params or {})
-        self.model_for(model, params)
-        try:
-            with self._write() as conn:
-                if conn.execute(select(leagues.c.id).where(leagues.c.name == name)).first():
-                    raise ConflictError(f"league {name!r} already exists")
-                conn.execute(
-                    insert(leagues).values(
-                        name=name,
-                        model=model,
-                        params=params,
-                        last_seq=0,
-                        max_time=None,
-                        created_at=datetime.now(UTC),
-                    )
-                )
-        except IntegrityError as exc:  # lost a creation race on PostgreSQL
-            raise ConflictError(f"league {name!r} already exists") from exc
+        out = dict(params or {})
+        self.model_for(model, out)
+        return out
+
+    def _insert_league(
+        self, conn: Connection, name: str, model: str, params: dict[str, Any]
+    ) -> League:
+        if conn.execute(select(leagues.c.id).where(leagues.c.name == name)).first():
+            raise ConflictError(f"league {name!r} already exists")
+        conn.execute(
+            insert(leagues).values(
+                name=name,
+                model=model,
+                params=params,
+                last_seq=0,
+                max_time=None,
+                created_at=datetime.now(UTC),
+            )
+        )
         return League(name, model, params, 0)
 
     def ensure_league(
@@ -439,6 +660,7 @@ class Store:
                 return self.get_league(name)
 
     def get_league(self, name: str) -> League:
+        _check_league_name(name)
         with self._read() as conn:
             row = conn.execute(select(leagues).where(leagues.c.name == name)).first()
         if row is None:
@@ -471,64 +693,227 @@ class Store:
             self._replay(conn, row.id, lm, None)
             return League(name, new_model, new_params, row.last_seq)
 
-    def _lock_league(self, conn: Connection, name: str) -> Any:
+    def _lock_league(self, conn: Connection, name: str) -> _LeagueRow:
         """The league row, with the league's write lock held until the transaction ends.
 
-        PostgreSQL: a transaction-scoped advisory lock on the league id (a FIFO queue of
-        writers; other leagues are not blocked), then the row is read again, so it is the
-        latest committed version. SQLite: ``BEGIN IMMEDIATE`` already holds the write lock.
+        PostgreSQL: a transaction-scoped advisory lock on the league's name (a FIFO queue of
+        writers; other leagues are not blocked), then the row is read, so it is the latest
+        committed version (lock and read go in one round trip, pipelined). SQLite:
+        ``BEGIN IMMEDIATE`` already holds the write lock.
         """
-        q = select(leagues).where(leagues.c.name == name)
-        row = conn.execute(q).first()
+        _check_league_name(name)
+        cur = _cursor(conn)
+        q = self._sql(
+            "SELECT id, name, model, params, last_seq, max_time FROM ms_leagues WHERE name = ?"
+        )
+        if self.is_sqlite:
+            cur.execute(q, (name,))
+            row = cur.fetchone()
+        else:
+            with conn.connection.driver_connection.pipeline():  # type: ignore[union-attr]
+                cur.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_LOCK_SPACE, name))
+                cur.execute(q, (name,))
+                row = cur.fetchone()
         if row is None:
             raise NotFoundError(f"league {name!r} does not exist")
-        if not self.is_sqlite:
-            conn.execute(select(func.pg_advisory_xact_lock(_LOCK_SPACE, row.id)))
-            row = conn.execute(q).first()
-            if row is None:  # pragma: no cover - leagues are never deleted
-                raise NotFoundError(f"league {name!r} does not exist")
-        return row
+        params = json.loads(row[3]) if isinstance(row[3], str) else row[3]
+        return _LeagueRow(int(row[0]), row[1], row[2], dict(params), int(row[4]), row[5])
+
+    def _pipeline(self, conn: Connection) -> AbstractContextManager[Any]:
+        """PostgreSQL: statements sent without waiting for each answer (psycopg's pipeline
+        mode); SQLite: nothing to do."""
+        if self.is_sqlite:
+            return nullcontext()
+        return conn.connection.driver_connection.pipeline()  # type: ignore[union-attr]
+
+    def _insert_many(
+        self, cur: Any, head: str, row: str, rows: list[tuple[Any, ...]], tail: str = ""
+    ) -> None:
+        """``head VALUES row, row, ... tail`` for ``rows``: SQLite runs one prepared statement per
+        row (a C loop); PostgreSQL gets statements of many rows each (one round trip and one
+        plan per thousand rows, not per row)."""
+        if not rows:
+            return
+        if self.is_sqlite:
+            cur.executemany(self._sql(f"{head} VALUES {row}{tail}"), rows)
+            return
+        one = self._sql(row)
+        for chunk in _chunks(rows, 1000):
+            values = ", ".join([one] * len(chunk))
+            cur.execute(f"{head} VALUES {values}{tail}", [v for r in chunk for v in r])
+
+    def _sql(self, text: str) -> str:
+        """Driver SQL from ``text`` written with ``?`` placeholders and ``JSON(?)`` for a JSON
+        value given as text (SQLite stores the text; PostgreSQL casts it)."""
+        got = self._sql_cache.get(text)
+        if got is None:
+            if self.is_sqlite:
+                got = text.replace("JSON(?)", "?")
+            else:
+                got = text.replace("JSON(?)", "CAST(%s AS JSON)").replace("?", "%s")
+            self._sql_cache[text] = got
+        return got
 
     def _league_id(self, conn: Connection, name: str) -> int:
+        _check_league_name(name)
         lid = conn.execute(select(leagues.c.id).where(leagues.c.name == name)).scalar()
         if lid is None:
             raise NotFoundError(f"league {name!r} does not exist")
         return int(lid)
 
     # -- API keys ------------------------------------------------------------------------------
-    def create_key(self, league: str) -> str:
-        """A new random write key for ``league``. Shown once: only its SHA-256 is stored."""
-        key = "msk_" + secrets.token_urlsafe(32)
+    def issue_key(
+        self,
+        league: str | None = None,
+        *,
+        admin: bool = False,
+        expires_at: datetime | None = None,
+        label: str | None = None,
+    ) -> tuple[str, ApiKey]:
+        """A new random key and its record: a write key of ``league``, or with ``admin=True``
+        (and no league) an admin key. The key is returned once; only its SHA-256 is stored.
+        ``expires_at`` (naive = UTC) must lie in the future; ``label`` is a free note (at most
+        100 printable characters)."""
+        if admin == (league is not None):
+            raise StoreError(
+                "a key is either an admin key (admin=True, no league) or a write key of one league"
+            )
+        if label is not None:
+            why = id_problem(label)
+            if why is None and len(label) > 100:
+                why = "is longer than 100 characters"
+            if why is not None:
+                raise StoreError(f"key label {label[:40]!r} {why}")
+        now = datetime.now(UTC)
+        expiry = None if expires_at is None else aware(expires_at)
+        if expiry is not None and expiry <= now:
+            raise StoreError(f"expiry {expiry.isoformat()} is not in the future")
+        key = new_key()
+        role = KeyRole.ADMIN if admin else KeyRole.WRITE
         with self._write() as conn:
-            lid = self._lock_league(conn, league).id
-            conn.execute(
+            lid = None if league is None else self._league_id(conn, league)
+            res = conn.execute(
                 insert(api_keys).values(
                     league_id=lid,
-                    key_hash=_hash_key(key),
-                    prefix=key[:10],
-                    created_at=datetime.now(UTC),
+                    role=role.value,
+                    key_hash=hash_key(key),
+                    prefix=key_prefix(key),
+                    label=label,
+                    created_at=now,
+                    expires_at=expiry,
+                    revoked_at=None,
                 )
             )
-        return key
+            pk = res.inserted_primary_key
+            assert pk is not None
+            key_id = int(pk[0])
+        return key, ApiKey(key_id, role, league, key[:PREFIX_LENGTH], label, now, expiry, None)
+
+    def create_key(
+        self,
+        league: str | None = None,
+        *,
+        admin: bool = False,
+        expires_at: datetime | None = None,
+        label: str | None = None,
+    ) -> str:
+        """A new key (see :meth:`issue_key`): shown once, only its SHA-256 is stored."""
+        return self.issue_key(league, admin=admin, expires_at=expires_at, label=label)[0]
+
+    def _key_rows(self) -> Any:
+        k = api_keys.c
+        return select(
+            k.id, k.role, leagues.c.name.label("league"), k.prefix, k.label, k.created_at,
+            k.expires_at, k.revoked_at,
+        ).select_from(api_keys.outerjoin(leagues, leagues.c.id == k.league_id))  # fmt: skip
+
+    @staticmethod
+    def _key_of(row: Any) -> ApiKey:
+        return ApiKey(
+            int(row.id),
+            KeyRole(row.role),
+            row.league,
+            row.prefix,
+            row.label,
+            aware(row.created_at),
+            None if row.expires_at is None else aware(row.expires_at),
+            None if row.revoked_at is None else aware(row.revoked_at),
+        )
+
+    def list_keys(self, league: str | None = None) -> list[ApiKey]:
+        """Every key (revoked and expired ones included), or the write keys of ``league``."""
+        with self._read() as conn:
+            q = self._key_rows().order_by(api_keys.c.id)
+            if league is not None:
+                q = q.where(api_keys.c.league_id == self._league_id(conn, league))
+            return [self._key_of(r) for r in conn.execute(q)]
+
+    def revoke_key(self, key_id: int) -> ApiKey:
+        """Revoke key ``key_id`` (by its number in :meth:`list_keys`): it is refused from now on.
+        Revoking a revoked key changes nothing."""
+        if isinstance(key_id, bool) or not isinstance(key_id, int) or not 0 < key_id < 2**31:
+            raise NotFoundError(f"no API key number {key_id!r}")
+        with self._write() as conn:
+            conn.execute(
+                update(api_keys)
+                .where(api_keys.c.id == key_id, api_keys.c.revoked_at.is_(None))
+                .values(revoked_at=datetime.now(UTC))
+            )
+            row = conn.execute(self._key_rows().where(api_keys.c.id == key_id)).first()
+        if row is None:
+            raise NotFoundError(f"no API key number {key_id}")
+        return self._key_of(row)
+
+    def authorize(self, key: str | None, league: str | None = None) -> KeyRole:
+        """The role of ``key`` when it may write to ``league`` (``None``: admin actions).
+
+        Raises :class:`MissingKeyError` without a key, :class:`KeyRefusedError` for a key that
+        is unknown, revoked, expired or of another league (or not an admin key where one is
+        needed), and :class:`NotFoundError` for a good key and an unknown league. Reads the
+        key's row on every call (a revocation holds at once); the comparison is constant-time.
+        """
+        if not key:
+            raise MissingKeyError("header X-API-Key is required")
+        prefix = key_prefix(key)
+        rows: list[Any] = []
+        if prefix is not None:
+            sql = "SELECT key_hash, role, league_id, expires_at, revoked_at"
+            # keys made before prefixes had 12 characters are stored with 10
+            args: tuple[Any, ...] = (prefix, prefix[:_OLD_PREFIX_LENGTH])
+            if league is not None and _LEAGUE_NAME.match(league):
+                sql += ", (SELECT id FROM ms_leagues WHERE name = ?)"
+                args = (league, *args)
+            rows = self._fetch(sql + " FROM ms_api_keys WHERE prefix IN (?, ?)", args)
+        found = key_matches([r[0] for r in rows], key)
+        if found is None:
+            raise KeyRefusedError("X-API-Key is not a valid key")
+        _, role_name, key_league, expires_at, revoked_at, *rest = rows[found]
+        if revoked_at is not None:
+            raise KeyRefusedError(f"X-API-Key {key[:PREFIX_LENGTH]}... was revoked")
+        if expires_at is not None and _as_time(expires_at) <= datetime.now(UTC):
+            raise KeyRefusedError(
+                f"X-API-Key {key[:PREFIX_LENGTH]}... expired at {_as_time(expires_at).isoformat()}"
+            )
+        role = KeyRole(role_name)
+        if league is None:
+            if role is not KeyRole.ADMIN:
+                raise KeyRefusedError("this needs an admin key")
+            return role
+        target = rest[0] if rest else None
+        if target is None:
+            raise NotFoundError(f"league {league!r} does not exist")
+        if role is not KeyRole.ADMIN and key_league != target:
+            raise KeyRefusedError(f"X-API-Key is not a write key of league {league!r}")
+        return role
 
     def check_key(self, league: str, key: str | None) -> bool:
-        """Whether ``key`` is a write key of ``league`` (:class:`NotFoundError` if no league)."""
-        with self._read() as conn:
-            row = conn.execute(
-                select(leagues.c.id, api_keys.c.id.label("key_id"))
-                .select_from(leagues)
-                .outerjoin(
-                    api_keys,
-                    and_(
-                        api_keys.c.league_id == leagues.c.id,
-                        api_keys.c.key_hash == _hash_key(key or ""),
-                    ),
-                )
-                .where(leagues.c.name == league)
-            ).first()
-        if row is None:
-            raise NotFoundError(f"league {league!r} does not exist")
-        return bool(key) and row.key_id is not None
+        """Whether ``key`` may write to ``league`` (:class:`NotFoundError` if no such league)."""
+        try:
+            self.authorize(key, league)
+        except (MissingKeyError, KeyRefusedError):
+            self.get_league(league)
+            return False
+        return True
 
     # -- writing matches -----------------------------------------------------------------------
     def add_match(self, league: str, match: Match) -> IngestResult:
@@ -540,86 +925,230 @@ class Store:
         batch: Iterable[Match],
         *,
         progress: Callable[[int, int], None] | None = None,
+        create: tuple[str, Mapping[str, Any]] | None = None,
     ) -> IngestResult:
         """Append matches to ``league`` in one transaction and update the derived ratings.
 
         Identical re-posts are ignored; a match id recorded with different data raises
         :class:`ConflictError` and nothing of the batch is written. ``progress(done, total)`` is
-        called while matches are rated.
+        called while matches are rated. With ``create=(model, params)`` a missing league is
+        created in the same transaction (so a refused batch leaves no empty league behind).
+
+        Concurrent calls are committed together (:mod:`mindsport.store.commit`); each returns
+        once its own matches are committed.
         """
+        return self.submit_matches(league, batch, progress=progress, create=create).result()
+
+    def submit_matches(
+        self,
+        league: str,
+        batch: Iterable[Match],
+        *,
+        progress: Callable[[int, int], None] | None = None,
+        create: tuple[str, Mapping[str, Any]] | None = None,
+    ) -> Future[IngestResult]:
+        """:meth:`add_matches` without waiting: the matches are checked here (bad input raises
+        at once) and queued for the group commit; the future completes after the commit."""
         items = list(batch)
-        for m in items:
-            if not isinstance(m, Match):
-                raise StoreError(f"expected Match records, got {type(m).__name__}: {m!r}")
-            if len(m.id) > _MAX_ID:
-                raise StoreError(f"match {m.id[:40]!r}...: id: longer than {_MAX_ID} characters")
-            for p in m.players:
-                if len(p) > _MAX_ID:
-                    raise StoreError(
-                        f"match {m.id!r}: teams: player id {p[:40]!r}... is longer than "
-                        f"{_MAX_ID} characters"
-                    )
-        encoded: dict[str, dict[str, Any]] = {}
-        for m in items:
-            enc = _encode(m)
-            prev = encoded.get(m.id)
-            if prev is not None and prev["digest"] != enc["digest"]:
-                raise ConflictError(
-                    f"match {m.id!r} appears twice in the input with different data"
-                )
-            encoded[m.id] = enc
-        if not encoded:
+        encoded = _encode_batch(items)
+        made = None
+        if create is not None:
+            made = (create[0], self._check_new_league(league, create[0], create[1]))
+        elif not encoded:
             self.get_league(league)
-            return IngestResult(0, 0, 0)
-        with self._write() as conn:
-            row = self._lock_league(conn, league)
-            lid = row.id
-            model = self.model_for(row.model, row.params)
-            known: dict[str, str] = {}
-            ids = list(encoded)
-            for chunk in _chunks(ids):
-                for mid, digest in conn.execute(
-                    select(matches.c.match_id, matches.c.digest).where(
-                        matches.c.league_id == lid, matches.c.match_id.in_(chunk)
-                    )
-                ):
-                    known[mid] = digest
-            new: list[dict[str, Any]] = []
-            dups = len(items) - len(encoded)
-            seq = int(row.last_seq)
-            now = datetime.now(UTC)
-            for mid, enc in encoded.items():
-                old = known.get(mid)
-                if old is not None:
-                    if old != enc["digest"]:
-                        raise ConflictError(
-                            f"match {mid!r} is already recorded in league {league!r} "
-                            "with different data"
-                        )
-                    dups += 1
-                    continue
-                seq += 1
-                new.append({**enc, "league_id": lid, "seq": seq, "created_at": now})
-            if not new:
-                return IngestResult(0, dups, 0)
-            for chunk in _chunks(new):
-                conn.execute(insert(matches), list(chunk))
-            latest = max(r["time_value"] for r in new)
-            old_max = row.max_time
-            conn.execute(
-                update(leagues)
-                .where(leagues.c.id == lid)
-                .values(last_seq=seq, max_time=latest if old_max is None else max(old_max, latest))
+        request = _Request(league, encoded, len(items), progress, made)
+        return self._committer.submit(
+            WorkItem(
+                domain=None if self.is_sqlite else league,
+                part=league,
+                size=max(1, len(encoded)),
+                payload=request,
+                alone=progress is not None or made is not None,
             )
+        )
+
+    def _commit_group(self, group: Sequence[WorkItem[IngestResult]]) -> None:
+        """Commit a group of queued requests, league by league (one transaction each, the
+        league with the least to write first, so a few matches of one league never wait for
+        more than the batch another league has in flight), completing each request's future
+        right after its league's commit.
+
+        A request refused for its own content (a conflicting match id) is refused alone; if a
+        model rejects a match, the league's transaction is rolled back and its requests are run
+        one by one, each in its own transaction, so only the request holding that match fails.
+        """
+        parts: dict[Hashable, list[WorkItem[IngestResult]]] = {}
+        for item in group:
+            parts.setdefault(item.part, []).append(item)
+        for items in sorted(parts.values(), key=lambda its: sum(it.size for it in its)):
+            requests = [item.payload for item in items]
+            outcomes: list[IngestResult | MindsportError]
+            try:
+                outcomes = self._ingest_league(requests)
+            except MindsportError as exc:
+                if len(items) == 1:
+                    outcomes = [exc]
+                else:
+                    outcomes = []
+                    for r in requests:
+                        try:
+                            outcomes.extend(self._ingest_league([r]))
+                        except MindsportError as one:
+                            outcomes.append(one)
+            for item, out in zip(items, outcomes, strict=True):
+                if isinstance(out, BaseException):
+                    item.future.set_exception(out)
+                else:
+                    item.future.set_result(out)
+
+    def _ingest_league(self, requests: Sequence[_Request]) -> list[IngestResult | MindsportError]:
+        """One transaction for ``requests`` (all to one league); returns each request's result
+        or the error that refused it."""
+        league = requests[0].league
+        with self._write() as conn:
+            try:
+                row = self._lock_league(conn, league)
+            except NotFoundError as exc:
+                made = requests[0].create  # a creating request is always alone
+                if made is None:
+                    return [exc for _ in requests]
+                self._insert_league(conn, league, made[0], dict(made[1]))
+                row = self._lock_league(conn, league)
+            return self._ingest(conn, row, requests)
+
+    def _ingest(
+        self, conn: Connection, row: Any, requests: Sequence[_Request]
+    ) -> list[IngestResult | MindsportError]:
+        """Append the matches of ``requests`` (in order) to the league of ``row`` (locked)."""
+        lid = row.id
+        model = self.model_for(row.model, row.params)
+        ids = list({mid for r in requests for mid in r.encoded})
+        known: dict[str, str] = {}
+        cur = _cursor(conn)
+        for chunk in _chunks(ids):
+            cur.execute(
+                self._sql(
+                    "SELECT match_id, digest FROM ms_matches WHERE league_id = ? AND match_id IN ("
+                    + ",".join("?" * len(chunk))
+                    + ")"
+                ),
+                (lid, *chunk),
+            )
+            known.update(cur.fetchall())
+        accepted: dict[str, str] = {}  # new match ids of this group so far -> digest
+        new: list[dict[str, Any]] = []
+        per_request: list[list[dict[str, Any]] | MindsportError] = []
+        seq = row.last_seq
+        now = datetime.now(UTC)
+        for r in requests:
+            mine: list[dict[str, Any]] = []
+            refused: MindsportError | None = None
+            for mid, enc in r.encoded.items():
+                old = known.get(mid)
+                digest = enc["digest"]
+                if old is not None:
+                    if old != digest and self._stored_digest(conn, lid, mid) != digest:
+                        refused = MatchConflictError(
+                            f"match {mid!r} is already recorded in league {row.name!r} "
+                            "with different data",
+                            mid,
+                        )
+                        break
+                    continue
+                prev = accepted.get(mid)
+                if prev is not None:
+                    if prev != enc["digest"]:
+                        refused = MatchConflictError(
+                            f"match {mid!r} was just recorded in league {row.name!r} "
+                            "by a concurrent request with different data",
+                            mid,
+                        )
+                        break
+                    continue
+                mine.append(enc)
+            if refused is not None:
+                per_request.append(refused)
+                continue
+            rows_r = []
+            for enc in mine:
+                seq += 1
+                accepted[enc["match_id"]] = enc["digest"]
+                rows_r.append({**enc, "seq": seq})
+            new.extend(rows_r)
+            per_request.append(rows_r)
+        replayed = 0
+        old_max = row.max_time
+        if new:
+            stamp = now.strftime("%Y-%m-%d %H:%M:%S.%f") if self.is_sqlite else now
+            with self._pipeline(conn):  # PostgreSQL: one round trip for the three
+                self._insert_many(
+                    cur,
+                    "INSERT INTO ms_matches (league_id, seq, match_id, time_value, time_iso, "
+                    "teams, ranks, weights, scores, digest, created_at)",
+                    "(?, ?, ?, ?, ?, JSON(?), JSON(?), JSON(?), JSON(?), ?, ?)",
+                    [
+                        (
+                            lid,
+                            r["seq"],
+                            r["match_id"],
+                            r["time_value"],
+                            r["time_iso"],
+                            json.dumps(r["teams"]),
+                            _int_list_json(r["ranks"]),
+                            "null" if r["weights"] is None else json.dumps(r["weights"]),
+                            "null" if r["scores"] is None else json.dumps(r["scores"]),
+                            r["digest"],
+                            stamp,
+                        )
+                        for r in new
+                    ],
+                )
+                latest = max(r["time_value"] for r in new)
+                cur.execute(
+                    self._sql("UPDATE ms_leagues SET last_seq = ?, max_time = ? WHERE id = ?"),
+                    (seq, latest if old_max is None else max(old_max, latest), lid),
+                )
+                current = self._current(conn, lid, new)
+            progress = requests[0].progress if len(requests) == 1 else None
             first = min(new, key=lambda r: (r["time_value"], r["seq"]))
-            if old_max is None or first["time_value"] >= old_max:
-                replayed = 0
-                self._append(conn, lid, model, new, progress)
+            independent = old_max is None or first["time_value"] >= old_max
+            if not independent:
+                # late, but maybe no recorded match comes after a new one of the same player:
+                # then nothing recorded depends on the new matches and they are appended
+                independent = all(
+                    p not in current or current[p].last_time <= r["time_value"]
+                    for r in new
+                    for t in r["teams"]
+                    for p in t
+                )
+            if independent:
+                self._append(conn, lid, model, new, progress, current)
             else:
                 pos = (first["time_value"], first["seq"])
                 new_seqs = {r["seq"] for r in new}
                 replayed = self._replay(conn, lid, model, pos, progress, new_seqs) - len(new)
-            return IngestResult(len(new), dups, replayed)
+        out: list[IngestResult | MindsportError] = []
+        for r, got in zip(requests, per_request, strict=True):
+            if isinstance(got, MindsportError):
+                out.append(got)
+                continue
+            late = replayed > 0 and any(x["time_value"] < old_max for x in got)
+            out.append(IngestResult(len(got), r.size - len(got), replayed if late else 0))
+        return out
+
+    @staticmethod
+    def _stored_digest(conn: Connection, lid: int, match_id: str) -> str | None:
+        """The digest of a recorded match in today's canonical form (rows written by earlier
+        versions carry a digest of another form)."""
+        m = matches.c
+        row = conn.execute(
+            select(m.time_value, m.teams, m.ranks, m.weights, m.scores).where(
+                m.league_id == lid, m.match_id == match_id
+            )
+        ).first()
+        if row is None:
+            return None
+        return _digest(row.time_value, row.teams, row.ranks, row.weights, row.scores)
 
     # -- deriving ratings ----------------------------------------------------------------------
     def _rate_all(
@@ -630,129 +1159,87 @@ class Store:
         players: dict[str, _Player],
         progress: Callable[[int, int], None] | None = None,
     ) -> tuple[list[dict[str, Any]], set[str]]:
-        """Replay ``rows`` (in order) on ``players``; returns history rows and touched players."""
+        """Replay ``rows`` (in order) on ``players`` through the model's replayer (the replay
+        engine's); returns history rows and touched players. A match the model refuses raises
+        :class:`StoreError` naming it."""
         rows = list(rows)
-        if len(rows) >= self.compiled_min_matches and _compiled_trueskill(model):
-            return self._rate_all_compiled(lid, model, rows, players, progress)
+        replayer = model.replayer()
+        index = PlayerIndex()
+        for p in dict.fromkeys(p for r in rows for t in r["teams"] for p in t):
+            known = players.get(p)
+            if known is not None:
+                replayer.set_state(index.get(p), model.row(known.state))
         history: list[dict[str, Any]] = []
         touched: set[str] = set()
-        initial = model.initial()
-        for done, r in enumerate(rows, 1):
-            if progress is not None and (done % 100 == 0 or done == len(rows)):
-                progress(done, len(rows))
-            teams = r["teams"]
-            states = [[(players[p].state if p in players else initial) for p in t] for t in teams]
+        latest: dict[str, tuple[int, float, int]] = {}  # player -> (history row, time, games)
+        width = len(model.stored)
+        plain = not model.extra_cols  # mu and sigma only: no JSON extra
+        sigma_col = model.sigma_col  # post columns are the stored fields, a prefix of the fields
+        for start in range(0, len(rows), _REPLAY_CHUNK):
+            chunk = rows[start : start + _REPLAY_CHUNK]
+            times = np.array(
+                [r["time_value"] / DAY if r.get("time_iso") else r["time_value"] for r in chunk],
+                dtype=np.float64,
+            )
+            block = encode_columns(
+                [r["teams"] for r in chunk],
+                [r["ranks"] for r in chunk],
+                [r["weights"] for r in chunk],
+                times,
+                index,
+            )
             try:
-                new = model.rate(states, r["ranks"], r["weights"])
-            except MindsportError:
-                raise
-            except (ValueError, TypeError, ArithmeticError) as exc:
-                raise StoreError(f"match {r['match_id']!r}: model rejected it: {exc}") from exc
-            tv = float(r["time_value"])
-            seq = int(r["seq"])
-            for team, team_states in zip(teams, new, strict=True):
-                for p, st in zip(team, team_states, strict=True):
-                    prev = players.get(p)
-                    games = 1 if prev is None else prev.games + 1
-                    players[p] = _Player(st, games, tv)
-                    touched.add(p)
+                fed = replayer.feed(block, predict=False, keep=True)
+            except MindsportError as exc:
+                at = getattr(exc, "match_index", None)
+                if at is None:
+                    raise
+                mid = chunk[int(at)]["match_id"]
+                raise StoreError(f"match {mid!r}: model rejected it: {exc}") from exc
+            post = fed.post[:, :width].tolist()
+            ids = index.ids
+            names = [ids[c] for c in block.players.tolist()]
+            slot = 0
+            for r, n_slots in zip(
+                chunk, np.diff(block.player_ptr[block.team_ptr]).tolist(), strict=True
+            ):
+                tv = float(r["time_value"])
+                seq = int(r["seq"])
+                for _ in range(n_slots):
+                    p = names[slot]
+                    row = post[slot]
+                    if plain:
+                        mu, extra = row[0], None
+                        sigma = 0.0 if sigma_col is None else row[sigma_col]
+                    else:
+                        st = model.state(row)
+                        mu, sigma, extra = st.mu, st.sigma, st.extra
+                    prev = latest.get(p)
+                    if prev is not None:
+                        games = prev[2] + 1
+                    else:
+                        known = players.get(p)
+                        games = 1 if known is None else known.games + 1
+                    latest[p] = (len(history), tv, games)
                     history.append(
                         {
                             "league_id": lid,
                             "player": p,
                             "seq": seq,
                             "time_value": tv,
-                            "mu": st.mu,
-                            "sigma": st.sigma,
-                            "extra": st.extra,
+                            "mu": mu,
+                            "sigma": sigma,
+                            "extra": extra,
                             "games": games,
                         }
                     )
-        return history, touched
-
-    def _rate_all_compiled(
-        self,
-        lid: int,
-        model: LeagueModel,
-        rows: list[Any],
-        players: dict[str, _Player],
-        progress: Callable[[int, int], None] | None,
-    ) -> tuple[list[dict[str, Any]], set[str]]:
-        """:meth:`_rate_all` through the compiled TrueSkill kernel (same numbers, tested).
-
-        Used for long replays (a file ingest, ``recompute``, a late match far back); the
-        object path serves the short ones, where loading the kernel would cost more than it
-        saves.
-        """
-        from mindsport.rating.batch import BatchTrueSkill, MatchBlock, PlayerIndex
-        from mindsport.rating.rating import Rating
-
-        index = PlayerIndex()
-        replayer = BatchTrueSkill(model.model)
-        seen = {p for r in rows for t in r["teams"] for p in t}
-        for p in seen:
-            known = players.get(p)
-            if known is not None:
-                replayer.set_rating(index.get(p), Rating(known.state.mu, known.state.sigma))
-        history: list[dict[str, Any]] = []
-        touched: set[str] = set()
-        step = 20_000
-        for start in range(0, len(rows), step):
-            chunk = rows[start : start + step]
-            team_ptr, player_ptr, slots, weights, ranks, times = [0], [0], [], [], [], []
-            for r in chunk:
-                for k, team in enumerate(r["teams"]):
-                    for j, p in enumerate(team):
-                        slots.append(index.get(p))
-                        weights.append(1.0 if r["weights"] is None else r["weights"][k][j])
-                    player_ptr.append(len(slots))
-                    rank = r["ranks"][k]
-                    ranks.append(float("nan") if rank is None else float(rank))
-                team_ptr.append(len(ranks))
-                times.append(float(r["time_value"]))
-            block = MatchBlock(
-                np.asarray(team_ptr, np.int64),
-                np.asarray(player_ptr, np.int64),
-                np.asarray(slots, np.int64),
-                np.asarray(weights, np.float64),
-                np.asarray(ranks, np.float64),
-                np.asarray(times, np.float64),
-            )
-            try:
-                _, _, post_mu, post_sigma = replayer.feed_full(block)
-            except MindsportError as exc:
-                bad = getattr(exc, "match_index", None)
-                if bad is None:
-                    raise
-                mid = chunk[int(bad)]["match_id"]
-                raise StoreError(f"match {mid!r}: model rejected it: {exc}") from exc
-            mu_list, sigma_list = post_mu.tolist(), post_sigma.tolist()
-            s = 0
-            for r in chunk:
-                tv = float(r["time_value"])
-                seq = int(r["seq"])
-                for team in r["teams"]:
-                    for p in team:
-                        prev = players.get(p)
-                        games = 1 if prev is None else prev.games + 1
-                        state = PlayerState(mu_list[s], sigma_list[s])
-                        players[p] = _Player(state, games, tv)
-                        touched.add(p)
-                        history.append(
-                            {
-                                "league_id": lid,
-                                "player": p,
-                                "seq": seq,
-                                "time_value": tv,
-                                "mu": state.mu,
-                                "sigma": state.sigma,
-                                "extra": None,
-                                "games": games,
-                            }
-                        )
-                        s += 1
+                    slot += 1
             if progress is not None:
-                progress(min(start + step, len(rows)), len(rows))
+                progress(min(start + _REPLAY_CHUNK, len(rows)), len(rows))
+        for p, (at, tv, games) in latest.items():
+            h = history[at]
+            players[p] = _Player(PlayerState(h["mu"], h["sigma"], h["extra"]), games, tv)
+            touched.add(p)
         return history, touched
 
     def _write_derived(
@@ -765,38 +1252,52 @@ class Store:
         touched: set[str],
         clear: bool,
     ) -> None:
-        for chunk in _chunks(history, 2000):
-            conn.execute(insert(rating_history), list(chunk))
-        names = sorted(touched)
-        rows = [
-            {
-                "league_id": lid,
-                "player": p,
-                "mu": players[p].state.mu,
-                "sigma": players[p].state.sigma,
-                "extra": players[p].state.extra,
-                "exposed": model.exposed(players[p].state),
-                "games": players[p].games,
-                "last_time": players[p].last_time,
-            }
-            for p in names
-        ]
-        if clear:
-            for chunk in _chunks(rows, 2000):
-                conn.execute(insert(ratings), list(chunk))
-            return
-        # upsert (INSERT ... ON CONFLICT DO UPDATE) on SQLite and PostgreSQL
-        dialect_insert = sqlite_insert if self.is_sqlite else pg_insert
-        for chunk in _chunks(rows, 2000):
-            stmt = dialect_insert(ratings)
-            stmt = stmt.on_conflict_do_update(
-                index_elements=[ratings.c.league_id, ratings.c.player],
-                set_={
-                    c: stmt.excluded[c]
-                    for c in ("mu", "sigma", "extra", "exposed", "games", "last_time")
-                },
-            )
-            conn.execute(stmt, list(chunk))
+        # driver-level statements: the SQL toolkit's per-row parameter work cost more than
+        # the database's own (``clear``: the league's rows were deleted, the upsert inserts)
+        cur = _cursor(conn)
+        self._insert_many(
+            cur,
+            "INSERT INTO ms_rating_history (league_id, player, seq, time_value, mu, sigma, "
+            "extra, games)",
+            "(?, ?, ?, ?, ?, ?, JSON(?), ?)",
+            [
+                (
+                    lid,
+                    h["player"],
+                    h["seq"],
+                    h["time_value"],
+                    h["mu"],
+                    h["sigma"],
+                    "null" if h["extra"] is None else json.dumps(h["extra"]),
+                    h["games"],
+                )
+                for h in history
+            ],
+        )
+        self._insert_many(
+            cur,
+            "INSERT INTO ms_ratings (league_id, player, mu, sigma, extra, exposed, games, "
+            "last_time)",
+            "(?, ?, ?, ?, JSON(?), ?, ?, ?)",
+            [
+                (
+                    lid,
+                    p,
+                    players[p].state.mu,
+                    players[p].state.sigma,
+                    "null"
+                    if players[p].state.extra is None
+                    else json.dumps(players[p].state.extra),
+                    model.exposed(players[p].state),
+                    players[p].games,
+                    players[p].last_time,
+                )
+                for p in sorted(touched)
+            ],
+            " ON CONFLICT (league_id, player) DO UPDATE SET mu = excluded.mu, "
+            "sigma = excluded.sigma, extra = excluded.extra, exposed = excluded.exposed, "
+            "games = excluded.games, last_time = excluded.last_time",
+        )
 
     def _append(
         self,
@@ -805,20 +1306,36 @@ class Store:
         model: LeagueModel,
         new: list[dict[str, Any]],
         progress: Callable[[int, int], None] | None = None,
+        players: dict[str, _Player] | None = None,
     ) -> None:
-        """Apply matches that come after every recorded one to the current ratings."""
+        """Apply matches that no recorded match depends on (they come after every recorded match
+        of their players) to the current ratings; ``players``: those ratings, if already read."""
         new = sorted(new, key=lambda r: (r["time_value"], r["seq"]))
-        names = sorted({p for r in new for t in r["teams"] for p in t})
-        players: dict[str, _Player] = {}
-        for chunk in _chunks(names):
-            for r in conn.execute(
-                select(ratings).where(ratings.c.league_id == lid, ratings.c.player.in_(chunk))
-            ):
-                players[r.player] = _Player(
-                    PlayerState(r.mu, r.sigma, r.extra), r.games, r.last_time
-                )
+        if players is None:
+            players = self._current(conn, lid, new)
         history, touched = self._rate_all(lid, model, new, players, progress)
         self._write_derived(conn, lid, model, history, players, touched, clear=False)
+
+    def _current(
+        self, conn: Connection, lid: int, rows: list[dict[str, Any]]
+    ) -> dict[str, _Player]:
+        """The current ratings of the players of ``rows`` that have one."""
+        names = sorted({p for r in rows for t in r["teams"] for p in t})
+        players: dict[str, _Player] = {}
+        cur = _cursor(conn)
+        for chunk in _chunks(names):
+            cur.execute(
+                self._sql(
+                    "SELECT player, mu, sigma, extra, games, last_time FROM ms_ratings "
+                    "WHERE league_id = ? AND player IN (" + ",".join("?" * len(chunk)) + ")"
+                ),
+                (lid, *chunk),
+            )
+            for p, mu, sigma, extra, games, last_time in cur.fetchall():
+                if isinstance(extra, str):
+                    extra = json.loads(extra)
+                players[p] = _Player(PlayerState(mu, sigma, extra), games, last_time)
+        return players
 
     def _replay(
         self,
@@ -854,7 +1371,7 @@ class Store:
         rows = [
             dict(r._mapping)
             for r in conn.execute(
-                select(m.match_id, m.seq, m.time_value, m.teams, m.ranks, m.weights)
+                select(m.match_id, m.seq, m.time_value, m.time_iso, m.teams, m.ranks, m.weights)
                 .where(after_m)
                 .order_by(m.time_value, m.seq)
             )
@@ -975,12 +1492,21 @@ class Store:
 
         ``search`` keeps players whose id contains it (case-insensitive); ranks stay overall.
         """
-        if offset < 0:
-            raise StoreError(f"offset must be >= 0, got {offset}")
-        if limit < 1:
-            raise StoreError(f"limit must be >= 1, got {limit}")
+        if not 0 <= offset <= MAX_OFFSET:
+            raise StoreError(f"offset must lie in [0, {MAX_OFFSET}], got {offset}")
+        if not 1 <= limit <= MAX_OFFSET:
+            raise StoreError(f"limit must lie in [1, {MAX_OFFSET}], got {limit}")
+        if search is not None:
+            why = text_problem(search)
+            if why is not None:
+                raise StoreError(f"search {search[:40]!r} {why}")
         with self._read() as conn:
-            lid = self._league_id(conn, league)
+            found = conn.execute(
+                select(leagues.c.id, leagues.c.model).where(leagues.c.name == league)
+            ).first()
+            if found is None:
+                raise NotFoundError(f"league {league!r} does not exist")
+            lid, model_name = int(found.id), found.model
             ranked = self._ranked(lid)
             cond = ranked.c.player.icontains(search, autoescape=True) if search else None
             base = select(ranked)
@@ -993,10 +1519,16 @@ class Store:
         entries = [
             LeaderboardEntry(int(r.rank), r.player, r.mu, r.sigma, r.exposed, r.games) for r in rows
         ]
-        return LeaderboardPage(league, total, offset, limit, entries)
+        spec = self._models.get(model_name)
+        return LeaderboardPage(
+            league, total, offset, limit, entries, None if spec is None else spec.display
+        )
 
     def player(self, league: str, player: str, *, history: bool = True) -> PlayerRecord:
         """A player's current rating, overall rank and rating after each of their matches."""
+        why = id_problem(player)
+        if why is not None:
+            raise StoreError(f"player id {player[:40]!r} {why}")
         with self._read() as conn:
             lid = self._league_id(conn, league)
             ranked = self._ranked(lid)
@@ -1060,8 +1592,9 @@ class Store:
             if isinstance(t, str) or len(t) == 0:
                 raise StoreError(f"teams: each team is a non-empty list of player ids, got {t!r}")
             for p in t:
-                if not isinstance(p, str) or not p:
-                    raise StoreError(f"teams: player ids are non-empty strings, got {p!r}")
+                why = id_problem(p)
+                if why is not None:
+                    raise StoreError(f"teams: player id {p!r} {why}")
                 if p in seen:
                     raise StoreError(f"teams: player {p!r} appears twice")
                 seen.add(p)
@@ -1106,18 +1639,25 @@ class Store:
         shape: str | Sequence[int],
         *,
         allow_new: bool = False,
+        deadline: float | None = None,
     ) -> Pairing:
-        """Balanced tables of ``shape`` from waiting ``players`` (:mod:`mindsport.matchmaking`)."""
+        """Balanced tables of ``shape`` from waiting ``players`` (:mod:`mindsport.matchmaking`;
+        ``deadline``, a :func:`time.monotonic` value, bounds the search)."""
         parse_shape(shape)
         if isinstance(players, str):
             raise StoreError(f"players: expected a list of player ids, got {players!r}")
+        if len(players) > MAX_POOL:
+            raise StoreError(f"players: {len(players)} players, at most {MAX_POOL}")
         seen: set[str] = set()
         for p in players:
-            if not isinstance(p, str) or not p:
-                raise StoreError(f"players: player ids are non-empty strings, got {p!r}")
+            why = id_problem(p)
+            if why is not None:
+                raise StoreError(f"players: player id {p!r} {why}")
             if p in seen:
                 raise StoreError(f"players: player {p!r} appears twice")
             seen.add(p)
         lm, states = self.team_states(league, [[p] for p in players], allow_new=allow_new)
         pool = {p: st[0] for p, st in zip(players, states, strict=True)}
-        return matchmake(pool, shape, lambda teams: lm.quality(teams), strength=lm.exposed)
+        return matchmake(
+            pool, shape, lambda teams: lm.quality(teams), strength=lm.exposed, deadline=deadline
+        )

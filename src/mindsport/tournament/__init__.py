@@ -1,12 +1,13 @@
 """Tournament science: rank points, hand discrimination (DIH), difficulty (GDI), hand libraries,
 test-case selection, formats (duplicate / equal-strength / random, Swiss tables of three), plots.
 
-Engine-backed modules are imported explicitly (they import :mod:`mindsport.doudizhu`):
-:mod:`.games` (bulk games, seed 004's one-bomb deals), :mod:`.validation` (seed 001's P1/P2 grid
-and seed 004's format comparison at scale), :mod:`.generator` (deals of a requested GDI on
-demand), :mod:`.swiss_play` (Swiss events played by bots). All of them run their games on an
-:mod:`.executors` executor (serial, local processes, Ray) with per-game seeds, so results do not
-depend on the executor or the number of workers.
+The modules of this package import no game. Games are played by :mod:`.runner` through the
+game contract of :mod:`mindsport.games` (any registered game, by name) on an :mod:`.executors`
+executor (serial, local processes, Ray) with per-game seeds, so results do not depend on the
+executor or the number of workers. The Dou Dizhu experiments (bulk games and seed 004's
+one-bomb deals, seed 001's P1/P2 grid, seed 004's format comparison, deals of a requested GDI,
+Swiss events played by bots) are in the subpackage :mod:`mindsport.tournament.doudizhu`,
+imported explicitly.
 
 Importing this package does no I/O and keeps no global state (plots import matplotlib lazily).
 

@@ -247,7 +247,7 @@ def swiss(
             show(history.rounds + 1, upcoming, str)
             return
         if bots is not None:
-            from mindsport.tournament.swiss_play import play_swiss
+            from mindsport.tournament.doudizhu.swiss_play import play_swiss
 
             specs = _specs(bots, "--bots")
             with _running(executor, workers, address, True) as (ex, _):
@@ -304,7 +304,7 @@ def validate(
     """
 
     def run() -> None:
-        from mindsport.tournament.validation import run_dih_grid
+        from mindsport.tournament.doudizhu.validation import run_dih_grid
 
         lords = [f"level:{x}" for x in _levels_list(landlords, "--landlords")]
         farm = [f"level:{x}" for x in _levels_list(farmers, "--farmers")]
@@ -363,7 +363,7 @@ def compare(
     """
 
     def run() -> None:
-        from mindsport.tournament.validation import run_format_comparison
+        from mindsport.tournament.doudizhu.validation import run_format_comparison
 
         levels = _levels_list(landlords, "--landlords")
         spec = f"level:{_levels_list(str(farmer), '--farmer')[0]}"
@@ -435,9 +435,10 @@ def _running(
         TimeRemainingColumn,
     )
 
+    from mindsport.tournament.doudizhu.games import warm_engine
     from mindsport.tournament.executors import make_executor
-    from mindsport.tournament.games import warm_engine
 
+    warm_engine()  # compiles once on a fresh machine, saying so, before any progress bar
     count = workers if workers > 0 else None
     columns = (
         TextColumn("{task.description}"),
@@ -520,12 +521,12 @@ def validate_grid(
     """Seed 001's Table 4: P1 (random hands) vs P2 (top-DIH test cases) for every n and m.
 
     Engine games (line-ups x library hands, then line-ups x selected hands x replays) run on the
-    executor; the events are resampled from them (see mindsport.tournament.validation). Bigger
-    runs: raise --library-hands and --replays (engine games) and --events (cheap).
+    executor; the events are resampled from them (see mindsport.tournament.doudizhu.validation).
+    Bigger runs: raise --library-hands and --replays (engine games) and --events (cheap).
     """
 
     def run() -> None:
-        from mindsport.tournament.validation import run_dih_grid
+        from mindsport.tournament.doudizhu.validation import run_dih_grid
 
         ns, ms = _ints(players, "--players"), _ints(rounds, "--rounds")
         with _running(executor, workers, address, quiet) as (ex, bar):
@@ -611,7 +612,7 @@ def validate_formats(
     """
 
     def run() -> None:
-        from mindsport.tournament.validation import run_format_comparison
+        from mindsport.tournament.doudizhu.validation import run_format_comparison
 
         farm = _specs(farmers, "--farmers")
         if len(farm) == 1:
@@ -723,16 +724,16 @@ def generate(
     def run() -> None:
         import json
 
-        from mindsport.tournament.executors import task_rng
-        from mindsport.tournament.games import landlord_table, random_deals
-        from mindsport.tournament.gdi import grade_difficulty
-        from mindsport.tournament.generator import (
+        from mindsport.tournament.doudizhu.games import landlord_table, random_deals
+        from mindsport.tournament.doudizhu.generator import (
             GdiModel,
             cross_validated_r2,
             feature_matrix,
             propose_deals,
             split_half_ceiling,
         )
+        from mindsport.tournament.executors import task_rng
+        from mindsport.tournament.gdi import grade_difficulty
 
         goal = _numbers(target, "--target")
         levels = list(SEED_004_LEVELS)
@@ -831,7 +832,10 @@ def generate(
         rows = []
         within = 0
         for j, d in enumerate(proposal.deals):
-            row: dict[str, Any] = {"deal": d, "predicted": proposal.predicted[j].round(3).tolist()}
+            row: dict[str, Any] = {
+                "deal": str(d),
+                "predicted": proposal.predicted[j].round(3).tolist(),
+            }
             if verified:
                 dist = float(np.linalg.norm(np.array(verified[j]) - np.array(goal)))
                 within += dist < epsilon

@@ -42,8 +42,10 @@ __all__ = [
 ]
 
 P = TypeVar("P")
-Plan = list[list[str]]
-Oracle = Callable[[P, str, np.random.Generator], float]
+H = TypeVar("H")
+#: ``plan[round][entrant]``: the hand (any value: a deal, a deal's text) each entrant plays
+Plan = list[list[H]]
+Oracle = Callable[[P, H, np.random.Generator], float]
 Ranking = Literal["total", "rank_points"]
 
 
@@ -53,7 +55,7 @@ def _positive(name: str, value: int) -> int:
     return int(value)
 
 
-def duplicate_plan(hands: Sequence[str], entrants: int) -> Plan:
+def duplicate_plan(hands: Sequence[H], entrants: int) -> Plan[H]:
     """One round per hand, the same hand for every entrant.
 
     >>> duplicate_plan(["h1", "h2"], 3)
@@ -62,12 +64,12 @@ def duplicate_plan(hands: Sequence[str], entrants: int) -> Plan:
     n = _positive("entrants", entrants)
     if len(hands) == 0:
         raise TournamentError("hands is empty: a duplicate event needs one hand per round")
-    return [[str(h)] * n for h in hands]
+    return [[h] * n for h in hands]
 
 
 def equal_strength_plan(
-    candidates: Sequence[str], entrants: int, rounds: int, rng: np.random.Generator
-) -> Plan:
+    candidates: Sequence[H], entrants: int, rounds: int, rng: np.random.Generator
+) -> Plan[H]:
     """Each round, distinct hands drawn without replacement from an equal-strength set.
 
     ``candidates`` is the equal-strength set, e.g. ``library.equal_strength(centre, eps).hands``
@@ -84,16 +86,16 @@ def equal_strength_plan(
 
 
 def random_plan(
-    entrants: int, rounds: int, rng: np.random.Generator, deal: Callable[[np.random.Generator], str]
-) -> Plan:
+    entrants: int, rounds: int, rng: np.random.Generator, deal: Callable[[np.random.Generator], H]
+) -> Plan[H]:
     """An independently dealt hand for every entrant and round (``deal(rng) -> hand``)."""
     n = _positive("entrants", entrants)
     m = _positive("rounds", rounds)
-    return [[str(deal(rng)) for _ in range(n)] for _ in range(m)]
+    return [[deal(rng) for _ in range(n)] for _ in range(m)]
 
 
 def play_event(
-    entrants: Sequence[P], plan: Plan, oracle: Oracle[P], rng: np.random.Generator
+    entrants: Sequence[P], plan: Plan[H], oracle: Oracle[P, H], rng: np.random.Generator
 ) -> npt.NDArray[np.float64]:
     """Scores of every entrant in every round: ``scores[round, entrant]``."""
     if len(entrants) == 0:
@@ -158,8 +160,8 @@ def place_probabilities(places: npt.ArrayLike) -> npt.NDArray[np.float64]:
 
 def simulate_format(
     entrants: Sequence[P],
-    make_plan: Callable[[np.random.Generator], Plan],
-    oracle: Oracle[P],
+    make_plan: Callable[[np.random.Generator], Plan[H]],
+    oracle: Oracle[P, H],
     events: int,
     rng: np.random.Generator,
     ranking: Ranking = "total",

@@ -1,10 +1,10 @@
-"""Hand splitting: the plan with the fewest (and strongest) plays.
+"""Hand plans as typed values: the compiled planner (:mod:`mindsport.doudizhu.compiled.planner`)
+seen from Python.
 
-A *plan* splits a hand into groups that are each one legal move: straights and pair straights
-(searched exhaustively), then bombs, the rocket, planes and trios (which take the lowest single
-or pair kickers up to a king), pairs and singles. Its *cost* is the sum over groups of about one
-play each, less for high main ranks (a 2 or a joker wins tricks), negative for bombs and the
-rocket (they win the lead back). Lower is better; the strong bot plays by the best plan.
+A *plan* splits a hand into groups that are each one legal move (chains of singles and pairs
+searched exhaustively, then bombs, the rocket, planes and trios with their lowest kickers up to
+a king, pairs and singles); its *cost* is about one play per group, less for high groups,
+negative for bombs and the rocket. Lower is better; the strong bot plays by the best plan.
 """
 
 from __future__ import annotations
@@ -13,24 +13,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mindsport.doudizhu.bots.fastplan import best_chains, best_cost
-from mindsport.doudizhu.cards import ACE, BIG_JOKER, KING, N_RANKS, SMALL_JOKER, TWO, Counts
-from mindsport.doudizhu.moves import Kind
+from mindsport.doudizhu.cards import N_RANKS, Counts
+from mindsport.doudizhu.kinds import Kind
 
-__all__ = ["Group", "Plan", "Planner", "group_cost"]
+__all__ = ["Group", "Plan", "Planner"]
 
 Group = tuple[Kind, int, Counts]  # kind, main rank, cards as counts
 
-_HIGH = 7  # ranks above 10 (T) lower a group's cost
-
-
-def group_cost(kind: Kind, main: int) -> float:
-    """Approximate plays a group costs: 1 for low groups, less for high ones, < 0 for bombs."""
-    if kind is Kind.ROCKET:
-        return -0.4
-    if kind is Kind.BOMB:
-        return -0.3
-    return 1.0 - 0.07 * max(0, main - _HIGH)
+_KINDS = tuple(Kind)
+_MAX_GROUPS = 24
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,96 +36,37 @@ class Plan:
         return len(self.groups)
 
 
-def _group(kind: Kind, main: int, parts: dict[int, int]) -> Group:
-    counts = [0] * N_RANKS
-    for r, n in parts.items():
-        counts[r] += n
-    return (kind, main, tuple(counts))
-
-
-def _one(kind: Kind, rank: int, width: int) -> Group:
-    counts = [0] * N_RANKS
-    counts[rank] = width
-    return (kind, rank, tuple(counts))
-
-
-def _base_plan(c: Counts) -> Plan:
-    """Split without chains of singles or pairs (those are searched by the caller).
-
-    Bombs and the rocket stay whole; runs of consecutive trios up to the ace (at most 5) are
-    planes, single trios are trios; each plane / trio takes the lowest singles (else pairs) up
-    to a king as kickers, one per trio; the rest are pairs and singles.
-    """
-    groups: list[Group] = []
-    rocket = bool(c[SMALL_JOKER] and c[BIG_JOKER])
-    if rocket:
-        groups.append(_group(Kind.ROCKET, BIG_JOKER, {SMALL_JOKER: 1, BIG_JOKER: 1}))
-    trios = [r for r in range(TWO + 1) if c[r] == 3]
-    pairs = [r for r in range(TWO + 1) if c[r] == 2]
-    singles = [r for r in range(TWO + 1) if c[r] == 1]
-    if not rocket:
-        singles += [r for r in (SMALL_JOKER, BIG_JOKER) if c[r]]
-    groups.extend(_one(Kind.BOMB, r, 4) for r in range(TWO + 1) if c[r] == 4)
-    n_free_s = sum(1 for r in singles if r <= KING)  # lowest singles / pairs come first
-    n_free_p = sum(1 for r in pairs if r <= KING)
-    used_s = used_p = 0
-    i = 0
-    while i < len(trios):
-        j = i + 1
-        while j < len(trios) and trios[j] <= ACE and trios[j] == trios[j - 1] + 1 and j - i < 5:
-            j += 1
-        run = trios[i:j]
-        n = len(run)
-        counts = [0] * N_RANKS
-        for r in run:
-            counts[r] = 3
-        if n >= 2 and n_free_s - used_s >= n:
-            for k in singles[used_s : used_s + n]:
-                counts[k] += 1
-            used_s += n
-            kind = Kind.PLANE_SINGLE
-        elif n >= 2 and n_free_p - used_p >= n:
-            for k in pairs[used_p : used_p + n]:
-                counts[k] = 2
-            used_p += n
-            kind = Kind.PLANE_PAIR
-        elif n >= 2:
-            kind = Kind.PLANE
-        elif used_s < n_free_s:
-            counts[singles[used_s]] += 1
-            used_s += 1
-            kind = Kind.TRIO_SINGLE
-        elif used_p < n_free_p:
-            counts[pairs[used_p]] = 2
-            used_p += 1
-            kind = Kind.TRIO_PAIR
-        else:
-            kind = Kind.TRIO
-        groups.append((kind, run[-1], tuple(counts)))
-        i = j
-    groups.extend(_one(Kind.PAIR, r, 2) for r in pairs[used_p:])
-    groups.extend(_one(Kind.SINGLE, r, 1) for r in singles[used_s:])
-    return Plan(sum(group_cost(k, m) for k, m, _ in groups), tuple(groups))
+def _counts(counts: Counts) -> np.ndarray:
+    c = np.array(counts, dtype=np.int64)
+    if c.shape != (N_RANKS,):
+        raise ValueError(f"a hand is {N_RANKS} counts, got {counts!r}")
+    return c
 
 
 class Planner:
-    """Best plans. The chains are chosen by the numba search of
-    :mod:`mindsport.doudizhu.bots.fastplan` (exhaustive, starts non-decreasing); the rest is
-    split by :func:`_base_plan`. Stateless."""
+    """Best plans of hands (count vectors), from the compiled planner. Stateless."""
 
     def plan(self, counts: Counts) -> Plan:
-        """The lowest-cost plan of a hand (count vector)."""
-        rest = list(counts)
-        chains: list[Group] = []
-        for s, width, length in best_chains(np.array(counts, dtype=np.int64)):
-            kind = Kind.STRAIGHT if width == 1 else Kind.PAIR_STRAIGHT
-            main = s + length - 1
-            chains.append(_group(kind, main, dict.fromkeys(range(s, s + length), width)))
-            for r in range(s, s + length):
-                rest[r] -= width
-        groups = (*chains, *_base_plan(tuple(rest)).groups)
-        return Plan(sum(group_cost(k, m) for k, m, _ in groups), groups)
+        """The lowest-cost plan of a hand: its chains in search order, then the rest's split."""
+        from mindsport.doudizhu.compiled import ensure_compiled
+        from mindsport.doudizhu.compiled.planner import best, plan_groups
+
+        ensure_compiled()
+        c = _counts(counts)
+        gk = np.zeros(_MAX_GROUPS, np.int64)
+        gm = np.zeros(_MAX_GROUPS, np.int64)
+        gs = np.zeros(_MAX_GROUPS, np.int64)
+        gc = np.zeros((_MAX_GROUPS, N_RANKS), np.int64)
+        n = plan_groups(c, gk, gm, gs, gc)
+        groups = tuple(
+            (_KINDS[int(gk[i])], int(gm[i]), tuple(gc[i].tolist())) for i in range(int(n))
+        )
+        return Plan(float(best(c.copy(), 0)), groups)
 
     def cost(self, counts: Counts) -> float:
         """Cost of the best plan."""
-        return best_cost(np.array(counts, dtype=np.int64))
+        from mindsport.doudizhu.compiled import ensure_compiled
+        from mindsport.doudizhu.compiled.planner import best
+
+        ensure_compiled()
+        return float(best(_counts(counts), 0))

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from mindsport.doudizhu.bots.strong import StrongBot
+from mindsport.doudizhu.bots.builtin import StrongBot
 from mindsport.doudizhu.cards import N_RANKS, Counts, format_counts
 from mindsport.doudizhu.deal import Deal
 from mindsport.doudizhu.moves import Move, legal_moves
@@ -97,8 +97,13 @@ class TrackingBot:
         left = [view.cards_left[s] for s in range(3) if s != view.seat]
         return sum(left) <= self.endgame_cards or min(left) <= self.danger_cards
 
-    def act(self, view: StateView, rng: np.random.Generator) -> Move | None:
-        base = self.strong.act(view, rng)
+    def act(
+        self,
+        view: StateView,
+        legal_actions: Sequence[Move | None],
+        rng: np.random.Generator,
+    ) -> Move | None:
+        base = self.strong.act(view, legal_actions, rng)
         if not self._endgame(view):
             return base
         candidates = self._candidates(view, base)
@@ -157,7 +162,7 @@ class TrackingBot:
         for _ in range(_MAX_TURNS):
             if st.is_terminal():
                 break
-            st.apply_unchecked(self.strong.act(st.view(), rng))
+            st.apply_unchecked(self.strong.act(st.view(), (), rng))
         return st.returns(self.scoring)[seat]
 
 

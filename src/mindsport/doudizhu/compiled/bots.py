@@ -1,16 +1,35 @@
 # mypy: allow-untyped-defs
 
-"""The bots, compiled: random, greedy, strong and ``level:N``, deciding over count arrays.
+"""The built-in bots, compiled: random, greedy, strong and ``level:N``, deciding over counts.
 
-Each mirrors its Python class move for move (same candidate order, same tie-breaking, same
-floating-point scores) and draws on the game's PCG64 state exactly as the Python bot draws on
-its ``np.random.Generator``: ``random`` one ``integers(n)`` per decision (none when ``n == 1``),
-``level:N`` with ``0 < N < 100`` one ``random()`` first, then ``integers(n)`` when it plays at
-random; ``greedy`` and ``strong`` draw nothing.
+One decision kernel, :func:`decide`, serves both the compiled game loop
+(:func:`~mindsport.doudizhu.compiled.engine.run_games`) and the Python bot classes of
+:mod:`mindsport.doudizhu.bots` (through :func:`decide_one`), so a bot plays the same move
+whichever loop asks it. A bot sees only its seat's knowledge: its hand, the cards it has not
+seen (the two other hands together), the cards left per seat and the play to beat.
 
-The game kernel (:func:`~mindsport.doudizhu.compiled.engine.run_games`) dispatches on the bot
-code: the strong bot's lead (:func:`_lead`, no legal-move list needed), else the legal moves
-and :func:`_greedy`, :func:`_respond` (strong) or a uniform draw (random).
+Random draws come from the game's PCG64 state (:mod:`.rng`): ``random`` draws one
+``integers(n)`` per decision (none when ``n == 1``), ``level:N`` with ``0 < N < 100`` one
+``random()`` first, then ``integers(n)`` when it plays at random; ``greedy`` and ``strong``
+draw nothing.
+
+The strong bot (plan-based heuristic):
+
+* Go out at once when the whole hand is one legal move.
+* Leading: when at most one group of the plan is not unbeatable (no combination of the unseen
+  cards beats it; checked with three groups or fewer left, or an opponent nearly out), play the
+  biggest unbeatable group first and keep the lead to the end. Otherwise lead the plan's
+  lowest group (more cards on ties), bombs last; when an opponent has one card, do not lead a
+  single unless nothing else is left (then the highest single); with two cards left, avoid
+  pairs likewise. A farmer whose partner has one card left leads his lowest single.
+* Responding: to the partner's play, pass (unless going out). To an opponent's play, score
+  every legal answer by how much it raises the plan cost of the remaining hand; bombs cost
+  extra unless the game is urgent or the hand is nearly out; play the best answer when it does
+  not break the plan too much. When the opponent who played (or, for the landlord, any farmer)
+  holds one or two cards, passing is heavily penalised and bigger answers are preferred; a
+  single (pair) when an opponent has one (two) cards left is answered with the smallest
+  single (pair) that no unseen card can beat, else the biggest: a farmer with one or two cards
+  is not let go out cheaply.
 """
 
 from __future__ import annotations
@@ -18,27 +37,31 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mindsport.doudizhu.compiled.movegen import (
-    BOMB,
-    N_KINDS,
-    N_RANKS,
-    PAIR,
-    SINGLE,
-    can_beat,
-    reading,
-)
-from mindsport.doudizhu.compiled.planner import best, plan_groups
+from mindsport.doudizhu.cards import N_RANKS
+from mindsport.doudizhu.compiled.movegen import MAX_MOVES, can_beat, legal, reading
+from mindsport.doudizhu.compiled.planner import new_frames, plan_groups, search
+from mindsport.doudizhu.compiled.rng import bounded, next_double
+from mindsport.doudizhu.kinds import BOMB, N_KINDS, PAIR, PASS, SINGLE
 
-__all__ = ["BOT_GREEDY", "BOT_LEVEL", "BOT_RANDOM", "BOT_STRONG"]
+__all__ = [
+    "BOT_GREEDY",
+    "BOT_LEVEL",
+    "BOT_RANDOM",
+    "BOT_STRONG",
+    "MAX_GROUPS",
+    "decide",
+    "decide_one",
+    "decision_buffers",
+]
 
 BOT_RANDOM, BOT_GREEDY, BOT_STRONG, BOT_LEVEL = 0, 1, 2, 3
 MAX_GROUPS = 24
 
-_PASS_MARGIN = 0.4
-_URGENT_PASS = 5.0
+_PASS_MARGIN = 0.4  # play an answer whose plan-cost change is below this
+_URGENT_PASS = 5.0  # pass score when an opponent is about to go out
 _BOMB_PENALTY = 0.8
-_ONE_MOVE_GROUPS = 5
-_NEARLY_OUT = 1.6
+_ONE_MOVE_GROUPS = 5  # a hand that is one move splits into at most this many plan groups
+_NEARLY_OUT = 1.6  # plan cost of a hand that goes out in about two plays
 
 
 @njit(cache=True)
@@ -61,35 +84,26 @@ def _greedy(n, mk, mm, ms):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def _danger(seat, left):  # pragma: no cover - compiled
+    """Fewest cards held by an opponent."""
     return min(left[1], left[2]) if seat == 0 else left[0]
 
 
 @njit(cache=True)
-def _unseen(hands, seat):  # pragma: no cover - compiled
-    u = np.zeros(N_RANKS, np.int64)
-    for s in range(3):
-        if s != seat:
-            for r in range(N_RANKS):
-                u[r] += hands[s, r]
-    return u
-
-
-@njit(cache=True)
-def _lead(seat, hands, left, mc, mk, mm, ms, gk, gm, gs, gc, out):  # pragma: no cover
-    hand = hands[seat]
+def _lead(seat, hand, unseen, left, mc, mk, mm, ms, gk, gm, gs, gc, out):  # pragma: no cover
     ng = plan_groups(hand, gk, gm, gs, gc)
     if ng == 1:
         _take(gc, 0, out)
         return gk[0], gm[0]
     if ng <= _ONE_MOVE_GROUPS and hand.max() >= 3:
-        for kind in range(N_KINDS):  # moves_of_cards(hand)[0]
+        # the whole hand may still be one move with kickers (e.g. a four with two)
+        for kind in range(N_KINDS):
             main = reading(hand, kind, mc, mk, mm, ms)
             if main >= 0:
                 for r in range(N_RANKS):
                     out[r] = hand[r]
                 return kind, main
     # (a plan's plane_single takes distinct single kickers, so its highest reading is its own
-    # main rank: no main to correct, unlike the Python bot that re-reads it)
+    # main rank)
     danger = _danger(seat, left)
     if seat != 0 and left[3 - seat] == 1:
         bi = -1
@@ -100,7 +114,6 @@ def _lead(seat, hands, left, mc, mk, mm, ms, gk, gm, gs, gc, out):  # pragma: no
             _take(gc, bi, out)
             return gk[bi], gm[bi]
     if ng <= 3 or danger <= 2:
-        unseen = _unseen(hands, seat)
         nsafe = 0
         bi = -1
         for i in range(ng):
@@ -139,9 +152,8 @@ def _lead(seat, hands, left, mc, mk, mm, ms, gk, gm, gs, gc, out):  # pragma: no
 
 
 @njit(cache=True)
-def _respond(seat, hands, left, pk, n, pplayer, mc, mk, mm, ms):  # pragma: no cover - compiled
-    """StrongBot's answer among the n legal moves (index, -1: pass)."""
-    hand = hands[seat]
+def _respond(seat, hand, unseen, left, pk, n, pplayer, mc, mk, mm, ms, c):  # pragma: no cover
+    """The strong bot's answer among the n legal moves (index, -1: pass)."""
     if n == 0:
         return -1
     size = left[seat]
@@ -154,7 +166,6 @@ def _respond(seat, hands, left, pk, n, pplayer, mc, mk, mm, ms):  # pragma: no c
     if (danger == 1 and pk == SINGLE) or (danger <= 2 and pk == PAIR):
         last_same = -1
         bi = -1
-        unseen = _unseen(hands, seat)
         for i in range(n):
             if mk[i] != pk:
                 continue
@@ -164,14 +175,16 @@ def _respond(seat, hands, left, pk, n, pplayer, mc, mk, mm, ms):  # pragma: no c
         if last_same >= 0:
             return bi if bi >= 0 else last_same
     urgent = danger <= 2 or left[pplayer] <= 2
-    c = hand.copy()
-    before = best(c, 0)
+    for r in range(N_RANKS):
+        c[r] = hand[r]
+    f_bst, f_s, f_kind, f_end, f_len = new_frames()
+    before = search(c, 0, f_bst, f_s, f_kind, f_end, f_len)
     bi = -1
     best_score = _URGENT_PASS if urgent else _PASS_MARGIN
     for i in range(n):
         for r in range(N_RANKS):
             c[r] = hand[r] - mc[i, r]
-        after = best(c, 0)
+        after = search(c, 0, f_bst, f_s, f_kind, f_end, f_len)
         score = after - before
         if mk[i] >= BOMB and not urgent and after > _NEARLY_OUT:
             score += _BOMB_PENALTY
@@ -181,3 +194,64 @@ def _respond(seat, hands, left, pk, n, pplayer, mc, mk, mm, ms):  # pragma: no c
             bi = i
             best_score = score
     return bi
+
+
+@njit(cache=True)
+def decide(
+    code, level, seat, hand, unseen, left, pk, lmain, lsize, pplayer, st,
+    mc, mk, mm, ms, gk, gm, gs, gc, c, out,
+):  # pragma: no cover - compiled  # fmt: skip
+    """One decision of bot ``code`` (``level`` for ``level:N``) in ``seat``: returns the kind
+    (:data:`~mindsport.doudizhu.kinds.PASS` to pass) and main rank; ``out`` gets the counts.
+
+    ``pk < 0``: the seat leads; else it answers the play (kind ``pk``, main ``lmain``, size
+    ``lsize``) made by seat ``pplayer``. ``mc .. ms`` is a move buffer, ``gk .. gc`` a plan
+    buffer, ``c`` a scratch hand.
+    """
+    strong = code == BOT_STRONG
+    if code == BOT_LEVEL:
+        strong = level >= 100 or (level > 0 and next_double(st) * 100 < level)
+    if strong and pk < 0:
+        return _lead(seat, hand, unseen, left, mc, mk, mm, ms, gk, gm, gs, gc, out)
+    n = legal(hand, pk, lmain, lsize, mc, mk, mm, ms)
+    if code == BOT_GREEDY:
+        i = _greedy(n, mk, mm, ms) if n > 0 else -1
+    elif strong:
+        i = _respond(seat, hand, unseen, left, pk, n, pplayer, mc, mk, mm, ms, c)
+    else:  # random: uniform over the moves and (when allowed) the pass
+        i = bounded(st, n + (0 if pk < 0 else 1))
+        if i >= n:
+            i = -1
+    if i < 0:
+        return PASS, -1
+    _take(mc, i, out)
+    return mk[i], mm[i]
+
+
+@njit(cache=True)
+def decision_buffers():  # pragma: no cover - compiled
+    """The buffers :func:`decide` works in: a move buffer (counts, kind, main, size), a plan
+    buffer (kind, main, size, counts) and a scratch hand."""
+    return (
+        np.zeros((MAX_MOVES, N_RANKS), np.int64),
+        np.zeros(MAX_MOVES, np.int64),
+        np.zeros(MAX_MOVES, np.int64),
+        np.zeros(MAX_MOVES, np.int64),
+        np.zeros(MAX_GROUPS, np.int64),
+        np.zeros(MAX_GROUPS, np.int64),
+        np.zeros(MAX_GROUPS, np.int64),
+        np.zeros((MAX_GROUPS, N_RANKS), np.int64),
+        np.zeros(N_RANKS, np.int64),
+    )
+
+
+@njit(cache=True)
+def decide_one(
+    code, level, seat, hand, unseen, left, pk, lmain, lsize, pplayer, st, out
+):  # pragma: no cover - compiled
+    """:func:`decide` with its own buffers (one decision asked from Python)."""
+    mc, mk, mm, ms, gk, gm, gs, gc, c = decision_buffers()
+    return decide(
+        code, level, seat, hand, unseen, left, pk, lmain, lsize, pplayer, st,
+        mc, mk, mm, ms, gk, gm, gs, gc, c, out,
+    )  # fmt: skip

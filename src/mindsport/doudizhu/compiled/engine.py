@@ -14,24 +14,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mindsport.doudizhu.compiled.bots import (
-    BOT_GREEDY,
-    BOT_LEVEL,
-    BOT_STRONG,
-    MAX_GROUPS,
-    _greedy,
-    _lead,
-    _respond,
-)
-from mindsport.doudizhu.compiled.movegen import BOMB, MAX_MOVES, N_RANKS, PASS, ROCKET, legal
-from mindsport.doudizhu.compiled.rng import bounded, next_double, permutation
+from mindsport.doudizhu.cards import DECK_COUNTS, N_RANKS
+from mindsport.doudizhu.compiled.bots import decide, decision_buffers
+from mindsport.doudizhu.compiled.rng import permutation
+from mindsport.doudizhu.kinds import BOMB, PASS, ROCKET
 
 __all__ = ["MAX_TURNS", "REC_WIDTH", "run_games"]
 
 MAX_TURNS = 1000
 #: A recorded turn: seat, kind (-1 pass), main, then the 15 counts.
 REC_WIDTH = 3 + N_RANKS
-_DECK = np.repeat(np.arange(N_RANKS), (4,) * 13 + (1, 1)).astype(np.int64)
+_DECK = np.repeat(np.arange(N_RANKS), DECK_COUNTS).astype(np.int64)
 
 
 @njit(cache=True)
@@ -52,24 +45,20 @@ def run_games(
 ):  # pragma: no cover - compiled
     """Play games 0.. of the batch; returns how many were played.
 
+    ``codes[g, seat]`` / ``levels[g, seat]``: the bot of each seat of game ``g``
+    (:mod:`~mindsport.doudizhu.compiled.bots` codes).
+
     ``results[g]`` = (winner seat, bombs, rockets, spring, plays of seats 0, 1, 2, turns).
     ``out_deals`` (G x 3 x 15, or empty) receives the deals. When ``rec`` is not empty every
     turn is appended to it (``rec_count[0]`` rows used) and ``game_turns[g]`` holds the game's
     number of turns; the batch stops early (returning fewer games) when the next game might not
     fit.
     """
-    mc = np.zeros((MAX_MOVES, N_RANKS), np.int64)
-    mk = np.zeros(MAX_MOVES, np.int64)
-    mm = np.zeros(MAX_MOVES, np.int64)
-    ms = np.zeros(MAX_MOVES, np.int64)
-    gk = np.zeros(MAX_GROUPS, np.int64)
-    gm = np.zeros(MAX_GROUPS, np.int64)
-    gs = np.zeros(MAX_GROUPS, np.int64)
-    gc = np.zeros((MAX_GROUPS, N_RANKS), np.int64)
+    mc, mk, mm, ms, gk, gm, gs, gc, scratch = decision_buffers()
     out = np.zeros(N_RANKS, np.int64)
+    unseen = np.zeros(N_RANKS, np.int64)
     hands = np.zeros((3, N_RANKS), np.int64)
     left = np.zeros(3, np.int64)
-    last = np.zeros(N_RANKS, np.int64)
     plays = np.zeros(3, np.int64)
     recording = rec.shape[0] > 0
     dealing = deals.shape[0] == 0
@@ -109,32 +98,16 @@ def run_games(
                 pk = -1
             else:
                 pk = lk
-            # the decision of the bot in this seat (one kernel: see bots.decide)
-            code = codes[seat]
-            level = levels[seat]
-            strong = code == BOT_STRONG
-            if code == BOT_LEVEL:
-                strong = level >= 100 or (level > 0 and next_double(st) * 100 < level)
-            if strong and pk < 0:
-                kind, main = _lead(seat, hands, left, mc, mk, mm, ms, gk, gm, gs, gc, out)
-            else:
-                n = legal(hands[seat], pk, lmain, lsize, mc, mk, mm, ms)
-                if code == BOT_GREEDY:
-                    i = _greedy(n, mk, mm, ms) if n > 0 else -1
-                elif strong:
-                    i = _respond(seat, hands, left, pk, n, last_player, mc, mk, mm, ms)
-                else:  # random: uniform over the moves and (when allowed) the pass
-                    i = bounded(st, n + (0 if pk < 0 else 1))
-                    if i >= n:
-                        i = -1
-                if i < 0:
-                    kind = PASS
-                    main = -1
-                else:
+            for r in range(N_RANKS):
+                unseen[r] = 0
+            for other in range(3):
+                if other != seat:
                     for r in range(N_RANKS):
-                        out[r] = mc[i, r]
-                    kind = mk[i]
-                    main = mm[i]
+                        unseen[r] += hands[other, r]
+            kind, main = decide(
+                codes[g, seat], levels[g, seat], seat, hands[seat], unseen, left, pk, lmain,
+                lsize, last_player, st, mc, mk, mm, ms, gk, gm, gs, gc, scratch, out,
+            )  # fmt: skip
             if recording:
                 row = rec_count[0]
                 rec[row, 0] = seat
@@ -148,7 +121,6 @@ def run_games(
                 size = 0
                 for r in range(N_RANKS):
                     hands[seat, r] -= out[r]
-                    last[r] = out[r]
                     size += out[r]
                 left[seat] -= size
                 lk = kind

@@ -1,14 +1,20 @@
 # mypy: allow-untyped-defs
 # ruff: noqa: SIM109, SIM110  (numba kernels: plain loops and comparisons compile best)
-"""Legal-move generation over count vectors, in numba: the same moves in the same order as
-:func:`mindsport.doudizhu.moves.legal_moves`.
+"""Legal-move generation over count vectors, in numba: the one move generator of the package.
 
-A move is a row of a move buffer: kind code (``Kind`` order: 0 ``single`` ... 13 ``rocket``),
-main rank, size and the 15 counts. :func:`legal` fills the buffer from row 0 and returns the
-number of moves. No sorting is needed: every loop runs in the order of the Python generator's
-sort key (size, main rank, then more cards of the lowest differing rank first) -- chain length,
-then main rank, then kicker multisets in decreasing lexicographic order of their counts. A card
-set that reads several ways as a ``plane_single`` appears once, with its highest main rank.
+A move is a row of a move buffer: kind code (:data:`~mindsport.doudizhu.kinds.KIND_CODE`: 0
+``single`` ... 13 ``rocket``), main rank, size and the 15 counts. :func:`legal` fills the buffer
+from row 0 and returns the number of moves, in a fixed order: kinds in ``Kind`` order, and within
+a kind by size, main rank, then kicker multisets with more cards of the lowest differing rank
+first (chain length, then main rank, then kicker multisets in decreasing lexicographic order of
+their counts: every loop runs in that order, no sorting). A card set that reads several ways as
+a ``plane_single`` appears once, with its highest main rank.
+
+Every move of the game is a move of the full deck, so :func:`universe` lists them all (the move
+table of :mod:`mindsport.doudizhu.moves`); :func:`move_key` numbers a move by its kind and counts
+(base 5), and :func:`legal_indices` answers with positions in the sorted table of keys. The
+tests check the generator against an independent plain-Python generator and a brute-force
+classifier of every sub-multiset of a hand.
 """
 
 from __future__ import annotations
@@ -16,15 +22,37 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["MAX_MOVES", "can_beat", "legal", "new_buffers", "reading"]
+from mindsport.doudizhu.cards import ACE, BIG_JOKER, DECK_COUNTS, N_RANKS, SMALL_JOKER, TWO
+from mindsport.doudizhu.kinds import (
+    BOMB,
+    CHAIN_UNIT,
+    FIXED_SIZE,
+    FOUR_TWO_PAIR,
+    FOUR_TWO_SINGLE,
+    MAX_CHAIN,
+    MIN_CHAIN,
+    N_KINDS,
+    PAIR,
+    PLANE_PAIR,
+    PLANE_SINGLE,
+    ROCKET,
+    SINGLE,
+    TRIO,
+    TRIO_PAIR,
+    TRIO_SINGLE,
+    WIDTH,
+)
 
-SINGLE, PAIR, TRIO, TRIO_SINGLE, TRIO_PAIR = 0, 1, 2, 3, 4
-STRAIGHT, PAIR_STRAIGHT, PLANE, PLANE_SINGLE, PLANE_PAIR = 5, 6, 7, 8, 9
-FOUR_TWO_SINGLE, FOUR_TWO_PAIR, BOMB, ROCKET = 10, 11, 12, 13
-N_KINDS = 14
-TWO, ACE, KING, SMALL_JOKER, BIG_JOKER = 12, 11, 10, 13, 14
-N_RANKS = 15
-PASS = -1
+__all__ = [
+    "MAX_MOVES",
+    "can_beat",
+    "legal",
+    "legal_indices",
+    "move_key",
+    "new_buffers",
+    "reading",
+    "universe",
+]
 
 #: Rows of a move buffer. A hand of at most 20 cards has far fewer moves (the most prolific
 #: kinds: plane_single <= 5 * 91 + 4 * 165 + 3 * 70 + 1, four_two_single <= 5 * 120); moves are
@@ -32,12 +60,11 @@ PASS = -1
 #: listing). An overflow would raise, never write past the buffer.
 MAX_MOVES = 4096
 
-# per kind: chain unit (0 = fixed size), fixed size, chain width, min / max chain length
-_UNIT = np.array([0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 0, 0, 0, 0], dtype=np.int64)
-_FIXED = np.array([1, 2, 3, 4, 5, 0, 0, 0, 0, 0, 6, 8, 4, 2], dtype=np.int64)
-_WIDTH = np.array([1, 2, 3, 3, 3, 1, 2, 3, 3, 3, 4, 4, 4, 1], dtype=np.int64)
-_MIN_LEN = np.array([0, 0, 0, 0, 0, 5, 3, 2, 2, 2, 0, 0, 0, 0], dtype=np.int64)
-_MAX_LEN = np.array([0, 0, 0, 0, 0, 12, 10, 6, 5, 4, 0, 0, 0, 0], dtype=np.int64)
+_UNIT = CHAIN_UNIT
+_FIXED = FIXED_SIZE
+_WIDTH = WIDTH
+_MIN_LEN = MIN_CHAIN
+_MAX_LEN = MAX_CHAIN
 
 
 def new_buffers() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -87,15 +114,16 @@ def _higher_reading(m, first, end):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _kickers(avail, rem, m, first, end, mc, mk, mm, ms, n):  # pragma: no cover - compiled
+def _kickers(avail, rem, m, first, end, mc, mk, mm, ms, n, w):  # pragma: no cover - compiled
     """plane_single: every multiset of ``rem`` kicker ranks within ``avail`` (the hand's
     cards, at most 3 a rank, none of the chain), never both jokers; each card set once."""
-    suffix = np.zeros(N_RANKS + 1, np.int64)
+    suffix = w[3]
+    suffix[N_RANKS] = 0
     for r in range(N_RANKS - 1, -1, -1):
         suffix[r] = suffix[r + 1] + avail[r]
     if suffix[0] < rem:
         return n
-    cnt = np.zeros(N_RANKS, np.int64)
+    cnt = w[4]
     amount = rem
     for j in range(N_RANKS):  # greedy fill: the first multiset in decreasing order
         cnt[j] = min(avail[j], amount)
@@ -127,11 +155,11 @@ def _kickers(avail, rem, m, first, end, mc, mk, mm, ms, n):  # pragma: no cover 
 
 
 @njit(cache=True)
-def _pairs(ranks, nr, rem, m, kind, main, mc, mk, mm, ms, n):  # pragma: no cover - compiled
+def _pairs(ranks, nr, rem, m, kind, main, mc, mk, mm, ms, n, w):  # pragma: no cover - compiled
     """Every choice of ``rem`` distinct pair ranks out of ranks[:nr] (2 cards each)."""
     if rem > nr:
         return n
-    idx = np.empty(max(rem, 1), np.int64)
+    idx = w[5]
     for i in range(rem):
         idx[i] = i
     while True:
@@ -151,13 +179,22 @@ def _pairs(ranks, nr, rem, m, kind, main, mc, mk, mm, ms, n):  # pragma: no cove
 
 
 @njit(cache=True)
-def gen_kind(c, kind, length, above, mc, mk, mm, ms, n):  # pragma: no cover - compiled
+def _workspace():  # pragma: no cover - compiled
+    """Scratch rows of the generator: the move being built, kicker availability, pair ranks,
+    suffix sums, a kicker multiset, combination indices (one allocation per listing)."""
+    return np.empty((6, N_RANKS + 1), np.int64)
+
+
+@njit(cache=True)
+def gen_kind(c, kind, length, above, mc, mk, mm, ms, n, w):  # pragma: no cover - compiled
     """Append the moves of ``kind`` from hand ``c`` with main rank > ``above`` (unsorted).
 
     ``length``: chain length for chained kinds, -1 for every allowed length.
     """
     lo = above + 1
-    m = np.zeros(N_RANKS, np.int64)
+    m = w[0]
+    for r in range(N_RANKS):
+        m[r] = 0
     if kind == SINGLE:
         for r in range(lo, N_RANKS):
             if c[r] > 0:
@@ -195,7 +232,7 @@ def gen_kind(c, kind, length, above, mc, mk, mm, ms, n):  # pragma: no cover - c
                         m[k] = 0
             m[r] = 0
     elif kind == FOUR_TWO_SINGLE or kind == FOUR_TWO_PAIR:
-        ranks = np.empty(N_RANKS, np.int64)
+        ranks = w[2]
         for r in range(lo, TWO + 1):
             if c[r] < 4:
                 continue
@@ -220,7 +257,7 @@ def gen_kind(c, kind, length, above, mc, mk, mm, ms, n):  # pragma: no cover - c
                     if k != r and c[k] >= 2:
                         ranks[nr] = k
                         nr += 1
-                n = _pairs(ranks, nr, 2, m, kind, r, mc, mk, mm, ms, n)
+                n = _pairs(ranks, nr, 2, m, kind, r, mc, mk, mm, ms, n, w)
             m[r] = 0
     else:
         width = _WIDTH[kind]
@@ -231,8 +268,8 @@ def gen_kind(c, kind, length, above, mc, mk, mm, ms, n):  # pragma: no cover - c
                 return n
             lmin = length
             lmax = length
-        avail = np.empty(N_RANKS, np.int64)
-        ranks = np.empty(N_RANKS, np.int64)
+        avail = w[1]
+        ranks = w[2]
         for ln in range(lmin, lmax + 1):
             for end in range(max(lo, ln - 1), ACE + 1):
                 first = end - ln + 1
@@ -250,14 +287,14 @@ def gen_kind(c, kind, length, above, mc, mk, mm, ms, n):  # pragma: no cover - c
                         avail[r] = min(c[r], 3)
                     for r in range(first, end + 1):
                         avail[r] = 0
-                    n = _kickers(avail, ln, m, first, end, mc, mk, mm, ms, n)
+                    n = _kickers(avail, ln, m, first, end, mc, mk, mm, ms, n, w)
                 elif kind == PLANE_PAIR:
                     nr = 0
                     for k in range(TWO + 1):
                         if (k < first or k > end) and c[k] >= 2:
                             ranks[nr] = k
                             nr += 1
-                    n = _pairs(ranks, nr, ln, m, kind, end, mc, mk, mm, ms, n)
+                    n = _pairs(ranks, nr, ln, m, kind, end, mc, mk, mm, ms, n, w)
                 else:
                     n = _push(mc, mk, mm, ms, n, kind, end, m)
                 for r in range(first, end + 1):
@@ -308,8 +345,9 @@ def legal(c, pk, pmain, psize, mc, mk, mm, ms):  # pragma: no cover - compiled
             length = -1
         else:
             length = psize // unit
+    w = _workspace()
     for kind in range(k0, k1):  # one call site: keeps the compiled code small
-        n = gen_kind(c, kind, length, above, mc, mk, mm, ms, n)
+        n = gen_kind(c, kind, length, above, mc, mk, mm, ms, n, w)
     if pk < 0:
         return _checked(n, mc)
     return _checked(_bombs(c, -1, mc, mk, mm, ms, n), mc)
@@ -332,7 +370,7 @@ def reading(c, kind, mc, mk, mm, ms):  # pragma: no cover - compiled
         length = size // unit
         if length < _MIN_LEN[kind] or length > _MAX_LEN[kind]:
             return -1
-    n = _checked(gen_kind(c, kind, length, -1, mc, mk, mm, ms, 0), mc)
+    n = _checked(gen_kind(c, kind, length, -1, mc, mk, mm, ms, 0, _workspace()), mc)
     best = -1
     for i in range(n):
         same = True
@@ -438,3 +476,106 @@ def can_beat(c, kind, main, size):  # pragma: no cover - compiled
                 return True
         return False
     return _exists(c, kind, main, size)
+
+
+#: Rows of the buffer that lists every move of the game (the full deck's moves).
+UNIVERSE_ROWS = 65536
+_KEY_BASE = 5  # at most 4 copies of a rank: counts are base-5 digits
+
+
+@njit(cache=True)
+def move_key(kind, m):  # pragma: no cover - compiled
+    """The number of the move (kind, counts): ``kind * 5**15 + sum(m[r] * 5**r)``."""
+    key = 0
+    p = 1
+    for r in range(N_RANKS):
+        key += m[r] * p
+        p *= _KEY_BASE
+    return kind * p + key
+
+
+@njit(cache=True)
+def universe():  # pragma: no cover - compiled
+    """Every move of the game (kind, main, size, counts), in :func:`legal`'s order for the deck."""
+    deck = np.empty(N_RANKS, np.int64)
+    for r in range(N_RANKS):
+        deck[r] = DECK_COUNTS[r]
+    mc = np.zeros((UNIVERSE_ROWS, N_RANKS), np.int64)
+    mk = np.zeros(UNIVERSE_ROWS, np.int64)
+    mm = np.zeros(UNIVERSE_ROWS, np.int64)
+    ms = np.zeros(UNIVERSE_ROWS, np.int64)
+    n = legal(deck, -1, -1, 0, mc, mk, mm, ms)
+    return mc[:n].copy(), mk[:n].copy(), mm[:n].copy(), ms[:n].copy()
+
+
+@njit(cache=True)
+def _position(keys, key):  # pragma: no cover - compiled
+    lo = 0
+    hi = keys.shape[0]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if keys[mid] < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True)
+def legal_indices(c, pk, pmain, psize, keys):  # pragma: no cover - compiled
+    """:func:`legal` as positions in ``keys`` (the sorted keys of every move of the game)."""
+    mc = np.empty((MAX_MOVES, N_RANKS), np.int64)
+    mk = np.empty(MAX_MOVES, np.int64)
+    mm = np.empty(MAX_MOVES, np.int64)
+    ms = np.empty(MAX_MOVES, np.int64)
+    n = legal(c, pk, pmain, psize, mc, mk, mm, ms)
+    out = np.empty(n, np.int64)
+    for i in range(n):
+        out[i] = _position(keys, move_key(mk[i], mc[i]))
+    return out
+
+
+def _char_table() -> np.ndarray:
+    """Rank of each byte of a card string (:data:`~mindsport.doudizhu.cards.RANKS` and its
+    aliases), -2 for white space, -1 for anything else."""
+    from mindsport.doudizhu.cards import ALIASES, RANKS
+
+    table = np.full(256, -1, np.int64)
+    for rank, ch in enumerate(RANKS):
+        table[ord(ch)] = rank
+    for alias, ch in ALIASES.items():
+        table[ord(alias)] = RANKS.index(ch)
+    for ch in " \t\n\r":
+        table[ord(ch)] = -2
+    return table
+
+
+_CHARS = _char_table()
+
+
+@njit(cache=True)
+def parse_hand(text, c):  # pragma: no cover - compiled
+    """Counts of a card string given as bytes into ``c``; False when a byte is no card or a
+    rank has more copies than the deck (the caller then reads it again to say which)."""
+    for r in range(N_RANKS):
+        c[r] = 0
+    for i in range(text.shape[0]):
+        rank = _CHARS[text[i]]
+        if rank == -1:
+            return False
+        if rank >= 0:
+            c[rank] += 1
+    for r in range(N_RANKS):
+        if c[r] > DECK_COUNTS[r]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def legal_text_indices(text, pk, pmain, psize, keys):  # pragma: no cover - compiled
+    """:func:`legal_indices` of a hand given as the bytes of its card string; ``(False, [])``
+    when the string is not a hand."""
+    c = np.empty(N_RANKS, np.int64)
+    if not parse_hand(text, c):
+        return False, np.empty(0, np.int64)
+    return True, legal_indices(c, pk, pmain, psize, keys)

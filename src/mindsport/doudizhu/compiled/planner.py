@@ -1,12 +1,20 @@
 # mypy: allow-untyped-defs
 
-"""The strong bot's hand planner, compiled for the game kernels.
+"""The strong bot's hand planner: the one planner of the package (compiled).
 
-The cost search is a verbatim copy of :mod:`mindsport.doudizhu.bots.fastplan` (compiled with
-``cache=True`` here, so a change there cannot leave a stale cached kernel here; the identity
-tests compare the two). :func:`plan_groups` mirrors :meth:`Planner.plan
-<mindsport.doudizhu.bots.plan.Planner.plan>`: the chains of the best plan in search order,
-then :func:`~mindsport.doudizhu.bots.plan._base_plan`'s groups.
+A *plan* splits a hand into groups that are each one legal move: straights and pair straights
+(searched exhaustively, chain starts non-decreasing), then bombs, the rocket, planes and trios
+(which take the lowest single or pair kickers up to a king), pairs and singles. Its *cost* is
+the sum over groups of about one play each, less for high main ranks (a 2 or a joker wins
+tricks), negative for bombs (-0.3) and the rocket (-0.4): they win the lead back. Lower is
+better.
+
+* :func:`best`: the best plan's cost (the search over chains runs on an explicit stack, so the
+  kernel is cached and called from the other cached kernels);
+* :func:`plan_groups`: the groups of the best plan: its chains in search order, then the split
+  of the rest (:func:`_base_cost` scores that split without listing it).
+
+The tests check both against an exhaustive enumeration of chain sets written in plain Python.
 """
 
 from __future__ import annotations
@@ -14,12 +22,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mindsport.doudizhu.compiled.movegen import (
-    ACE,
-    BIG_JOKER,
+from mindsport.doudizhu.cards import ACE, BIG_JOKER, KING, N_RANKS, SMALL_JOKER, TWO
+from mindsport.doudizhu.kinds import (
     BOMB,
-    KING,
-    N_RANKS,
     PAIR,
     PAIR_STRAIGHT,
     PLANE,
@@ -27,83 +32,92 @@ from mindsport.doudizhu.compiled.movegen import (
     PLANE_SINGLE,
     ROCKET,
     SINGLE,
-    SMALL_JOKER,
     STRAIGHT,
     TRIO,
     TRIO_PAIR,
     TRIO_SINGLE,
-    TWO,
 )
 
-__all__ = ["best", "plan_groups"]
+__all__ = ["best", "group_cost", "new_frames", "plan_groups", "search"]
 
-_SMALL_JOKER = 13
-_BIG_JOKER = 14
-_TWO = 12
-_ACE = 11
-_KING = 10
+#: ranks above ``T`` lower a group's cost by 0.07 each
+_HIGH = 7
+_ROCKET_COST = -0.4
+_BOMB_COST = -0.3
 
 
 @njit(cache=True)
 def _g(main: int) -> float:  # pragma: no cover - compiled
-    return 1.0 - 0.07 * max(0, main - 7)
+    return 1.0 - 0.07 * max(0, main - _HIGH)
+
+
+@njit(cache=True)
+def _next_free(c, r, width):  # pragma: no cover - compiled
+    """The next rank from ``r`` up to a king holding exactly ``width`` cards (a king + 1 when
+    there is none): the free singles (pairs) that kickers are taken from, lowest first."""
+    while r <= KING and c[r] != width:
+        r += 1
+    return r
 
 
 @njit(cache=True)
 def _base_cost(c: np.ndarray) -> float:  # pragma: no cover - compiled
+    """Cost of the split of ``c`` without chains of singles or pairs (no allocation)."""
     cost = 0.0
-    fs = np.empty(16, np.int64)
-    fp = np.empty(16, np.int64)
     nfs = 0
     nfp = 0
-    if c[_SMALL_JOKER] > 0 and c[_BIG_JOKER] > 0:
-        cost -= 0.4
+    if c[SMALL_JOKER] > 0 and c[BIG_JOKER] > 0:
+        cost += _ROCKET_COST
     else:
-        if c[_SMALL_JOKER] > 0:
-            cost += _g(_SMALL_JOKER)
-        if c[_BIG_JOKER] > 0:
-            cost += _g(_BIG_JOKER)
-    for r in range(_TWO + 1):
+        if c[SMALL_JOKER] > 0:
+            cost += _g(SMALL_JOKER)
+        if c[BIG_JOKER] > 0:
+            cost += _g(BIG_JOKER)
+    for r in range(TWO + 1):
         n = c[r]
         if n == 4:
-            cost -= 0.3
+            cost += _BOMB_COST
         elif n == 2:
             cost += _g(r)
-            if r <= _KING:
-                fp[nfp] = r
+            if r <= KING:
                 nfp += 1
         elif n == 1:
             cost += _g(r)
-            if r <= _KING:
-                fs[nfs] = r
+            if r <= KING:
                 nfs += 1
     i_s = 0
     i_p = 0
+    ps = _next_free(c, 0, 1)
+    pp = _next_free(c, 0, 2)
     r = 0
-    while r <= _TWO:
+    while r <= TWO:
         if c[r] != 3:
             r += 1
             continue
         n = 1
-        if r <= _ACE:
-            while r + n <= _ACE and c[r + n] == 3 and n < 5:
+        if r <= ACE:
+            while r + n <= ACE and c[r + n] == 3 and n < 5:
                 n += 1
         end = r + n - 1
         cost += _g(end)
         if n >= 2:
             if nfs - i_s >= n:
-                for k in range(n):
-                    cost -= _g(fs[i_s + k])
+                for _ in range(n):
+                    cost -= _g(ps)
+                    ps = _next_free(c, ps + 1, 1)
                 i_s += n
             elif nfp - i_p >= n:
-                for k in range(n):
-                    cost -= _g(fp[i_p + k])
+                for _ in range(n):
+                    cost -= _g(pp)
+                    pp = _next_free(c, pp + 1, 2)
                 i_p += n
         elif i_s < nfs:
-            cost -= _g(fs[i_s])
+            cost -= _g(ps)
+            ps = _next_free(c, ps + 1, 1)
             i_s += 1
         elif i_p < nfp:
-            cost -= _g(fp[i_p])
+            cost -= _g(pp)
+            pp = _next_free(c, pp + 1, 2)
             i_p += 1
         r = end + 1
     return cost
@@ -113,18 +127,31 @@ _MAX_DEPTH = 16
 
 
 @njit(cache=True)
-def best(c: np.ndarray, start: int) -> float:  # pragma: no cover - compiled
-    """Best plan cost of ``c`` (chains starting at ``start`` or later); ``c`` is restored.
+def new_frames():  # pragma: no cover - compiled
+    """Stack frames for :func:`search` (cost, start, kind, end, length per depth)."""
+    return (
+        np.empty(_MAX_DEPTH, np.float64),
+        np.empty(_MAX_DEPTH, np.int64),
+        np.empty(_MAX_DEPTH, np.int64),
+        np.empty(_MAX_DEPTH, np.int64),
+        np.empty(_MAX_DEPTH, np.int64),
+    )
 
-    fastplan's recursive ``_best`` run on an explicit stack (numba cannot cache recursive
-    kernels called from other cached kernels): the same additions and comparisons in the same
-    order, hence bit-identical costs.
+
+@njit(cache=True)
+def best(c: np.ndarray, start: int) -> float:  # pragma: no cover - compiled
+    """Best plan cost of ``c`` (chains starting at ``start`` or later); ``c`` is restored."""
+    f_bst, f_s, f_kind, f_end, f_len = new_frames()
+    return search(c, start, f_bst, f_s, f_kind, f_end, f_len)
+
+
+@njit(cache=True)
+def search(c, start, f_bst, f_s, f_kind, f_end, f_len):  # pragma: no cover - compiled
+    """:func:`best` on the given stack frames (:func:`new_frames`): no allocation.
+
+    A depth-first search over chains (start rank non-decreasing, every length) kept on an
+    explicit stack of frames: numba caches no recursive kernel called by other cached ones.
     """
-    f_bst = np.empty(_MAX_DEPTH, np.float64)
-    f_s = np.empty(_MAX_DEPTH, np.int64)
-    f_kind = np.empty(_MAX_DEPTH, np.int64)
-    f_end = np.empty(_MAX_DEPTH, np.int64)
-    f_len = np.empty(_MAX_DEPTH, np.int64)
     d = 0
     f_bst[0] = _base_cost(c)
     f_s[0] = start
@@ -135,7 +162,7 @@ def best(c: np.ndarray, start: int) -> float:  # pragma: no cover - compiled
         s = f_s[d]
         kind = f_kind[d]
         pushed = False
-        while s < _ACE - 1:
+        while s < ACE - 1:
             if c[s] == 0 or kind >= 2:
                 s += 1
                 kind = 0
@@ -147,7 +174,7 @@ def best(c: np.ndarray, start: int) -> float:  # pragma: no cover - compiled
                 kind += 1
                 continue
             end = s
-            while end <= _ACE and c[end] >= width and end - s < max_len:
+            while end <= ACE and c[end] >= width and end - s < max_len:
                 end += 1
             if end - s < min_len:
                 kind += 1
@@ -201,9 +228,10 @@ def best(c: np.ndarray, start: int) -> float:  # pragma: no cover - compiled
 
 @njit(cache=True)
 def _first_chain(c: np.ndarray, start: int) -> tuple[int, int, int]:  # pragma: no cover
+    f_bst, f_s, f_kind, f_end, f_len = new_frames()
     bst = _base_cost(c)
     choice = (0, 0, 0)
-    for s in range(start, _ACE - 1):
+    for s in range(start, ACE - 1):
         if c[s] == 0:
             continue
         for kind in range(2):
@@ -213,7 +241,7 @@ def _first_chain(c: np.ndarray, start: int) -> tuple[int, int, int]:  # pragma: 
             if c[s] < width:
                 continue
             end = s
-            while end <= _ACE and c[end] >= width and end - s < max_len:
+            while end <= ACE and c[end] >= width and end - s < max_len:
                 end += 1
             if end - s < min_len:
                 continue
@@ -221,7 +249,7 @@ def _first_chain(c: np.ndarray, start: int) -> tuple[int, int, int]:  # pragma: 
                 c[r] -= width
             for length in range(min_len, end - s + 1):
                 c[s + length - 1] -= width
-                cost = best(c, s) + _g(s + length - 1)
+                cost = search(c, s, f_bst, f_s, f_kind, f_end, f_len) + _g(s + length - 1)
                 if cost < bst:
                     bst = cost
                     choice = (s, width, length)
@@ -340,3 +368,13 @@ def plan_groups(hand, gk, gm, gs, gc):  # pragma: no cover - compiled
             size += gc[i, r]
         gs[i] = size
     return ng
+
+
+@njit(cache=True)
+def group_cost(kind, main):  # pragma: no cover - compiled
+    """Approximate plays a group costs: 1 for low groups, less for high ones, < 0 for bombs."""
+    if kind == ROCKET:
+        return _ROCKET_COST
+    if kind == BOMB:
+        return _BOMB_COST
+    return _g(main)

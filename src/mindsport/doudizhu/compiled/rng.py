@@ -19,7 +19,19 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["bounded", "next_double", "next_uint32", "next_uint64", "state_array"]
+from mindsport.errors import MindsportError
+
+__all__ = [
+    "bounded",
+    "next_double",
+    "next_uint32",
+    "next_uint64",
+    "seed_games",
+    "seed_keys",
+    "spawn_entropy",
+    "state_array",
+    "store_state",
+]
 
 _M32 = np.uint64(0xFFFFFFFF)
 _MULT_HI = np.uint64(0x2360ED051FC65DA4)
@@ -37,7 +49,10 @@ def state_array(rng: np.random.Generator) -> np.ndarray:
     """The uint64 state array of a NumPy ``Generator`` backed by ``PCG64``."""
     st = rng.bit_generator.state
     if st["bit_generator"] != "PCG64":
-        raise ValueError(f"need a PCG64 generator, got {st['bit_generator']}")
+        raise MindsportError(
+            f"the Dou Dizhu engine draws on NumPy's PCG64 (np.random.default_rng), got a "
+            f"{st['bit_generator']} generator"
+        )
     s = int(st["state"]["state"])
     inc = int(st["state"]["inc"])
     mask = (1 << 64) - 1
@@ -192,9 +207,47 @@ def _step(st):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def _seed_state(entropy, ne, pool, hc, words, st):  # pragma: no cover - compiled
+    """``st`` = PCG64 state seeded by NumPy's SeedSequence from the assembled ``entropy[:ne]``
+    (pool mixing, ``generate_state(4, uint64)``, PCG64 ``srandom``)."""
+    hc[0] = _INIT_A
+    for i in range(4):
+        pool[i] = _hashmix(entropy[i] if i < ne else _ZERO, hc)
+    for i_src in range(4):
+        for i_dst in range(4):
+            if i_src != i_dst:
+                pool[i_dst] = _mix(pool[i_dst], _hashmix(pool[i_src], hc))
+    for i_src in range(4, ne):
+        for i_dst in range(4):
+            pool[i_dst] = _mix(pool[i_dst], _hashmix(entropy[i_src], hc))
+    h = _INIT_B
+    for i in range(8):
+        v = (pool[i % 4] ^ h) & _M32
+        h = (h * _MULT_B) & _M32
+        v = (v * h) & _M32
+        words[i] = v ^ (v >> _S16)
+    # uint64 words (little-endian pairs): seed = (w0, w1) as (high, low), inc = (w2, w3)
+    s_hi = words[0] | (words[1] << _S32)
+    s_lo = words[2] | (words[3] << _S32)
+    i_hi = words[4] | (words[5] << _S32)
+    i_lo = words[6] | (words[7] << _S32)
+    st[0] = _ZERO
+    st[1] = _ZERO
+    st[2] = (i_hi << _ONE) | (i_lo >> _S63)  # inc = (initseq << 1) | 1
+    st[3] = (i_lo << _ONE) | _ONE
+    _step(st)
+    lo = st[1] + s_lo
+    carry = _ONE if lo < st[1] else _ZERO
+    st[0] = st[0] + s_hi + carry
+    st[1] = lo
+    _step(st)
+    st[4] = _ZERO
+    st[5] = _ZERO
+
+
+@njit(cache=True)
 def seed_games(seed_words, start, out):  # pragma: no cover - compiled
-    """``out[g]`` = state array of ``np.random.default_rng([seed, start + g])``, computed like
-    NumPy: SeedSequence pool mixing, ``generate_state(4, uint64)``, PCG64 ``srandom``."""
+    """``out[g]`` = state array of ``np.random.default_rng([seed, start + g])``."""
     ns = seed_words.shape[0]
     entropy = np.zeros(ns + 2, np.uint64)
     pool = np.zeros(4, np.uint64)
@@ -212,37 +265,50 @@ def seed_games(seed_words, start, out):  # pragma: no cover - compiled
             entropy[ne] = idx & _M32
             ne += 1
             idx = idx >> _S32
-        hc[0] = _INIT_A
-        for i in range(4):
-            pool[i] = _hashmix(entropy[i] if i < ne else _ZERO, hc)
-        for i_src in range(4):
-            for i_dst in range(4):
-                if i_src != i_dst:
-                    pool[i_dst] = _mix(pool[i_dst], _hashmix(pool[i_src], hc))
-        for i_src in range(4, ne):
-            for i_dst in range(4):
-                pool[i_dst] = _mix(pool[i_dst], _hashmix(entropy[i_src], hc))
-        h = _INIT_B
-        for i in range(8):
-            v = (pool[i % 4] ^ h) & _M32
-            h = (h * _MULT_B) & _M32
-            v = (v * h) & _M32
-            words[i] = v ^ (v >> _S16)
-        # uint64 words (little-endian pairs): seed = (w0, w1) as (high, low), inc = (w2, w3)
-        s_hi = words[0] | (words[1] << _S32)
-        s_lo = words[2] | (words[3] << _S32)
-        i_hi = words[4] | (words[5] << _S32)
-        i_lo = words[6] | (words[7] << _S32)
-        st = out[g]
-        st[0] = _ZERO
-        st[1] = _ZERO
-        st[2] = (i_hi << _ONE) | (i_lo >> _S63)  # inc = (initseq << 1) | 1
-        st[3] = (i_lo << _ONE) | _ONE
-        _step(st)
-        lo = st[1] + s_lo
-        carry = _ONE if lo < st[1] else _ZERO
-        st[0] = st[0] + s_hi + carry
-        st[1] = lo
-        _step(st)
-        st[4] = _ZERO
-        st[5] = _ZERO
+        _seed_state(entropy, ne, pool, hc, words, out[g])
+
+
+@njit(cache=True)
+def seed_keys(entropy, lengths, out):  # pragma: no cover - compiled
+    """``out[g]`` = state array of a PCG64 generator seeded by the SeedSequence whose assembled
+    entropy (32-bit words) is ``entropy[g, :lengths[g]]``."""
+    pool = np.zeros(4, np.uint64)
+    hc = np.zeros(1, np.uint64)
+    words = np.zeros(8, np.uint64)
+    row = np.zeros(entropy.shape[1], np.uint64)
+    for g in range(out.shape[0]):
+        for k in range(lengths[g]):
+            row[k] = np.uint64(entropy[g, k])
+        _seed_state(row, lengths[g], pool, hc, words, out[g])
+
+
+def spawn_entropy(seed: int, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Assembled SeedSequence entropy of ``SeedSequence(seed, spawn_key=key)`` for each row of
+    ``keys`` (G x K non-negative ints below 2**32): the seed's 32-bit words padded with zeros
+    to the pool size (4), then one word per key element -- NumPy's own assembly.
+
+    Returns ``(words, lengths)`` for :func:`seed_keys`.
+    """
+    seed_words = int_words(int(seed))
+    keys = np.asarray(keys, dtype=np.int64)
+    if keys.ndim != 2 or (keys.size and (keys.min() < 0 or keys.max() >= 2**32)):
+        raise ValueError("keys must be a 2-d array of integers in 0 .. 2**32 - 1")
+    head = max(4, seed_words.size) if keys.shape[1] else seed_words.size
+    words = np.zeros((keys.shape[0], head + keys.shape[1]), np.uint32)
+    words[:, : seed_words.size] = seed_words.astype(np.uint32)
+    words[:, head:] = keys.astype(np.uint32)
+    return words, np.full(keys.shape[0], words.shape[1], np.int64)
+
+
+def store_state(rng: np.random.Generator, st: np.ndarray) -> None:
+    """Set a NumPy ``Generator`` (PCG64) to the state array ``st`` (inverse of
+    :func:`state_array`)."""
+    rng.bit_generator.state = {
+        "bit_generator": "PCG64",
+        "state": {
+            "state": (int(st[0]) << 64) | int(st[1]),
+            "inc": (int(st[2]) << 64) | int(st[3]),
+        },
+        "has_uint32": int(st[4]),
+        "uinteger": int(st[5]),
+    }

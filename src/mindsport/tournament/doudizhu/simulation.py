@@ -1,11 +1,11 @@
-"""Simulated validation with the Dou Dizhu engine (seed 001 section 1.2, seed 004 experiment 3).
+"""Simulated validation with Dou Dizhu games (seed 001 section 1.2, seed 004 experiment 3).
 
 Entrants are bot line-ups ``(landlord, farmer 1, farmer 2)`` whose result on a hand is the
 landlord score of one game (:func:`lineup_oracle`), or landlord bots at tables with fixed farmer
-bots (:func:`landlord_oracle`). On top of the pure functions of :mod:`.formats`:
+bots (:func:`landlord_oracle`). On top of the pure functions of :mod:`mindsport.tournament.formats`:
 
-* :func:`play_records`: every line-up plays every hand once -> (hand, landlord score) records,
-  the input of hand libraries (score distributions for DIH, GDI per hand);
+* :func:`play_records`: every line-up plays every hand once -> (hand text, landlord score)
+  records, the input of hand libraries (score distributions for DIH, GDI per hand);
 * :func:`discriminating_lineups`: seed 001's Algorithm 1 end to end (cross the bots, play
   random hands, bucket the score rates, one line-up per bucket);
 * :func:`validate_test_cases`: seed 001's P1 (random hands) against P2 (the hands of highest
@@ -13,8 +13,9 @@ bots (:func:`landlord_oracle`). On top of the pure functions of :mod:`.formats`:
 * :func:`compare_formats`: seed 004's experiment 3, place-probability tables of the same
   entrants under duplicate, equal-strength and random dealing.
 
-This module imports :mod:`mindsport.doudizhu`; ``import mindsport.tournament`` does not.
-Every function takes an explicit ``numpy.random.Generator``.
+Hands are :class:`~mindsport.doudizhu.Deal` values throughout; a library (keyed by the deals'
+text, as on disk) is turned into deals once, by :func:`library_deals`. Every function takes an
+explicit ``numpy.random.Generator``.
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ __all__ = [
     "deal_hand",
     "discriminating_lineups",
     "landlord_oracle",
+    "library_deals",
     "lineup_oracle",
     "play_records",
     "top_distinct",
@@ -64,47 +66,46 @@ __all__ = [
 Lineup = tuple[Bot, Bot, Bot]
 
 
-def deal_hand(rng: np.random.Generator) -> str:
-    """A random deal (seed 001's Algorithm 2) in the seeds' notation."""
-    return str(deal(rng))
+def deal_hand(rng: np.random.Generator) -> Deal:
+    """A random deal (seed 001's Algorithm 2)."""
+    return deal(rng)
 
 
-def _parse(hand: str, cache: dict[str, Deal]) -> Deal:
-    found = cache.get(hand)
-    if found is None:
-        found = Deal.parse(hand)
-        cache[hand] = found
-    return found
+def library_deals(library: HandLibrary) -> dict[str, Deal]:
+    """The library's hands as deals (read once from the seeds' notation), by their text."""
+    return {hand: Deal.parse(hand) for hand in library.hands}
 
 
-def lineup_oracle(scoring: ScoringRule = LINEAR) -> Oracle[Lineup]:
+def lineup_oracle(scoring: ScoringRule = LINEAR) -> Oracle[Lineup, Deal]:
     """Oracle for line-up entrants: the landlord score of one game of ``hand``."""
-    cache: dict[str, Deal] = {}
 
-    def oracle(entrant: Lineup, hand: str, rng: np.random.Generator) -> float:
-        return float(play(_parse(hand, cache), list(entrant), scoring, rng).landlord_score)
+    def oracle(entrant: Lineup, hand: Deal, rng: np.random.Generator) -> float:
+        return float(play(hand, list(entrant), scoring, rng).landlord_score)
 
     return oracle
 
 
-def landlord_oracle(farmers: Sequence[Bot], scoring: ScoringRule = LINEAR) -> Oracle[Bot]:
+def landlord_oracle(farmers: Sequence[Bot], scoring: ScoringRule = LINEAR) -> Oracle[Bot, Deal]:
     """Oracle for landlord-bot entrants at tables with the fixed ``farmers`` (seed 004)."""
     if len(farmers) != 2:
         raise TournamentError(f"farmers must be two bots (farmer 1, farmer 2), got {len(farmers)}")
-    cache: dict[str, Deal] = {}
     f1, f2 = farmers
 
-    def oracle(entrant: Bot, hand: str, rng: np.random.Generator) -> float:
-        return float(play(_parse(hand, cache), [entrant, f1, f2], scoring, rng).landlord_score)
+    def oracle(entrant: Bot, hand: Deal, rng: np.random.Generator) -> float:
+        return float(play(hand, [entrant, f1, f2], scoring, rng).landlord_score)
 
     return oracle
 
 
 def play_records(
-    hands: Sequence[str], entrants: Sequence[Any], oracle: Oracle[Any], rng: np.random.Generator
+    hands: Sequence[Deal],
+    entrants: Sequence[Any],
+    oracle: Oracle[Any, Deal],
+    rng: np.random.Generator,
 ) -> list[tuple[str, float]]:
-    """Every entrant plays every hand once: ``[(hand, landlord score), ...]``."""
-    return [(hand, float(oracle(e, hand, rng))) for hand in hands for e in entrants]
+    """Every entrant plays every hand once: ``[(hand text, landlord score), ...]`` (the
+    records of :meth:`~mindsport.tournament.library.HandLibrary.from_records`)."""
+    return [(str(hand), float(oracle(e, hand, rng))) for hand in hands for e in entrants]
 
 
 def discriminating_lineups(
@@ -156,8 +157,8 @@ class Validation:
 
 def _distinct_share(
     entrants: Sequence[Any],
-    make_plan: Callable[[np.random.Generator], Plan],
-    oracle: Oracle[Any],
+    make_plan: Callable[[np.random.Generator], Plan[Deal]],
+    oracle: Oracle[Any, Deal],
     events: int,
     top: int,
     rng: np.random.Generator,
@@ -176,7 +177,7 @@ def validate_test_cases(
     top: int,
     events: int,
     rng: np.random.Generator,
-    oracle: Oracle[Any],
+    oracle: Oracle[Any, Deal],
 ) -> Validation:
     """Seed 001, section 1.2: events of ``rounds`` rounds ranked by summed rank points.
 
@@ -189,12 +190,14 @@ def validate_test_cases(
         raise TournamentError(f"events must be a positive integer, got {events!r}")
     n = len(entrants)
     chosen = tuple(r.hand for r in select_test_cases(library, n, rounds, top))
+    deals = library_deals(library)
+    selected = [deals[h] for h in chosen]
 
-    def random_rounds(g: np.random.Generator) -> Plan:
+    def random_rounds(g: np.random.Generator) -> Plan[Deal]:
         return duplicate_plan([deal_hand(g) for _ in range(rounds)], n)
 
-    def selected_rounds(g: np.random.Generator) -> Plan:
-        return duplicate_plan(list(chosen), n)
+    def selected_rounds(g: np.random.Generator) -> Plan[Deal]:
+        return duplicate_plan(selected, n)
 
     p1 = _distinct_share(entrants, random_rounds, oracle, events, top, rng)
     p2 = _distinct_share(entrants, selected_rounds, oracle, events, top, rng)
@@ -230,7 +233,7 @@ def compare_formats(
     rounds: int,
     events: int,
     rng: np.random.Generator,
-    oracle: Oracle[Any],
+    oracle: Oracle[Any, Deal],
     ranking: Ranking = "total",
 ) -> FormatComparison:
     """Seed 004, experiment 3: the same entrants under the three ways of dealing.
@@ -239,13 +242,14 @@ def compare_formats(
     ``library.equal_strength(centre, epsilon)``; random deals an independent hand to each.
     """
     n = len(entrants)
-    pool = library.equal_strength(centre, epsilon).hands
+    deals = library_deals(library)
+    pool = [deals[h] for h in library.equal_strength(centre, epsilon).hands]
     if len(pool) < n:
         raise TournamentError(
             f"only {len(pool)} hands lie within {epsilon} of GDI {list(centre)}; "
             f"{n} entrants need {n}"
         )
-    makers: dict[str, Callable[[np.random.Generator], Plan]] = {
+    makers: dict[str, Callable[[np.random.Generator], Plan[Deal]]] = {
         "duplicate": lambda g: duplicate_plan([deal_hand(g) for _ in range(rounds)], n),
         "equal_strength": lambda g: equal_strength_plan(pool, n, rounds, g),
         "random": lambda g: random_plan(n, rounds, g, deal_hand),

@@ -11,7 +11,8 @@ hands in advance. Here a linear model predicts the GDI from the cards alone:
   fitted on a simulated, graded hand library; :meth:`GdiModel.r2` on held-out hands;
 * :func:`propose_deals`: rejection sampling of (one-bomb) deals whose predicted GDI lies within
   epsilon of the target; the proposals are then verified by simulation
-  (:func:`mindsport.tournament.games.landlord_table` + :func:`~.gdi.grade_difficulty`).
+  (:func:`mindsport.tournament.doudizhu.games.landlord_table` and
+  :func:`mindsport.tournament.gdi.grade_difficulty`).
 """
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ import numpy.typing as npt
 from mindsport.doudizhu import Deal, deal
 from mindsport.doudizhu.bots import Planner
 from mindsport.tournament.atomic import write_atomically
+from mindsport.tournament.doudizhu.games import bomb_count
 from mindsport.tournament.errors import TournamentError
-from mindsport.tournament.games import bomb_count
 
 __all__ = [
     "FEATURE_NAMES",
@@ -72,15 +73,16 @@ def _longest_run(counts: Sequence[int]) -> int:
     return best
 
 
-def deal_features(hand: Deal | str, planner: Planner | None = None) -> npt.NDArray[np.float64]:
+def deal_features(hand: Deal, planner: Planner | None = None) -> npt.NDArray[np.float64]:
     """Feature vector of a deal, in the order of :data:`FEATURE_NAMES`.
 
-    >>> x = deal_features("[333344455566677788XD][4567889999TTTJJJQ][TJQQQKKKKAAAA2222]")
+    >>> d = Deal.parse("[333344455566677788XD][4567889999TTTJJJQ][TJQQQKKKKAAAA2222]")
+    >>> x = deal_features(d)
     >>> features = dict(zip(FEATURE_NAMES, x.tolist()))
     >>> features["L_bombs"], features["L_rocket"], features["F2_twos"]
     (1.0, 1.0, 4.0)
     """
-    d = Deal.parse(hand) if isinstance(hand, str) else hand
+    d = hand
     plan = planner or Planner()
     rows = []
     for counts in d.counts():
@@ -112,7 +114,7 @@ def deal_features(hand: Deal | str, planner: Planner | None = None) -> npt.NDArr
     return np.array([*lord, *f1, *f2, *extra], dtype=np.float64)
 
 
-def feature_matrix(hands: Sequence[Deal | str]) -> npt.NDArray[np.float64]:
+def feature_matrix(hands: Sequence[Deal]) -> npt.NDArray[np.float64]:
     """Rows of :func:`deal_features`."""
     planner = Planner()
     if len(hands) == 0:
@@ -241,7 +243,7 @@ class GdiModel:
 class Proposal:
     """Accepted deals with their predicted GDI, plus the sampling effort."""
 
-    deals: tuple[str, ...]
+    deals: tuple[Deal, ...]
     predicted: npt.NDArray[np.float64]
     tried: int
     seconds: float
@@ -277,7 +279,7 @@ def propose_deals(
         raise TournamentError(f"epsilon must be a positive number, got {epsilon!r}")
     planner = Planner()
     start = time.perf_counter()
-    accepted: list[str] = []
+    accepted: list[Deal] = []
     predicted: list[npt.NDArray[np.float64]] = []
     tried = 0
     while len(accepted) < count and tried < max_tries:
@@ -287,7 +289,7 @@ def propose_deals(
             continue
         g = model.predict(deal_features(d, planner))[0]
         if float(np.linalg.norm(g - goal)) < epsilon:
-            accepted.append(str(d))
+            accepted.append(d)
             predicted.append(g)
     return Proposal(
         tuple(accepted),

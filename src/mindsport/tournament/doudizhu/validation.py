@@ -2,9 +2,10 @@
 
 Both experiments run in two stages:
 
-1. **Engine games**, on any executor (:mod:`.executors`), every game seeded by its key
-   (:mod:`.games`): the bots play each hand of a random library (and fresh replays of the hands
-   the method selects) into an *outcome table* ``scores[entrant, hand, replay]``;
+1. **Engine games**, on any executor (:mod:`mindsport.tournament.executors`), every game
+   seeded by its key (:mod:`.games`): the bots play each hand of a random library (and fresh
+   replays of the hands the method selects) into an *outcome table*
+   ``scores[entrant, hand, replay]``;
 2. **Events**, resampled from the outcome tables (cheap, so the seeds' 1,000 events per cell
    cost nothing): in an event each (entrant, hand) cell takes one of its recorded replays at
    random. Within one event every entrant's score on every hand is an independent engine game,
@@ -39,10 +40,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from mindsport.doudizhu import Deal
+from mindsport.tournament.doudizhu.games import Game, landlord_table, play_games, random_deals
 from mindsport.tournament.errors import TournamentError
 from mindsport.tournament.executors import Executor, task_rng
 from mindsport.tournament.formats import event_places, place_probabilities
-from mindsport.tournament.games import Game, landlord_table, play_games, random_deals
 from mindsport.tournament.gdi import SEED_004_CENTRE, SEED_004_LEVELS, grade_difficulty
 from mindsport.tournament.library import HandLibrary
 from mindsport.tournament.rank_points import total_rank_points
@@ -225,7 +227,10 @@ def run_dih_grid(
     ]
     _announce(stage, "line-ups x library hands", len(games))
     table = play_games(games, seed, executor, progress=progress).reshape(len(lineups), hands_n)
-    records = [(deals[j], float(table[i, j])) for j in range(hands_n) for i in range(len(lineups))]
+    records = [
+        (str(deals[j]), float(table[i, j])) for j in range(hands_n) for i in range(len(lineups))
+    ]
+    by_text = {str(d): d for d in deals}
     library = HandLibrary.from_records(records, min_plays=len(lineups))
     totals = table[:, :probe].sum(axis=1)
 
@@ -236,7 +241,7 @@ def run_dih_grid(
             selections[(n, m)] = tuple(r.hand for r in picked)
     chosen = list(dict.fromkeys(h for hs in selections.values() for h in hs))
     replay_games = [
-        Game(h, lineup, (2, i, k, r))
+        Game(by_text[h], lineup, (2, i, k, r))
         for i, lineup in enumerate(lineups)
         for k, h in enumerate(chosen)
         for r in range(reps)
@@ -351,7 +356,7 @@ class FormatsResult:
     agreement: dict[tuple[str, float | None, int], OrderAgreement]
     pool_sizes: dict[float, int]
     gdis: npt.NDArray[np.float64]
-    hands: tuple[str, ...]
+    hands: tuple[Deal, ...]
     games: int
     events: int
 
@@ -369,7 +374,7 @@ def run_format_comparison(
     seed: int = 0,
     centre: Sequence[float] | None = SEED_004_CENTRE,
     levels: Sequence[float] = SEED_004_LEVELS,
-    extra_hands: Sequence[str] = (),
+    extra_hands: Sequence[Deal] = (),
     executor: Executor | None = None,
     progress: Progress | None = None,
     stage: Stage | None = None,

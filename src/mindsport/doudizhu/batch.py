@@ -1,0 +1,478 @@
+"""Many games at once on the compiled engine: the fast path of :func:`~.game.play`, of
+:func:`~.simulate.simulate` and of the tournament runners.
+
+Random-stream convention: a game owns one NumPy ``PCG64`` generator; game ``i`` of a run seeded
+``s`` uses ``np.random.default_rng([s, i])`` (:func:`game_states`), a game named by a key in a
+tournament ``np.random.default_rng(SeedSequence(s, spawn_key=key))`` (:func:`keyed_states`);
+both are computed inside the engine, bit for bit as NumPy would. The deal (when the engine
+deals) draws ``permutation(54)`` from it, then the bots draw on it; the engine carries NumPy's
+PCG64 bit for bit, so a game played here and the same game played move by move through
+:func:`~mindsport.doudizhu.game.play` are the same.
+
+Only bots with an ``engine_code`` (:class:`~mindsport.doudizhu.bots.EngineBot`: ``random``,
+``greedy``, ``strong``, ``level:N``) play here; :func:`bot_codes` says whether a line-up can.
+
+>>> from mindsport.doudizhu.batch import simulate_fast
+>>> res = simulate_fast(20, "strong,greedy,greedy", seed=3)
+>>> res.landlord_score.shape, bool(set(res.winner.tolist()) <= {0, 1, 2})
+((20,), True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import overload
+
+import numpy as np
+import numpy.typing as npt
+
+from mindsport.doudizhu.bots import make_bots
+from mindsport.doudizhu.bots.base import Bot, EngineBot
+from mindsport.doudizhu.deal import Deal
+from mindsport.doudizhu.game import GameRecord
+from mindsport.doudizhu.kinds import Kind
+from mindsport.doudizhu.moves import Move, move_table
+from mindsport.doudizhu.scoring import LINEAR, Outcome, ScoringRule
+from mindsport.errors import MindsportError
+
+__all__ = [
+    "FastResults",
+    "bot_codes",
+    "deal_counts",
+    "game_states",
+    "keyed_returns",
+    "keyed_states",
+    "landlord_scores",
+    "lineup_codes",
+    "play_fast",
+    "play_one",
+    "simulate_fast",
+    "simulate_records",
+    "supported",
+]
+
+_KINDS = tuple(Kind)
+_BATCH = 2048
+_REC_ROWS = 200_000
+
+Bots = str | Sequence[Bot]
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True, slots=True)
+class FastResults:
+    """Per-game outcomes of :func:`simulate_fast` (arrays of length ``n_games``)."""
+
+    landlord_score: FloatArray  # under the scoring rule
+    bombs: IntArray
+    rockets: IntArray
+    spring: npt.NDArray[np.bool_]
+    winner: IntArray  # seat that went out first (0 = landlord)
+    turns: IntArray  # actions played, passes included
+
+    def __len__(self) -> int:
+        return int(self.winner.shape[0])
+
+
+def _as_bots(bots: Bots) -> list[Bot]:
+    return make_bots(bots) if isinstance(bots, str) else list(bots)
+
+
+def bot_codes(bots: Bots) -> tuple[IntArray, IntArray] | None:
+    """Kernel codes and levels of three bots, or None when one has no engine code."""
+    players = _as_bots(bots)
+    if len(players) != 3:
+        raise MindsportError(f"a game needs 3 players, got {len(players)}")
+    codes = np.zeros(3, np.int64)
+    levels = np.zeros(3, np.int64)
+    for seat, bot in enumerate(players):
+        if not isinstance(bot, EngineBot):
+            return None
+        codes[seat], levels[seat] = bot.engine_code
+    return codes, levels
+
+
+def supported(bots: Bots) -> bool:
+    """True when all three bots have engine codes."""
+    return bot_codes(bots) is not None
+
+
+def _codes(bots: Bots) -> tuple[IntArray, IntArray]:
+    found = bot_codes(bots)
+    if found is None:
+        raise MindsportError(
+            "the compiled engine plays only random, greedy, strong and level:N bots; "
+            "use mindsport.doudizhu.play for other bots"
+        )
+    return found
+
+
+def game_states(seed: int, indices: Sequence[int] | range | np.ndarray) -> np.ndarray:
+    """PCG64 state arrays (G x 6) of the games ``indices`` of a run seeded ``seed``: the states
+    of ``np.random.default_rng([seed, i])``, computed in the engine (SeedSequence and all)."""
+    from mindsport.doudizhu.compiled import ensure_compiled
+    from mindsport.doudizhu.compiled.rng import int_words, seed_games
+
+    ensure_compiled()
+    words = int_words(int(seed))
+    idx = [int(i) for i in indices]
+    out = np.zeros((len(idx), 6), np.uint64)
+    if not idx:
+        return out
+    if idx == list(range(idx[0], idx[0] + len(idx))) and idx[0] >= 0:
+        seed_games(words, idx[0], out)
+        return out
+    for j, i in enumerate(idx):
+        if i < 0:
+            raise MindsportError(f"game indices must be non-negative, got {i}")
+        seed_games(words, i, out[j : j + 1])
+    return out
+
+
+def keyed_states(seed: int, keys: npt.ArrayLike) -> np.ndarray:
+    """PCG64 state arrays (G x 6) of ``np.random.default_rng(SeedSequence(seed, spawn_key=k))``
+    for each row ``k`` of ``keys`` (G x K integers in 0 .. 2**32 - 1): the generators of
+    :func:`mindsport.tournament.executors.task_rng`, computed in the engine."""
+    from mindsport.doudizhu.compiled import ensure_compiled
+    from mindsport.doudizhu.compiled.rng import seed_keys, spawn_entropy
+
+    ensure_compiled()
+    if isinstance(seed, bool) or int(seed) != seed or seed < 0:
+        raise MindsportError(f"seed must be a non-negative integer, got {seed!r}")
+    try:
+        words, lengths = spawn_entropy(int(seed), np.asarray(keys, dtype=np.int64))
+    except ValueError as exc:
+        raise MindsportError(f"bad game keys: {exc}") from None
+    out = np.zeros((words.shape[0], 6), np.uint64)
+    seed_keys(words, lengths, out)
+    return out
+
+
+def deal_counts(deals: Sequence[Deal]) -> IntArray:
+    """The deals as a (G x 3 x 15) count array (the engine's input)."""
+    if not deals:
+        return np.zeros((0, 3, 15), np.int64)
+    return np.array([d.counts() for d in deals], dtype=np.int64)
+
+
+def _returns(
+    results: IntArray, scoring: ScoringRule, call: int = 1, doubles: int = 0
+) -> FloatArray:
+    """Scores of the three seats (G x 3) via ``scoring.scores``, once per distinct outcome."""
+    keys = np.stack(
+        [(results[:, 0] == 0).astype(np.int64), results[:, 1], results[:, 2], results[:, 3]],
+        axis=1,
+    )
+    uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
+    values = np.array(
+        [
+            scoring.scores(
+                Outcome(
+                    landlord_won=bool(w),
+                    bombs=int(b),
+                    rockets=int(r),
+                    spring=bool(s),
+                    call=call,
+                    doubles=doubles,
+                )
+            )
+            for w, b, r, s in uniq
+        ],
+        dtype=np.float64,
+    ).reshape(-1, 3)
+    return values[inverse.reshape(-1)]
+
+
+def lineup_codes(lineups: Sequence[Sequence[str]]) -> tuple[IntArray, IntArray] | None:
+    """Kernel codes and levels (G x 3) of line-ups of bot specs; None when a bot has no engine
+    code (an external program, the tracking bot)."""
+    known: dict[str, tuple[int, int] | None] = {}
+    codes = np.zeros((len(lineups), 3), np.int64)
+    levels = np.zeros((len(lineups), 3), np.int64)
+    for g, lineup in enumerate(lineups):
+        if len(lineup) != 3:
+            raise MindsportError(f"a game needs 3 players, got {len(lineup)}: {list(lineup)}")
+        for seat, spec in enumerate(lineup):
+            if spec not in known:
+                bot = make_bots(spec)[0]
+                known[spec] = bot.engine_code if isinstance(bot, EngineBot) else None
+                close = getattr(bot, "close", None)
+                if callable(close):
+                    close()
+            found = known[spec]
+            if found is None:
+                return None
+            codes[g, seat], levels[g, seat] = found
+    return codes, levels
+
+
+def keyed_returns(
+    deals: Sequence[Deal],
+    codes: IntArray,
+    levels: IntArray,
+    seed: int,
+    keys: Sequence[Sequence[int]],
+    scoring: ScoringRule = LINEAR,
+) -> FloatArray:
+    """Returns (G x 3) of games ``g``: ``deals[g]`` played by the bots ``codes[g]`` /
+    ``levels[g]`` drawing on ``task_rng(seed, *keys[g])`` (:func:`keyed_states`)."""
+    from mindsport.doudizhu.compiled import ensure_compiled
+    from mindsport.doudizhu.compiled.engine import deck, run_games
+
+    ensure_compiled()
+    n = len(deals)
+    if len(keys) != n or codes.shape != (n, 3) or levels.shape != (n, 3):
+        raise MindsportError(f"{n} deals need {n} keys and (n, 3) codes and levels")
+    states = np.zeros((n, 6), np.uint64)
+    by_length: dict[int, list[int]] = {}
+    for g, key in enumerate(keys):
+        by_length.setdefault(len(key), []).append(g)
+    for rows in by_length.values():
+        states[rows] = keyed_states(seed, np.array([keys[g] for g in rows], dtype=np.int64))
+    index: dict[int, int] = {}
+    unique: list[Deal] = []
+    where = np.empty(n, np.int64)
+    for g, d in enumerate(deals):
+        i = index.get(id(d))
+        if i is None:
+            i = index[id(d)] = len(unique)
+            unique.append(d)
+        where[g] = i
+    counts = deal_counts(unique)[where]
+    results = np.zeros((n, 8), np.int64)
+    empty3 = np.zeros((0, 3, 15), np.int64)
+    run_games(
+        states,
+        counts,
+        np.ascontiguousarray(codes, dtype=np.int64),
+        np.ascontiguousarray(levels, dtype=np.int64),
+        deck(),
+        empty3,
+        results,
+        np.zeros((0, 18), np.int64),
+        np.zeros(1, np.int64),
+        np.zeros(0, np.int64),
+    )
+    return _returns(results, scoring)
+
+
+def landlord_scores(
+    deals: IntArray,
+    codes: IntArray,
+    levels: IntArray,
+    states: np.ndarray,
+    scoring: ScoringRule = LINEAR,
+) -> FloatArray:
+    """Landlord scores of games ``g``: deal ``deals[g]`` (G x 3 x 15 counts) played by the bots
+    ``codes[g]`` / ``levels[g]`` (G x 3) from the generator state ``states[g]`` (G x 6, from
+    :func:`keyed_states` or :func:`game_states`). The engine at full speed: no records."""
+    from mindsport.doudizhu.compiled import ensure_compiled
+    from mindsport.doudizhu.compiled.engine import deck, run_games
+
+    ensure_compiled()
+    n = states.shape[0]
+    if deals.shape != (n, 3, 15) or codes.shape != (n, 3) or levels.shape != (n, 3):
+        raise MindsportError(
+            f"landlord_scores: {n} states need deals (n, 3, 15) and codes / levels (n, 3), got "
+            f"{deals.shape}, {codes.shape}, {levels.shape}"
+        )
+    results = np.zeros((n, 8), np.int64)
+    empty3 = np.zeros((0, 3, 15), np.int64)
+    empty_rec = np.zeros((0, 18), np.int64)
+    run_games(
+        np.ascontiguousarray(states),
+        np.ascontiguousarray(deals, dtype=np.int64),
+        np.ascontiguousarray(codes, dtype=np.int64),
+        np.ascontiguousarray(levels, dtype=np.int64),
+        deck(),
+        empty3,
+        results,
+        empty_rec,
+        np.zeros(1, np.int64),
+        np.zeros(0, np.int64),
+    )
+    return _returns(results, scoring)[:, 0]
+
+
+def simulate_fast(
+    n_games: int,
+    bots: Bots,
+    scoring: ScoringRule = LINEAR,
+    seed: int = 0,
+    start: int = 0,
+) -> FastResults:
+    """Play games ``start .. start + n_games - 1`` of the run seeded ``seed`` (game i deals and
+    plays from ``default_rng([seed, i])``, as :func:`mindsport.doudizhu.simulate.simulate`
+    does) and return the outcomes as arrays; one core, no records."""
+    from mindsport.doudizhu.compiled.engine import deck, run_games
+
+    code, level = _codes(bots)
+    results = np.zeros((n_games, 8), np.int64)
+    empty3 = np.zeros((0, 3, 15), np.int64)
+    empty_rec = np.zeros((0, 18), np.int64)
+    count = np.zeros(1, np.int64)
+    turns = np.zeros(0, np.int64)
+    for lo in range(0, n_games, _BATCH):
+        hi = min(n_games, lo + _BATCH)
+        states = game_states(seed, range(start + lo, start + hi))
+        codes = np.repeat(code[None, :], hi - lo, axis=0)
+        levels = np.repeat(level[None, :], hi - lo, axis=0)
+        run_games(
+            states, empty3, codes, levels, deck(), empty3, results[lo:hi], empty_rec, count, turns
+        )
+    return FastResults(
+        landlord_score=_returns(results, scoring)[:, 0],
+        bombs=results[:, 1].copy(),
+        rockets=results[:, 2].copy(),
+        spring=results[:, 3].astype(bool),
+        winner=results[:, 0].copy(),
+        turns=results[:, 7].copy(),
+    )
+
+
+def _records(
+    states: np.ndarray,
+    deals: list[Deal] | None,
+    code: IntArray,
+    level: IntArray,
+    scoring: ScoringRule,
+    call: int = 1,
+    doubles: int = 0,
+) -> list[GameRecord]:
+    from mindsport.doudizhu.compiled.engine import MAX_TURNS, REC_WIDTH, deck, run_games
+
+    n = states.shape[0]
+    given = deal_counts(deals) if deals is not None else np.zeros((0, 3, 15), np.int64)
+    codes = np.repeat(code[None, :], n, axis=0)
+    levels = np.repeat(level[None, :], n, axis=0)
+    out_deals = np.zeros((n, 3, 15), np.int64)
+    results = np.zeros((n, 8), np.int64)
+    # room for ~100 turns a game; a game starts only when MAX_TURNS rows are left
+    rec = np.zeros((min(_REC_ROWS, MAX_TURNS + 100 * n), REC_WIDTH), np.int64)
+    game_turns = np.zeros(n, np.int64)
+    table = move_table()
+    records: list[GameRecord] = []
+    done = 0
+    while done < n:
+        count = np.zeros(1, np.int64)
+        sub_deals = given[done:] if deals is not None else given
+        played = run_games(
+            states[done:],
+            sub_deals,
+            codes[done:],
+            levels[done:],
+            deck(),
+            out_deals[done:],
+            results[done:],
+            rec,
+            count,
+            game_turns[done:],
+        )
+        row = 0
+        for g in range(done, done + played):
+            t = int(game_turns[g])
+            history: list[tuple[int, Move | None]] = []
+            for k in range(row, row + t):
+                kind = int(rec[k, 1])
+                move = None if kind < 0 else table.find(_KINDS[kind], rec[k, 3:].tolist())
+                history.append((int(rec[k, 0]), move))
+            row += t
+            res = results[g]
+            the_deal = deals[g] if deals is not None else Deal._trusted(out_deals[g].tolist())
+            outcome = Outcome(
+                landlord_won=bool(res[0] == 0),
+                bombs=int(res[1]),
+                rockets=int(res[2]),
+                spring=bool(res[3]),
+                call=call,
+                doubles=doubles,
+            )
+            records.append(
+                GameRecord(
+                    deal=the_deal,
+                    moves=tuple(history),
+                    winner=int(res[0]),
+                    bombs=int(res[1]),
+                    rockets=int(res[2]),
+                    spring=bool(res[3]),
+                    scores=scoring.scores(outcome),
+                    scoring=scoring.name,
+                    call=call,
+                    doubles=doubles,
+                )
+            )
+        done += played
+    return records
+
+
+def simulate_records(
+    indices: Sequence[int] | range, bots: Bots, seed: int = 0, scoring: ScoringRule = LINEAR
+) -> list[GameRecord]:
+    """Full records of games ``indices`` of the run seeded ``seed`` (deal and play from
+    ``default_rng([seed, i])``): what :func:`mindsport.doudizhu.simulate.simulate` returns."""
+    code, level = _codes(bots)
+    return _records(game_states(seed, indices), None, code, level, scoring)
+
+
+def play_one(
+    deal: Deal,
+    bots: Bots,
+    scoring: ScoringRule,
+    rng: np.random.Generator,
+    call: int = 1,
+    doubles: int = 0,
+) -> GameRecord:
+    """One deal played by the engine with the bots drawing on ``rng``, which is advanced
+    exactly as :func:`~mindsport.doudizhu.game.play` advances it."""
+    from mindsport.doudizhu.compiled.rng import state_array, store_state
+
+    code, level = _codes(bots)
+    states = state_array(rng)[None, :].copy()
+    record = _records(states, [deal], code, level, scoring, call, doubles)[0]
+    store_state(rng, states[0])
+    return record
+
+
+@overload
+def play_fast(
+    deal_or_batch: Deal,
+    bot_specs: Bots,
+    scoring: ScoringRule = ...,
+    seed: int | np.random.Generator = ...,
+) -> GameRecord: ...
+
+
+@overload
+def play_fast(
+    deal_or_batch: Sequence[Deal],
+    bot_specs: Bots,
+    scoring: ScoringRule = ...,
+    seed: int | np.random.Generator = ...,
+) -> list[GameRecord]: ...
+
+
+def play_fast(
+    deal_or_batch: Deal | Sequence[Deal],
+    bot_specs: Bots,
+    scoring: ScoringRule = LINEAR,
+    seed: int | np.random.Generator = 0,
+) -> GameRecord | list[GameRecord]:
+    """Play given deals with the compiled engine and return full :class:`GameRecord` s.
+
+    * One deal and a ``np.random.Generator`` (PCG64): the game ``play(deal, bots, scoring,
+      rng)`` gives, and the generator is advanced exactly as ``play`` would advance it.
+    * An int ``seed``: deal ``i`` of the batch (a single deal is deal 0) is played with the
+      bots drawing on ``default_rng([seed, i])`` (nothing is drawn for the deal itself).
+    """
+    if isinstance(deal_or_batch, Deal):
+        if isinstance(seed, np.random.Generator):
+            return play_one(deal_or_batch, bot_specs, scoring, seed)
+        code, level = _codes(bot_specs)
+        return _records(game_states(seed, [0]), [deal_or_batch], code, level, scoring)[0]
+    if isinstance(seed, np.random.Generator):
+        raise MindsportError("pass an int seed to play a batch of deals")
+    deals = list(deal_or_batch)
+    code, level = _codes(bot_specs)
+    return _records(game_states(seed, range(len(deals))), deals, code, level, scoring)

@@ -1,0 +1,156 @@
+"""The game contract every game of the package follows, in the manner of OpenSpiel.
+
+A **game** is a factory plus metadata (:class:`GameInfo`: name, number of players, what the
+returns sum to, what chance decides). Chance is explicit: :meth:`Game.sample_chance` draws the
+chance outcome (a Dou Dizhu deal, the two Luzhanqi setups) from a generator, and
+:meth:`Game.new_initial_state` starts a game from a given one, so the same deal can be replayed
+at many tables.
+
+A **state** has ``current_player()`` (:data:`TERMINAL` once over), ``legal_actions()``,
+``apply_action(action)`` (checked: an illegal action raises :class:`IllegalMoveError` naming
+it), ``clone()``, ``is_terminal()``, ``returns()`` (one number per player), ``observation(p)``
+(what player ``p`` may know, with ``to_json()``), ``action_to_string(action)`` and
+``forfeit(player)`` (ends the game against a player that broke down, see
+:mod:`mindsport.games.referee`).
+
+A **bot** takes the generator at each decision: ``act(observation, legal_actions, rng)``
+returns one of ``legal_actions``. Bots hold no game in progress: everything they need is in the
+observation, so one bot object may sit in several seats and games.
+
+The referee (:mod:`mindsport.games.referee`), the external-bot bridge
+(:mod:`mindsport.games.external`), the tournament runners and the command line use only this
+contract; games are found by name in :mod:`mindsport.games.registry`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from mindsport.errors import MindsportError
+
+__all__ = [
+    "TERMINAL",
+    "BatchGame",
+    "Bot",
+    "Game",
+    "GameInfo",
+    "IllegalMoveError",
+    "Observation",
+    "State",
+]
+
+#: ``current_player()`` of a finished game (OpenSpiel's ``kTerminalPlayerId``).
+TERMINAL = -4
+
+
+class IllegalMoveError(MindsportError):
+    """An action the rules do not allow now; the message names the action and why."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    """What a game is: ``name`` (registry key), ``title``, ``players``, ``returns_sum`` (what
+    the players' returns always add up to; None when the rules fix no sum) and ``chance`` (what
+    the chance outcome is)."""
+
+    name: str
+    title: str
+    players: int
+    returns_sum: float | None
+    chance: str
+
+
+@runtime_checkable
+class Observation(Protocol):
+    """What one player may know; ``to_json()`` is sent to external bots."""
+
+    @property
+    def player(self) -> int: ...
+
+    def to_json(self) -> dict[str, Any]: ...
+
+
+@runtime_checkable
+class State(Protocol):
+    """A game in progress (mutable; :meth:`clone` copies)."""
+
+    def current_player(self) -> int: ...
+
+    def legal_actions(self) -> Sequence[Any]: ...
+
+    def apply_action(self, action: Any) -> None: ...
+
+    def clone(self) -> State: ...
+
+    def is_terminal(self) -> bool: ...
+
+    def returns(self) -> Sequence[float]: ...
+
+    def observation(self, player: int) -> Observation: ...
+
+    def action_to_string(self, action: Any) -> str: ...
+
+    def forfeit(self, player: int) -> None: ...
+
+
+@runtime_checkable
+class Bot(Protocol):
+    """A player: one of ``legal_actions`` for ``observation``, drawing only on ``rng``."""
+
+    @property
+    def name(self) -> str: ...
+
+    def act(
+        self, observation: Any, legal_actions: Sequence[Any], rng: np.random.Generator
+    ) -> Any: ...
+
+
+@runtime_checkable
+class Game(Protocol):
+    """A game: metadata, chance, initial states and bots by spec string."""
+
+    @property
+    def info(self) -> GameInfo: ...
+
+    def sample_chance(self, rng: np.random.Generator) -> Any:
+        """The chance outcome of a new game (a deal, the setups), drawn from ``rng``."""
+        ...
+
+    def new_initial_state(self, chance: Any) -> State: ...
+
+    def make_bot(self, spec: str, *, time_limit: float = ...) -> Bot:
+        """A bot from a spec string (the game's built-in names, or ``cmd:COMMAND``)."""
+        ...
+
+    def action_to_string(self, action: Any) -> str:
+        """An action's text (what external bots read and answer)."""
+        ...
+
+    def bot_names(self) -> Sequence[str]:
+        """The spec strings of the built-in bots (for help texts)."""
+        ...
+
+
+@runtime_checkable
+class BatchGame(Protocol):
+    """A game that can also play many independent games at once, at engine speed (the
+    tournament runners use it when present; Dou Dizhu does it with its compiled engine).
+
+    ``play_batch(chances, lineups, keys, seed)``: game ``g`` starts from ``chances[g]``, its
+    players are the bot specs ``lineups[g]``, and it draws on the generator
+    ``np.random.default_rng(np.random.SeedSequence(seed, spawn_key=keys[g]))``. Returns the
+    returns (G x players), the same numbers the referee would give with that generator, or
+    ``None`` when some line-up has a bot it cannot play (then the referee plays them).
+    """
+
+    def play_batch(
+        self,
+        chances: Sequence[Any],
+        lineups: Sequence[tuple[str, ...]],
+        keys: Sequence[tuple[int, ...]],
+        seed: int,
+    ) -> np.ndarray | None: ...

@@ -1,0 +1,37 @@
+"""The plain scalar functions of mindsport, compiled once for every kernel (numba).
+
+:func:`mindsport.rating.jit.compile_functions` compiles the functions listed in the
+``__kernels__`` of :mod:`mindsport.match` (a pair's outcome from ranks),
+:mod:`mindsport.rating.gaussian` (normal distribution), :mod:`mindsport.rating.truncation`
+(truncated-Gaussian moments) and :mod:`mindsport.rating.formulas` (the models' formulas). The
+kernel modules take them from here, so each is compiled (and cached) once.
+"""
+
+from __future__ import annotations
+
+from mindsport import match
+from mindsport.rating import formulas, gaussian, truncation
+from mindsport.rating.jit import compile_functions
+
+__all__ = ["F"]  # and each compiled function by its name, below
+
+#: the compiled functions, by name
+F = compile_functions(match, gaussian, truncation, formulas)
+
+# the ones the kernels call, by name
+pair_outcome = F.pair_outcome
+erfcx = F.erfcx
+norm_cdf = F.norm_cdf
+truncated = F.truncated
+difference_moments = F.difference_moments
+win_moments = F.win_moments
+drifted_sigma = F.drifted_sigma
+margin_from_quantile = F.margin_from_quantile
+ahead_probability = F.ahead_probability
+logistic10 = F.logistic10
+fide_k = F.fide_k
+g_factor = F.g_factor
+logistic = F.logistic
+glicko2_expectation = F.glicko2_expectation
+tenhou_adjustment = F.tenhou_adjustment
+tenhou_change = F.tenhou_change

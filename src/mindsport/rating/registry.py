@@ -1,0 +1,242 @@
+"""The rating models by name: one registry that the command line, the store, the service,
+``fit`` and ``evaluate`` all read.
+
+Each :class:`ModelSpec` says what a model is called, which class builds it and which value type
+its ratings have, its settings (:class:`~mindsport.rating.params.Param`: name, kind, default,
+allowed range, help), the grid :func:`mindsport.history.fit` searches by default, and how a
+rating is shown on a leaderboard (:class:`Display`: the value, the deviation if there is one,
+and the conservative value the board is sorted by).
+
+A model added to :data:`MODELS` appears everywhere: ``mindsport leagues create --model``,
+``mindsport evaluate --models``, ``fit("name", ...)``, store leagues and the service. Its class
+provides the model protocol (``rating``, ``rate``, ``win_probability``, ``expose``) and, for a
+fast replay, a ``replayer()`` (:mod:`mindsport.rating.replayers`).
+
+>>> sorted(MODELS)
+['elo', 'fide', 'glicko2', 'pairwise', 'tenhou', 'trueskill']
+>>> build_model("glicko2", tau=0.3, period=7)
+Glicko2(tau=0.3, ..., period=7.0)
+>>> build_model("trueskill", beta=-1)
+Traceback (most recent call last):
+...
+mindsport.rating.params.ParameterError: model 'trueskill': beta must be a number > 0, got -1
+>>> MODELS["trueskill"].display.conservative
+'mu - 3 sigma'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from mindsport.rating import elo, glicko2, pairwise, tenhou, trueskill
+from mindsport.rating.params import Param, ParameterError
+from mindsport.rating.rating import Rating
+
+__all__ = [
+    "MODELS",
+    "Display",
+    "ModelSpec",
+    "UnknownModelError",
+    "build_model",
+    "default_grid",
+    "get_spec",
+    "model_names",
+]
+
+
+class UnknownModelError(ParameterError):
+    """A rating model, or a setting of one, is not known by that name."""
+
+
+@dataclass(frozen=True)
+class Display:
+    """How a rating is shown on a leaderboard.
+
+    ``value``/``deviation``: the rating value's field shown as the skill and the one shown as
+    its uncertainty (None: the model has none), with their labels; ``conservative``: the label
+    of the value the board is sorted by (the model's ``expose``).
+    """
+
+    value: str
+    value_label: str
+    deviation: str | None
+    deviation_label: str | None
+    conservative: str
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A registered rating model (see the module docstring)."""
+
+    name: str
+    title: str
+    cls: type
+    value_type: type
+    params: tuple[Param, ...]
+    grid: Mapping[str, tuple[Any, ...]]
+    display: Display
+    summary: str
+    #: builds the model from its settings (default: the class itself)
+    factory: Callable[..., Any] | None = field(default=None, compare=False)
+
+    def param(self, name: str) -> Param:
+        """The setting ``name`` (else :class:`UnknownModelError` naming the known ones)."""
+        for p in self.params:
+            if p.name == name:
+                return p
+        known = ", ".join(p.name for p in self.params)
+        raise UnknownModelError(f"model {self.name!r} has no parameter {name!r} (known: {known})")
+
+    def check(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """Settings given by name, checked and in their own types (``3.0`` -> ``3`` for an
+        integer): a :class:`~mindsport.rating.params.ParameterError` names the parameter, the
+        value and the allowed values."""
+        out: dict[str, Any] = {}
+        for name, value in params.items():
+            p = self.param(name)
+            v = p.normalise(value)
+            if not p.ok(v):  # the value named as it was given
+                raise ParameterError(
+                    f"model {self.name!r}: {name} must be {p.allowed()}, got {value!r}"
+                )
+            out[name] = v
+        return out
+
+    def parse(self, name: str, text: str) -> Any:
+        """A setting written as text on a command line, in its own type (checked later)."""
+        return self.param(name).parse(text)
+
+    def build(self, **params: Any) -> Any:
+        """The model with these settings (others at their defaults)."""
+        checked = self.check(params)
+        make = self.factory if self.factory is not None else self.cls
+        try:
+            return make(**checked)
+        except TypeError as exc:  # pragma: no cover - every parameter was checked above
+            raise ParameterError(f"model {self.name!r}: {exc}") from None
+
+
+def _fide(
+    *,
+    new_k: float = 40.0,
+    new_games: int = 30,
+    regular_k: float = 20.0,
+    top_k: float = 10.0,
+    threshold: float = 2400.0,
+    **rest: Any,
+) -> elo.Elo:
+    return elo.Elo(k=elo.FideK(new_k, new_games, regular_k, top_k, threshold), **rest)
+
+
+_GAUSSIAN = Display("mu", "mu", "sigma", "sigma", "mu - 3 sigma")
+
+_SPECS = (
+    ModelSpec(
+        "trueskill",
+        "TrueSkill",
+        trueskill.TrueSkill,
+        Rating,
+        trueskill.PARAMS,
+        {
+            "beta": (2.0, 3.0, 25 / 6, 6.0, 9.0, 13.0, 18.0),
+            "tau": (0.0, 0.04, 25 / 300, 0.2, 0.4, 0.7, 1.0),
+            "draw_probability": (0.0, 0.1, 0.2),
+        },
+        _GAUSSIAN,
+        "Bayesian skill by message passing on a factor graph (teams, ties, partial play)",
+    ),
+    ModelSpec(
+        "elo",
+        "Elo",
+        elo.Elo,
+        elo.EloRating,
+        elo.PARAMS,
+        {"k": (4.0, 8.0, 12.0, 16.0, 24.0, 32.0, 48.0, 64.0, 96.0, 128.0)},
+        Display("rating", "rating", None, None, "rating"),
+        "Elo with a constant K",
+    ),
+    ModelSpec(
+        "fide",
+        "Elo (FIDE K)",
+        elo.Elo,
+        elo.EloRating,
+        tuple(p for p in elo.PARAMS if p.name != "k") + elo.FIDE_PARAMS,
+        {},
+        Display("rating", "rating", None, None, "rating"),
+        "Elo with the FIDE K schedule (40 for new players, 20, 10 from 2400)",
+        factory=_fide,
+    ),
+    ModelSpec(
+        "glicko2",
+        "Glicko-2",
+        glicko2.Glicko2,
+        glicko2.Glicko2Rating,
+        glicko2.PARAMS,
+        {
+            "tau": (0.1, 0.2, 0.5, 0.8, 1.2, 1.8),
+            "initial_rd": (100.0, 150.0, 250.0, 350.0, 500.0),
+        },
+        Display("rating", "rating", "rd", "RD", "rating - 2 RD"),
+        "Glicko-2 (one game one rating period, or rating periods of a given length)",
+    ),
+    ModelSpec(
+        "tenhou",
+        "Tenhou R",
+        tenhou.TenhouRating,
+        tenhou.TenhouR,
+        tenhou.PARAMS,
+        {"prob_scale": (300.0, 450.0, 600.0, 900.0, 1300.0, 1900.0, 2763.0, 4000.0)},
+        Display("rating", "R", None, None, "R"),
+        "the Tenhou mahjong server's rating (placement bonus and table average)",
+    ),
+    ModelSpec(
+        "pairwise",
+        "Pairwise TrueSkill",
+        pairwise.PairwiseTrueSkill,
+        Rating,
+        pairwise.PARAMS,
+        {
+            "beta": (25 / 6, 9.0, 14.0, 20.0, 30.0, 45.0),
+            "tau": (0.0, 0.04, 25 / 300, 0.2),
+            "draw_probability": (0.0, 0.1),
+        },
+        _GAUSSIAN,
+        "the naive every-pair-repeated TrueSkill update (a baseline)",
+    ),
+)
+
+#: every registered model by name
+MODELS: Mapping[str, ModelSpec] = MappingProxyType({s.name: s for s in _SPECS})
+
+
+def model_names() -> tuple[str, ...]:
+    """The registered model names, in registration order."""
+    return tuple(MODELS)
+
+
+def get_spec(name: str) -> ModelSpec:
+    """The model registered as ``name`` (case and surrounding blanks ignored)."""
+    if not isinstance(name, str):
+        raise UnknownModelError(f"a model name is a string, got {name!r}")
+    spec = MODELS.get(name.strip().lower())
+    if spec is None:
+        raise UnknownModelError(f"unknown model {name!r} (known: {', '.join(model_names())})")
+    return spec
+
+
+def build_model(name: str, **params: Any) -> Any:
+    """The model registered as ``name`` with the given settings, checked against its spec."""
+    return get_spec(name).build(**params)
+
+
+def default_grid(factory: Any) -> dict[str, tuple[Any, ...]]:
+    """The default fitting grid of a model name or of a registered model class."""
+    if isinstance(factory, str):
+        return dict(get_spec(factory).grid)
+    for spec in MODELS.values():
+        if spec.cls is factory and spec.factory is None:
+            return dict(spec.grid)
+    raise ParameterError(f"no default grid for {factory!r}: pass grid={{setting: values}}")

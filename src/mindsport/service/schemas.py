@@ -1,0 +1,336 @@
+"""Request and response bodies of the HTTP API (pydantic models; they make the OpenAPI schema).
+
+Requests are strict: ranks are integers (not strings, not booleans), numbers are finite and
+within their ranges, lists and strings have maximum lengths (:mod:`mindsport.service.limits`),
+ids are printable (:func:`mindsport.match.id_problem`), and unknown fields are refused.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, Strict
+
+from mindsport.match import Match, text_problem
+from mindsport.service.limits import (
+    MAX_BATCH,
+    MAX_ID_LENGTH,
+    MAX_LABEL_LENGTH,
+    MAX_LIMIT,
+    MAX_OFFSET,
+    MAX_PARAM_VALUE,
+    MAX_PARAMS,
+    MAX_POOL,
+    MAX_RANK,
+    MAX_SEARCH_LENGTH,
+    MAX_TEAM_SIZE,
+    MAX_TEAMS,
+    MAX_TIME,
+    MIN_TIME,
+)
+
+__all__ = [
+    "ID_PATTERN",
+    "LEAGUE_PATTERN",
+    "DisplayOut",
+    "ErrorOut",
+    "KeyIn",
+    "KeyOut",
+    "KeysOut",
+    "LeaderboardOut",
+    "LeagueIn",
+    "LeagueOut",
+    "LeaguePatch",
+    "LeaguesOut",
+    "MatchBatch",
+    "MatchIn",
+    "MatchesOut",
+    "MatchmakeIn",
+    "MatchmakeOut",
+    "NewKeyOut",
+    "PlayerOut",
+    "PredictIn",
+    "PredictOut",
+]
+
+#: an id: printable characters (no C0/C1 control character), not whitespace only
+ID_PATTERN = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
+#: a league name: letters, digits, '_', '.', '-', starting with a letter or digit
+LEAGUE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$"
+#: a table shape: "AvB..." team sizes or "ffaN"
+SHAPE_PATTERN = r"^(ffa[0-9]{1,2}|[0-9]{1,2}(v[0-9]{1,2}){1,15})$"
+
+
+def _printable_text(value: str) -> str:
+    why = text_problem(value)
+    if why is not None:
+        raise ValueError(f"text {why}")
+    return value
+
+
+def _iso_time(value: Any) -> Any:
+    """A string time is an ISO 8601 date or datetime (numbers in strings are not times)."""
+    if isinstance(value, str):
+        try:
+            return datetime.fromisoformat(value)
+        except ValueError:
+            raise ValueError(
+                "expected an ISO 8601 datetime such as 2024-01-01T00:00:00Z, or a number"
+            ) from None
+    return value
+
+
+# the pattern refuses control characters and whitespace-only ids; lone surrogates never pass
+# a str field (pydantic refuses them), so nothing else is left to check here
+Id = Annotated[str, Strict(), Field(min_length=1, max_length=MAX_ID_LENGTH, pattern=ID_PATTERN)]
+Team = Annotated[list[Id], Field(min_length=1, max_length=MAX_TEAM_SIZE)]
+Teams = Annotated[list[Team], Field(min_length=2, max_length=MAX_TEAMS)]
+Rank = Annotated[int, Strict(), Field(ge=0, le=MAX_RANK)]
+Score = Annotated[float, Strict(), Field(allow_inf_nan=False)]
+Weight = Annotated[float, Strict(), Field(ge=0.0, le=1.0)]
+Time = Annotated[
+    Annotated[datetime, Strict()]
+    | Annotated[float, Strict(), Field(ge=MIN_TIME, lt=MAX_TIME, allow_inf_nan=False)],
+    BeforeValidator(_iso_time),
+    Field(
+        description=(
+            "An ISO 8601 datetime (a naive one is UTC), between 1800-01-01 and 2200-01-01, "
+            f"or a number in [{MIN_TIME}, {MAX_TIME}) on the same axis (POSIX seconds): "
+            '"2024-01-01T00:00:00", "2024-01-01T00:00:00Z" and 1704067200 are one instant.'
+        )
+    ),
+]
+ParamValue = Annotated[
+    Annotated[float, Strict(), Field(ge=-MAX_PARAM_VALUE, le=MAX_PARAM_VALUE)]
+    | Annotated[str, Strict(), Field(min_length=1, max_length=40, pattern=ID_PATTERN)],
+    Field(description="A number (finite, at most 1e6 in magnitude) or a short name."),
+]
+Params = Annotated[
+    dict[
+        Annotated[str, Field(min_length=1, max_length=40, pattern=r"^[a-z_][a-z0-9_]*$")],
+        ParamValue,
+    ],
+    Field(max_length=MAX_PARAMS),
+]
+ModelName = Annotated[str, Strict(), Field(min_length=1, max_length=40, pattern=r"^[a-z0-9_]+$")]
+Search = Annotated[str, Field(max_length=MAX_SEARCH_LENGTH), AfterValidator(_printable_text)]
+Offset = Annotated[int, Field(ge=0, le=MAX_OFFSET)]
+Limit = Annotated[int, Field(ge=1, le=MAX_LIMIT)]
+
+_STRICT = ConfigDict(extra="forbid")
+
+
+class MatchIn(BaseModel):
+    """A match as posted (see :class:`mindsport.match.Match`): ``ranks`` (lower is better, equal
+    is a tie, null is unranked) or ``scores`` (higher is better) or both (then they must agree),
+    ``weights`` (partial play in [0, 1], one per player) optional."""
+
+    model_config = _STRICT
+
+    id: Id
+    time: Time
+    teams: Teams
+    ranks: Annotated[list[Rank | None], Field(min_length=2, max_length=MAX_TEAMS)] | None = None
+    weights: (
+        Annotated[
+            list[Annotated[list[Weight], Field(min_length=1, max_length=MAX_TEAM_SIZE)]],
+            Field(min_length=2, max_length=MAX_TEAMS),
+        ]
+        | None
+    ) = None
+    scores: Annotated[list[Score], Field(min_length=2, max_length=MAX_TEAMS)] | None = None
+
+    def to_match(self) -> Match:
+        return Match(self.id, self.time, self.teams, self.ranks, self.weights, self.scores)
+
+
+class MatchBatch(BaseModel):
+    """Several matches: ``{"matches": [...]}`` (a plain list of matches is accepted too)."""
+
+    model_config = _STRICT
+
+    matches: Annotated[list[MatchIn], Field(max_length=MAX_BATCH)]
+
+
+class MatchesOut(BaseModel):
+    """What a post did: new matches stored, identical re-posts ignored, stored matches re-rated
+    because the new ones came earlier in time."""
+
+    added: int
+    duplicates: int
+    replayed: int
+
+
+class PredictIn(BaseModel):
+    model_config = _STRICT
+
+    teams: Teams
+    allow_new: Annotated[bool, Strict()] = False
+
+
+class PredictOut(BaseModel):
+    teams: list[list[str]]
+    win_probability: float | None = Field(description="P(first team ahead), two teams only")
+    pairwise: list[list[float | None]] = Field(description="P(team i ahead of team j)")
+    rank_probabilities: list[list[float]] | None = Field(
+        description="P(team i finishes in place k)"
+    )
+    quality: float | None
+    new_players: list[str]
+
+
+class MatchmakeIn(BaseModel):
+    model_config = _STRICT
+
+    players: Annotated[list[Id], Field(max_length=MAX_POOL)]
+    shape: Annotated[str, Strict(), Field(max_length=50, pattern=SHAPE_PATTERN)] = "1v1"
+    allow_new: Annotated[bool, Strict()] = False
+
+
+class TableOut(BaseModel):
+    teams: list[list[str]]
+    quality: float
+
+
+class MatchmakeOut(BaseModel):
+    shape: str
+    tables: list[TableOut]
+    waiting: list[str]
+    worst_quality: float | None
+    exact: bool = Field(description="whether the seating is provably the best one")
+
+
+class LeaderboardItem(BaseModel):
+    rank: int
+    player: str
+    mu: float
+    sigma: float
+    exposed: float = Field(description="the conservative rating the board is sorted by")
+    games: int
+
+
+class DisplayOut(BaseModel):
+    """How the league's model shows a rating: the labels of the ``mu``, ``sigma`` and
+    ``exposed`` columns (``sigma`` is null for a model without a deviation, such as Elo)."""
+
+    mu: str
+    sigma: str | None
+    exposed: str
+
+
+class LeaderboardOut(BaseModel):
+    league: str
+    display: DisplayOut | None = None
+    total: int
+    offset: int
+    limit: int
+    search: str
+    items: list[LeaderboardItem]
+
+
+class HistoryItem(BaseModel):
+    match_id: str
+    seq: int
+    time: float
+    mu: float
+    sigma: float
+
+
+class PlayerOut(BaseModel):
+    league: str
+    player: str
+    rank: int
+    mu: float
+    sigma: float
+    exposed: float
+    games: int
+    history: list[HistoryItem]
+
+
+class LeagueOut(BaseModel):
+    name: str
+    model: str
+    params: dict[str, Any]
+    matches: int
+
+
+class LeaguesOut(BaseModel):
+    leagues: list[LeagueOut]
+
+
+class LeagueIn(BaseModel):
+    model_config = _STRICT
+
+    name: Annotated[str, Strict(), Field(pattern=LEAGUE_PATTERN)]
+    model: ModelName = "trueskill"
+    params: Params = Field(default_factory=dict)
+
+
+class LeaguePatch(BaseModel):
+    """A new model (its parameters start from ``params`` alone) or parameters merged into the
+    current ones (a null value removes a parameter)."""
+
+    model_config = _STRICT
+
+    model: ModelName | None = None
+    params: (
+        Annotated[
+            dict[
+                Annotated[str, Field(min_length=1, max_length=40, pattern=r"^[a-z_][a-z0-9_]*$")],
+                ParamValue | None,
+            ],
+            Field(max_length=MAX_PARAMS),
+        ]
+        | None
+    ) = None
+
+
+class KeyIn(BaseModel):
+    """A write key of ``league``, or with ``admin: true`` (and no league) an admin key."""
+
+    model_config = _STRICT
+
+    league: Annotated[str, Strict(), Field(pattern=LEAGUE_PATTERN)] | None = None
+    admin: Annotated[bool, Strict()] = False
+    expires: (
+        Annotated[
+            str,
+            Strict(),
+            Field(
+                max_length=40,
+                pattern=r"^[0-9A-Za-z:.+ _-]+$",
+                description='A duration ("90m", "12h", "30d", "2w") or an ISO 8601 date/datetime',
+            ),
+        ]
+        | None
+    ) = None
+    label: (
+        Annotated[str, Strict(), Field(max_length=MAX_LABEL_LENGTH, pattern=ID_PATTERN)] | None
+    ) = None
+
+
+class KeyOut(BaseModel):
+    id: int
+    role: str
+    league: str | None
+    prefix: str
+    label: str | None
+    created_at: datetime
+    expires_at: datetime | None
+    revoked_at: datetime | None
+    status: str = Field(description='"active", "revoked" or "expired"')
+
+
+class NewKeyOut(KeyOut):
+    key: str = Field(description="the key itself, shown this once (only its hash is stored)")
+
+
+class KeysOut(BaseModel):
+    keys: list[KeyOut]
+
+
+class ErrorOut(BaseModel):
+    detail: Any = Field(
+        description="the reason (text), or for 422 a list of {loc, msg, type} naming each field"
+    )

@@ -1,0 +1,122 @@
+"""Group commit: concurrent writes to one lock domain are committed together.
+
+Writers submit work items to a :class:`GroupCommitter`; each *domain* (what one writer at a time
+may hold: the whole file on SQLite, one league on PostgreSQL) has a FIFO queue and at most one
+writer thread draining it. The writer takes every item waiting (up to a size budget per *part*,
+a league), runs them as one group (the store commits each league's items of the group in one
+transaction, so one commit and one durable flush for all of them), and only then completes
+each item's future: an item is acknowledged after its data are committed, never before.
+
+While a group commits, new items queue up; the next group takes them all. So under load the
+groups grow and the cost of a commit is shared, and a lone writer still commits at once (a group
+of one). Different domains drain in parallel, on up to ``workers`` threads.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Callable, Hashable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+__all__ = ["GroupCommitter", "WorkItem"]
+
+R = TypeVar("R")
+
+
+@dataclass(eq=False)
+class WorkItem(Generic[R]):
+    """One submitted piece of work: its domain (what one transaction locks), its part (what the
+    group budget is counted per: a league), its size (against that budget), whether it must run
+    alone, its payload and the future completed with its result."""
+
+    domain: Hashable
+    part: Hashable
+    size: int
+    payload: Any
+    alone: bool = False
+    future: Future[R] = field(default_factory=Future)
+
+
+class GroupCommitter(Generic[R]):
+    """Queues :class:`WorkItem` s per domain and runs them in groups.
+
+    ``run_group(items)`` runs one group and completes every item's future (with a result or an
+    exception); if it raises instead, the exception is set on every future it left open.
+    A group holds whole items, in arrival order, of total size at most ``max_group_size`` per
+    part (an item larger than that is a part's only item), and an item marked ``alone`` is
+    never grouped.
+    """
+
+    def __init__(
+        self,
+        run_group: Callable[[Sequence[WorkItem[R]]], None],
+        *,
+        max_group_size: int,
+        workers: int,
+    ) -> None:
+        self._run_group = run_group
+        self._max = max_group_size
+        self._lock = threading.Lock()
+        self._queues: dict[Hashable, deque[WorkItem[R]]] = {}
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mindsport-commit")
+        self._closed = False
+
+    def submit(self, item: WorkItem[R]) -> Future[R]:
+        """Queue ``item``; its future completes once its group is committed (or failed)."""
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the store is closed")
+            queue = self._queues.get(item.domain)
+            if queue is not None:  # a writer is draining this domain: it will take the item
+                queue.append(item)
+                return item.future
+            self._queues[item.domain] = deque([item])
+        self._pool.submit(self._drain, item.domain)
+        return item.future
+
+    def _next_group(self, domain: Hashable) -> list[WorkItem[R]]:
+        """The next group: the first item waiting, then every later item that fits its part's
+        budget (``max_group_size`` per ``part``, e.g. per league, so a big writer of one part
+        never keeps another part's items out of the group), in arrival order."""
+        with self._lock:
+            queue = self._queues[domain]
+            if not queue:
+                del self._queues[domain]  # the next submit starts a new writer
+                return []
+            first = queue.popleft()
+            group = [first]
+            if first.alone:
+                return group
+            used: dict[Hashable, int] = {first.part: first.size}
+            kept: deque[WorkItem[R]] = deque()
+            while queue:
+                item = queue.popleft()
+                share = used.get(item.part, 0)
+                if item.alone or (share and share + item.size > self._max):
+                    kept.append(item)
+                    continue
+                used[item.part] = share + item.size
+                group.append(item)
+            self._queues[domain] = kept
+            return group
+
+    def _drain(self, domain: Hashable) -> None:
+        while True:
+            group = self._next_group(domain)
+            if not group:
+                return
+            try:
+                self._run_group(group)
+            except BaseException as exc:  # completes the futures, then keeps draining
+                for item in group:
+                    if not item.future.done():
+                        item.future.set_exception(exc)
+
+    def close(self) -> None:
+        """Finish the queued work and stop the writer threads."""
+        with self._lock:
+            self._closed = True
+        self._pool.shutdown(wait=True)

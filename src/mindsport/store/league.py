@@ -1,0 +1,144 @@
+"""A league's rating model: a registered model (:mod:`mindsport.rating.registry`) bound to the
+league's settings, speaking the store's per-player columns.
+
+The store keeps per player ``mu``, ``sigma`` and an ``extra`` JSON object (:class:`PlayerState`).
+They hold the model's replay state (:class:`mindsport.rating.replayers.ArrayReplayer`'s row):
+``mu`` the rating value's first field (TrueSkill's mu, Elo's, Glicko-2's and Tenhou's rating),
+``sigma`` the deviation the registry names for the model (TrueSkill's sigma, Glicko-2's RD; 0
+for models without one), ``extra`` the other fields the replayer keeps (Elo's games and 2400 flag,
+Glicko-2's volatility, the time of the last game when drift or rating periods use it).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from mindsport.errors import MindsportError
+from mindsport.rating.registry import Display, ModelSpec
+
+__all__ = ["LeagueModel", "PlayerState"]
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerState:
+    """A player's rating as stored: ``mu``/``sigma`` plus model-specific extras (JSON)."""
+
+    mu: float
+    sigma: float
+    extra: dict[str, Any] | None = None
+
+
+class LeagueModel:
+    """A registered model with a league's settings: conversions between its rating values, its
+    replay state and the stored columns, and the predictions the store serves."""
+
+    def __init__(self, spec: ModelSpec, params: Mapping[str, Any]) -> None:
+        self.spec = spec
+        self.name = spec.name
+        self.params = dict(params)
+        self.model = spec.build(**self.params)
+        probe = self.replayer()
+        for attr in ("fields", "stored", "new_state", "make", "set_state", "table"):
+            if not hasattr(probe, attr):
+                raise MindsportError(
+                    f"model {spec.name!r}: its replayer keeps no state rows a store can hold"
+                )
+        self.fields: tuple[str, ...] = probe.fields
+        self.stored: tuple[str, ...] = probe.stored
+        self.n_value: int = probe.n_value
+        self._new_row: tuple[float, ...] = tuple(probe.new_state())
+        dev = spec.display.deviation
+        self.sigma_col: int | None = self.fields.index(dev) if dev is not None else None
+        self.extra_cols = tuple(
+            i for i, f in enumerate(self.stored) if i != 0 and i != self.sigma_col
+        )
+        new_value = probe.make(*self._new_row[: self.n_value])
+        self._casts = [
+            type(getattr(new_value, f)) if i < self.n_value else float
+            for i, f in enumerate(self.fields)
+        ]
+
+    @property
+    def display(self) -> Display:
+        """How the model's ratings are shown on a leaderboard."""
+        return self.spec.display
+
+    def replayer(self) -> Any:
+        """A fresh replayer of the model (its state starts empty)."""
+        return self.model.replayer()
+
+    # conversions -------------------------------------------------------------------------
+    def row(self, state: PlayerState) -> list[float]:
+        """The replay state row of a stored player."""
+        row = list(self._new_row)
+        row[0] = float(state.mu)
+        if self.sigma_col is not None:
+            row[self.sigma_col] = float(state.sigma)
+        extra = state.extra or {}
+        for i in self.extra_cols:
+            v = extra.get(self.fields[i])
+            if v is not None:
+                row[i] = float(v)
+        return row
+
+    def state(self, row: Sequence[float]) -> PlayerState:
+        """The stored columns of a replay state row."""
+        extra = None
+        if self.extra_cols:
+            extra = {}
+            for i in self.extra_cols:
+                v = row[i]
+                if not math.isnan(v):
+                    extra[self.fields[i]] = self._casts[i](v)
+        sigma = 0.0 if self.sigma_col is None else float(row[self.sigma_col])
+        return PlayerState(float(row[0]), sigma, extra)
+
+    def to_rating(self, state: PlayerState) -> Any:
+        """The model's rating value of a stored player."""
+        return self.replayer().make(*self.row(state)[: self.n_value])
+
+    def to_state(self, rating: Any) -> PlayerState:
+        """The stored columns of a rating value (hidden state at its new-player value)."""
+        values = self.replayer().unpack(rating)
+        if values is None:
+            raise MindsportError(f"{rating!r} is not a rating of model {self.name!r}")
+        return self.state([*values, *self._new_row[self.n_value :]])
+
+    def initial(self) -> PlayerState:
+        return self.state(self._new_row)
+
+    def exposed(self, state: PlayerState) -> float:
+        """The conservative leaderboard value (the model's ``expose``)."""
+        return float(self.model.expose(self.to_rating(state)))
+
+    # operations --------------------------------------------------------------------------
+    def win_probability(
+        self, team_a: Sequence[PlayerState], team_b: Sequence[PlayerState]
+    ) -> float:
+        return float(
+            self.model.win_probability(
+                tuple(self.to_rating(s) for s in team_a), tuple(self.to_rating(s) for s in team_b)
+            )
+        )
+
+    def quality(self, teams: Sequence[Sequence[PlayerState]]) -> float:
+        """The model's match quality; for a model without one, the worst pair's
+        ``1 - |2p - 1|`` (1 for a coin flip)."""
+        fn = getattr(self.model, "quality", None)
+        if fn is not None:
+            return float(fn([tuple(self.to_rating(s) for s in team) for team in teams]))
+        worst = 1.0
+        for i in range(len(teams)):
+            for j in range(i + 1, len(teams)):
+                p = self.win_probability(teams[i], teams[j])
+                worst = min(worst, 1.0 - abs(2.0 * p - 1.0))
+        return worst
+
+    def rank_probabilities(self, teams: Sequence[Sequence[PlayerState]]) -> Any:
+        fn = getattr(self.model, "rank_probabilities", None)
+        if fn is None:
+            return None
+        return fn([tuple(self.to_rating(s) for s in team) for team in teams])

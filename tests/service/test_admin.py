@@ -1,0 +1,126 @@
+"""Administration over HTTP with an admin key: leagues created and configured, keys created,
+listed and revoked (refused at once), expiry; write keys and no key refused."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from sqlalchemy import create_engine, update
+
+from mindsport.history import Match
+from mindsport.service import create_app
+from mindsport.store import Store, resolve_url
+from mindsport.store.schema import api_keys
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from fastapi.testclient import TestClient
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+@pytest.fixture
+def admin(db_url: str) -> Iterator[tuple[TestClient, Store, dict[str, str]]]:
+    store = Store(db_url)
+    key = store.create_key(admin=True)  # the bootstrap: `mindsport keys create --admin`
+    with TestClient(create_app(store=store)) as client:
+        yield client, store, {"X-API-Key": key}
+    store.close()
+
+
+def _post(client: TestClient, key: str, mid: str, t: int = 1) -> int:
+    body = {"id": mid, "time": t, "teams": [["a"], ["b"]], "ranks": [0, 1]}
+    return client.post(
+        "/api/leagues/club/matches", json=body, headers={"X-API-Key": key}
+    ).status_code
+
+
+def test_leagues_over_http(admin: Any, reference: Any) -> None:
+    client, store, h = admin
+    r = client.post("/api/leagues", json={"name": "club", "params": {"beta": 4.0}}, headers=h)
+    assert r.status_code == 201 and r.json() == {
+        "name": "club",
+        "model": "trueskill",
+        "params": {"beta": 4.0},
+        "matches": 0,
+    }
+    assert client.post("/api/leagues", json={"name": "club"}, headers=h).status_code == 409
+    r = client.post("/api/leagues", json={"name": "x", "model": "chess9"}, headers=h)
+    assert r.status_code == 400 and "chess9" in r.json()["detail"]
+    r = client.post("/api/leagues", json={"name": "x", "params": {"beta": -1}}, headers=h)
+    assert r.status_code == 400
+    r = client.post("/api/leagues", json={"name": "x", "params": {"beta": 1e300}}, headers=h)
+    assert r.status_code == 422
+    assert client.post("/api/leagues", json={"name": "bad name"}, headers=h).status_code == 422
+    ms = [Match(f"g{i}", i, [["a"], ["b"]], [i % 2, 1 - i % 2]) for i in range(6)]
+    store.add_matches("club", ms)
+    # merged parameters, a null removes one; the matches are re-rated with them
+    r = client.patch("/api/leagues/club", json={"params": {"tau": 0.5, "beta": None}}, headers=h)
+    assert r.status_code == 200 and r.json()["params"] == {"tau": 0.5}
+    final, _ = reference(ms, tau=0.5)
+    assert store.states("club")["a"].mu == pytest.approx(final["a"][0], abs=2e-5)
+    r = client.patch("/api/leagues/club", json={"model": "elo"}, headers=h)
+    assert r.status_code == 200 and (r.json()["model"], r.json()["params"]) == ("elo", {})
+    assert client.patch("/api/leagues/nope", json={}, headers=h).status_code == 404
+    names = [lg["name"] for lg in client.get("/api/leagues").json()["leagues"]]
+    assert names == ["club"]
+
+
+def test_keys_over_http(admin: Any, db_url: str) -> None:
+    client, store, h = admin
+    store.create_league("club")
+    r = client.post("/api/keys", json={"league": "club", "label": "scorer"}, headers=h)
+    assert r.status_code == 201
+    made = r.json()
+    write = made["key"]
+    assert (
+        made["role"] == "write" and made["status"] == "active" and write.startswith(made["prefix"])
+    )
+    assert _post(client, write, "g1") == 200
+    # a write key cannot administer
+    wh = {"X-API-Key": write}
+    assert client.get("/api/keys", headers=wh).status_code == 403
+    assert client.post("/api/leagues", json={"name": "y"}, headers=wh).status_code == 403
+    assert client.post("/api/keys", json={"admin": True}, headers=wh).status_code == 403
+    assert client.get("/api/keys").status_code == 401
+    # listing never shows a key
+    listed = client.get("/api/keys", headers=h).json()["keys"]
+    assert write not in str(listed) and [k["role"] for k in listed] == ["admin", "write"]
+    assert [k["id"] for k in client.get("/api/keys?league=club", headers=h).json()["keys"]] == [
+        made["id"]
+    ]
+    # revoked: refused from the next request on
+    r = client.delete(f"/api/keys/{made['id']}", headers=h)
+    assert r.status_code == 200 and r.json()["status"] == "revoked"
+    assert _post(client, write, "g2") == 403
+    assert client.delete("/api/keys/999", headers=h).status_code == 404
+    # an expiry: accepted until it passes, refused after
+    r = client.post("/api/keys", json={"league": "club", "expires": "1h"}, headers=h)
+    soon = r.json()
+    expires = datetime.fromisoformat(soon["expires_at"])
+    assert timedelta(minutes=59) < expires - datetime.now(UTC) <= timedelta(hours=1)
+    assert _post(client, soon["key"], "g3", 3) == 200
+    engine = create_engine(resolve_url(db_url))
+    with engine.begin() as conn:
+        conn.execute(
+            update(api_keys)
+            .where(api_keys.c.id == soon["id"])
+            .values(expires_at=datetime.now(UTC) - timedelta(seconds=1))
+        )
+    engine.dispose()
+    assert _post(client, soon["key"], "g4", 4) == 403
+    for bad in ({"league": "club", "expires": "yesterday"}, {"admin": True, "league": "club"}):
+        assert client.post("/api/keys", json=bad, headers=h).status_code == 400, bad
+    r = client.post("/api/keys", json={"league": "club", "expires": "2000-01-01"}, headers=h)
+    assert r.status_code == 400 and "future" in r.json()["detail"]
+    # a second admin key, then the first revoked by it
+    second = client.post("/api/keys", json={"admin": True}, headers=h).json()
+    first_id = listed[0]["id"]
+    r = client.delete(f"/api/keys/{first_id}", headers={"X-API-Key": second["key"]})
+    assert r.status_code == 200
+    assert client.get("/api/keys", headers=h).status_code == 403
+    assert store.match_count("club") == 2

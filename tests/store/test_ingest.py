@@ -1,0 +1,219 @@
+"""The write path: canonical records (one instant, any player order), group commit (each request
+stands or falls alone), late matches, and a refused ingest leaving nothing behind."""
+
+from __future__ import annotations
+
+import random
+import threading
+from datetime import UTC, datetime, timedelta, timezone
+from typing import Any
+
+import pytest
+from sqlalchemy import create_engine, update
+
+from mindsport.errors import ConflictError, MindsportError, NotFoundError
+from mindsport.history import Match
+from mindsport.store import IngestResult, Store, StoreError, resolve_url
+from mindsport.store.commit import GroupCommitter, WorkItem
+from mindsport.store.schema import matches as matches_table
+from mindsport.store.store import _encode_batch, _Request
+
+TOL = 2e-5
+
+
+def _states_equal(st: Store, league: str, ref: dict[str, tuple[float, float]]) -> None:
+    got = st.states(league)
+    assert set(got) == set(ref)
+    for p, (mu, sigma) in ref.items():
+        assert got[p].mu == pytest.approx(mu, abs=TOL)
+        assert got[p].sigma == pytest.approx(sigma, abs=TOL)
+
+
+def test_one_instant_however_written_and_any_player_order(db_url: str) -> None:
+    base = datetime(2024, 1, 1)
+    spellings: list[Any] = [
+        base,  # naive: UTC
+        base.replace(tzinfo=UTC),
+        base.replace(hour=8, tzinfo=timezone(timedelta(hours=8))),
+        1704067200,
+        1704067200.0,
+    ]
+    with Store(db_url) as st:
+        st.create_league("main")
+        first = st.add_match("main", Match("g", spellings[0], [["a", "b"], ["c"]], [0, 1]))
+        assert first.added == 1
+        for t in spellings[1:]:
+            again = st.add_match("main", Match("g", t, [["b", "a"], ["c"]], [0, 1]))
+            assert (again.added, again.duplicates) == (0, 1)
+        with pytest.raises(ConflictError, match="'g'"):  # another instant: another result
+            st.add_match("main", Match("g", 1704067201, [["a", "b"], ["c"]], [0, 1]))
+        with pytest.raises(ConflictError, match="'g'"):  # players moved between teams
+            st.add_match("main", Match("g", base, [["a", "c"], ["b"]], [0, 1]))
+        (stored,) = st.matches("main")
+        assert stored.time == datetime(2024, 1, 1, tzinfo=UTC)  # one stored form: UTC
+        assert st.match_count("main") == 1
+
+
+def test_rows_of_an_earlier_digest_form_are_recognised(db_url: str) -> None:
+    """A log written with another digest form: an identical re-post is still a duplicate."""
+    m = Match("g", datetime(2024, 3, 1, 12), [["a"], ["b"]], [0, 1])
+    with Store(db_url) as st:
+        st.create_league("main")
+        st.add_match("main", m)
+        engine = create_engine(resolve_url(db_url))
+        with engine.begin() as conn:
+            conn.execute(update(matches_table).values(digest="0" * 64))
+        engine.dispose()
+        assert st.add_match("main", m).duplicates == 1
+        with pytest.raises(ConflictError):
+            st.add_match("main", Match("g", m.time, m.teams, [1, 0]))
+
+
+def _request(league: str, ms: list[Match]) -> WorkItem[IngestResult]:
+    return WorkItem(
+        domain=None,
+        part=league,
+        size=len(ms),
+        payload=_Request(league, _encode_batch(ms), len(ms), None, None),
+    )
+
+
+def test_a_refused_request_does_not_sink_its_group(db_url: str, reference: Any) -> None:
+    good1 = [Match("a1", 1, [["p"], ["q"]], [0, 1]), Match("a2", 2, [["q"], ["r"]], [0, 0])]
+    clash = [Match("b1", 3, [["p"], ["r"]], [0, 1]), Match("a1", 1, [["p"], ["q"]], [1, 0])]
+    good2 = [Match("c1", 4, [["r"], ["s"]], [1, 0]), Match("a2", 2, [["q"], ["r"]], [0, 0])]
+    with Store(db_url) as st:
+        st.create_league("main")
+        items = [_request("main", good1), _request("main", clash), _request("main", good2)]
+        st._commit_group(items)
+        assert items[0].future.result() == IngestResult(2, 0, 0)
+        with pytest.raises(ConflictError, match=r"'a1'.*concurrent request"):
+            items[1].future.result()
+        assert items[2].future.result() == IngestResult(1, 1, 0)  # a2 came in the group before
+        assert sorted(m.id for m in st.matches("main")) == ["a1", "a2", "c1"]
+        final, _ = reference([*good1, good2[0]])
+        _states_equal(st, "main", final)
+
+
+def test_a_model_refusal_fails_only_its_own_request(db_url: str) -> None:
+    with Store(db_url) as st:
+        st.create_league("g", "glicko2")
+        st.create_league("t")
+        items = [
+            _request("g", [Match("x1", 1, [["a"], ["b"]], [0, 1])]),
+            _request("g", [Match("x2", 2, [["a", "c"], ["b"]], [0, 1])]),  # teams: refused
+            _request("t", [Match("y1", 1, [["a", "c"], ["b"]], [0, 1])]),
+            _request("g", [Match("x3", 3, [["b"], ["c"]], [1, 0])]),
+            _request("nope", [Match("z1", 1, [["a"], ["b"]], [0, 1])]),
+        ]
+        st._commit_group(items)
+        assert items[0].future.result().added == 1
+        with pytest.raises(StoreError, match="'x2'"):
+            items[1].future.result()
+        assert items[2].future.result().added == 1
+        assert items[3].future.result().added == 1
+        with pytest.raises(NotFoundError, match="'nope'"):
+            items[4].future.result()
+        assert sorted(m.id for m in st.matches("g")) == ["x1", "x3"]
+        assert st.match_count("t") == 1
+
+
+def test_committer_groups_by_league_budget_and_runs_alone_items_alone() -> None:
+    seen: list[list[str]] = []
+    release = threading.Event()
+
+    def run(group: Any) -> None:
+        release.wait(10)
+        seen.append([item.payload for item in group])
+        for item in group:
+            item.future.set_result(len(group))
+
+    committer: GroupCommitter[int] = GroupCommitter(run, max_group_size=10, workers=1)
+
+    def item(name: str, part: str, size: int, alone: bool = False) -> WorkItem[int]:
+        return WorkItem(domain=0, part=part, size=size, payload=name, alone=alone)
+
+    first = committer.submit(item("first", "a", 1))  # its writer waits for `release`
+    rest = [
+        item("a6", "a", 6),
+        item("a5", "a", 5),  # would pass a's budget of 10: next group
+        item("b9", "b", 9),  # b's own budget: same group as a6
+        item("solo", "a", 1, alone=True),
+        item("a4", "a", 4),
+        item("big", "c", 25),  # larger than the budget: alone in its part
+    ]
+    futures = [committer.submit(x) for x in rest]
+    release.set()
+    first.result(10)
+    for f in futures:
+        f.result(10)
+    committer.close()
+    assert seen == [["first"], ["a6", "b9", "a4", "big"], ["a5"], ["solo"]]
+
+
+def test_late_matches_nothing_depends_on_are_appended(db_url: str, reference: Any) -> None:
+    """A match earlier than the latest whose players have no later match: no replay, same
+    ratings as replaying everything in time order."""
+    log = [Match("m1", 10, [["a"], ["b"]], [0, 1]), Match("m2", 20, [["c"], ["d"]], [1, 0])]
+    late = Match("m0", 15, [["a"], ["e"]], [0, 1])  # a's last game was at 10: nothing depends
+    dep = Match("m3", 12, [["c"], ["f"]], [0, 0])  # c played at 20: m2 must be re-rated
+    with Store(db_url) as st:
+        st.create_league("main")
+        st.add_matches("main", log)
+        assert st.add_match("main", late) == IngestResult(1, 0, 0)
+        assert st.add_match("main", dep) == IngestResult(1, 0, 1)
+        final, hist = reference(sorted([*log, late, dep], key=lambda m: m.time))
+        _states_equal(st, "main", final)
+        assert len(st.player("main", "c").history) == len(hist["c"]) == 2
+
+
+def test_refused_ingest_with_create_leaves_no_league(db_url: str) -> None:
+    ms = [Match(f"g{i}", i, [["a"], ["b"]], [0, 1]) for i in range(5)]
+    ms[3] = Match("g3", 3, [["a", "c"], ["b"]], [0, 1])  # Glicko-2 takes no teams
+    with Store(db_url) as st:
+        with pytest.raises(MindsportError, match="'g3'"):
+            st.add_matches("new", ms, create=("glicko2", {}))
+        assert st.list_leagues() == []
+        got = st.add_matches("new", ms[:3], create=("glicko2", {}))
+        assert got.added == 3 and st.get_league("new").model == "glicko2"
+        # an existing league keeps its settings
+        assert st.add_matches("new", ms[4:], create=("trueskill", {})).added == 1
+        assert st.get_league("new").model == "glicko2"
+
+
+def test_concurrent_clients_of_one_store_share_commits(db_url: str, reference: Any) -> None:
+    """Many threads posting through one store (the service's case): every match once, ratings
+    equal to the reference replaying the committed order."""
+    rng = random.Random(3)
+    pool = [f"u{i}" for i in range(10)]
+    ms = []
+    for i in range(120):
+        a, b = rng.sample(pool, 2)
+        ms.append(Match(f"s{i}", 0, [[a], [b]], [0, 1] if rng.random() < 0.5 else [1, 0]))
+    errors: list[BaseException] = []
+    queue = list(ms)
+    lock = threading.Lock()
+    with Store(db_url) as st:
+        st.create_league("main")
+
+        def work() -> None:
+            while True:
+                with lock:
+                    if not queue:
+                        return
+                    m = queue.pop()
+                try:
+                    st.add_match("main", m)
+                except BaseException as exc:  # pragma: no cover - reported below
+                    errors.append(exc)
+
+        threads = [threading.Thread(target=work) for _ in range(12)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors
+        committed = st.matches("main")  # equal times: commit order
+        assert sorted(m.id for m in committed) == sorted(m.id for m in ms)
+        final, _ = reference(committed)
+        _states_equal(st, "main", final)

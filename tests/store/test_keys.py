@@ -1,0 +1,152 @@
+"""API keys in the store: roles, revocation and expiry taking effect at once, hashes only, and
+keys written by an earlier version of the table."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, select, text, update
+
+from mindsport.errors import NotFoundError
+from mindsport.store import Store, StoreError, resolve_url
+from mindsport.store.keys import (
+    PREFIX_LENGTH,
+    KeyRefusedError,
+    KeyRole,
+    MissingKeyError,
+    hash_key,
+    key_matches,
+    key_prefix,
+    parse_expiry,
+)
+from mindsport.store.schema import api_keys
+
+
+def test_roles_and_refusals(db_url: str) -> None:
+    with Store(db_url) as st:
+        st.create_league("main")
+        st.create_league("other")
+        write, info = st.issue_key("main", label="scorer")
+        admin = st.create_key(admin=True)
+        assert info.role is KeyRole.WRITE and info.league == "main" and info.label == "scorer"
+        assert st.authorize(write, "main") is KeyRole.WRITE
+        assert st.authorize(admin, "other") is KeyRole.ADMIN  # an admin key writes anywhere
+        assert st.authorize(admin) is KeyRole.ADMIN
+        with pytest.raises(KeyRefusedError, match="league 'other'"):
+            st.authorize(write, "other")
+        with pytest.raises(KeyRefusedError, match="admin"):
+            st.authorize(write)
+        with pytest.raises(MissingKeyError):
+            st.authorize(None, "main")
+        with pytest.raises(MissingKeyError):
+            st.authorize("", "main")
+        with pytest.raises(KeyRefusedError, match="not a valid key"):
+            st.authorize(write[:-1] + ("A" if write[-1] != "A" else "B"), "main")
+        with pytest.raises(KeyRefusedError, match="not a valid key"):
+            st.authorize("x\x00y", "main")
+        with pytest.raises(NotFoundError, match="'nope'"):
+            st.authorize(write, "nope")  # a good key, a league that does not exist
+        with pytest.raises(StoreError, match="either an admin key"):
+            st.create_key("main", admin=True)
+        with pytest.raises(StoreError, match="either an admin key"):
+            st.create_key()
+        with pytest.raises(NotFoundError):
+            st.create_key("nope")
+
+
+def test_revocation_and_expiry_hold_at_once(db_url: str) -> None:
+    with Store(db_url) as st:
+        st.create_league("main")
+        key, info = st.issue_key("main")
+        soon, soon_info = st.issue_key("main", expires_at=datetime.now(UTC) + timedelta(hours=1))
+        assert st.authorize(key, "main") and st.authorize(soon, "main")
+        # a second store on the same database (another process, say) revokes the key: the
+        # first store refuses it on the very next check (nothing cached)
+        with Store(db_url, create_tables=False) as other:
+            revoked = other.revoke_key(info.id)
+        assert revoked.status() == "revoked" and revoked.revoked_at is not None
+        with pytest.raises(KeyRefusedError, match="revoked"):
+            st.authorize(key, "main")
+        assert st.revoke_key(info.id).revoked_at == revoked.revoked_at  # revoking again: same
+        # the expiry passes: refused from then on
+        engine = create_engine(resolve_url(db_url))
+        with engine.begin() as conn:
+            conn.execute(
+                update(api_keys)
+                .where(api_keys.c.id == soon_info.id)
+                .values(expires_at=datetime.now(UTC) - timedelta(seconds=1))
+            )
+        engine.dispose()
+        with pytest.raises(KeyRefusedError, match="expired"):
+            st.authorize(soon, "main")
+        listed = {k.id: k.status() for k in st.list_keys()}
+        assert listed == {info.id: "revoked", soon_info.id: "expired"}
+        assert [k.id for k in st.list_keys("main")] == [info.id, soon_info.id]
+        with pytest.raises(StoreError, match="not in the future"):
+            st.create_key("main", expires_at=datetime.now(UTC) - timedelta(days=1))
+        with pytest.raises(NotFoundError):
+            st.revoke_key(999)
+
+
+def test_only_hashes_and_prefixes_are_stored(db_url: str) -> None:
+    with Store(db_url) as st:
+        st.create_league("main")
+        keys = [st.create_key("main"), st.create_key(admin=True)]
+        engine = create_engine(resolve_url(db_url))
+        with engine.connect() as conn:
+            rows = conn.execute(select(api_keys)).all()
+        engine.dispose()
+        stored = " ".join(str(v) for r in rows for v in r)
+        for k in keys:
+            assert k not in stored and k[PREFIX_LENGTH:] not in stored
+            assert hash_key(k) in stored  # SHA-256, hex
+        listed = st.list_keys()
+        assert [k.prefix for k in listed] == [k[:PREFIX_LENGTH] for k in keys]
+
+
+def test_key_helpers() -> None:
+    key = "msk_" + "a" * 43
+    assert key_prefix(key) == key[:PREFIX_LENGTH]
+    assert key_prefix("msk_short") is None and key_prefix("x" * 47) is None
+    hashes = [hash_key("msk_" + "b" * 43), hash_key(key), hash_key("msk_" + "c" * 43)]
+    assert key_matches(hashes, key) == 1
+    assert key_matches(hashes, "msk_" + "d" * 43) is None
+    assert key_matches([], key) is None
+    now = datetime(2025, 6, 1, 12, tzinfo=UTC)
+    assert parse_expiry("90m", now) == now + timedelta(minutes=90)
+    assert parse_expiry("2w", now) == now + timedelta(days=14)
+    assert parse_expiry("2025-07-01T00:00:00+02:00") == datetime(2025, 6, 30, 22, tzinfo=UTC)
+    with pytest.raises(ValueError, match="duration"):
+        parse_expiry("tomorrow")
+
+
+def test_keys_of_an_earlier_table_stay_valid(tmp_path: Path) -> None:
+    """A database whose key table predates roles and expiry: its write keys keep working."""
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    with Store(url) as st:
+        st.create_league("main")
+    key = "msk_" + "Q" * 43
+    engine = create_engine(url)
+    with engine.begin() as conn:
+        conn.execute(text("DROP TABLE ms_api_keys"))
+        conn.execute(
+            text(
+                "CREATE TABLE ms_api_keys (id INTEGER PRIMARY KEY, league_id INTEGER NOT NULL, "
+                "key_hash VARCHAR(64) NOT NULL UNIQUE, prefix VARCHAR(16) NOT NULL, "
+                "created_at DATETIME NOT NULL)"
+            )
+        )
+        conn.execute(
+            text("INSERT INTO ms_api_keys VALUES (7, 1, :h, :p, '2024-01-01 00:00:00.000000')"),
+            {"h": hash_key(key), "p": key[:10]},
+        )
+    engine.dispose()
+    with Store(url) as st:
+        assert st.authorize(key, "main") is KeyRole.WRITE
+        (old,) = st.list_keys()
+        assert (old.id, old.role, old.league, old.status()) == (7, KeyRole.WRITE, "main", "active")
+        st.revoke_key(7)
+        with pytest.raises(KeyRefusedError):
+            st.authorize(key, "main")
