@@ -21,6 +21,7 @@ from mindsport.rating.rating import InvalidRatingError, Rating
 from mindsport.rating.registry import (
     MODELS,
     Display,
+    Estimate,
     ModelSpec,
     UnknownModelError,
     build_model,
@@ -39,6 +40,7 @@ __all__ = [
     "Display",
     "Elo",
     "EloRating",
+    "Estimate",
     "FideK",
     "Glicko2",
     "Glicko2Rating",

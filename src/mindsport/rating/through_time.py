@@ -66,7 +66,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import cached_property
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -74,6 +74,7 @@ from numpy.typing import NDArray
 from mindsport.errors import NotFoundError
 from mindsport.match import Match
 from mindsport.rating.gaussian import norm_ppf
+from mindsport.rating.params import Kind, Param, check_settings
 from mindsport.rating.rating import InvalidRatingError, Rating
 from mindsport.rating.trueskill import (
     BETA,
@@ -86,7 +87,7 @@ from mindsport.rating.trueskill import (
     TrueSkill,
 )
 
-__all__ = ["Convergence", "SkillCurve", "SkillHistory", "TrueSkillThroughTime"]
+__all__ = ["PARAMS", "Convergence", "SkillCurve", "SkillHistory", "TrueSkillThroughTime"]
 
 F64 = NDArray[np.float64]
 I64 = NDArray[np.int64]
@@ -107,6 +108,42 @@ class _Clock(enum.Enum):
 
 def _number(x: object) -> bool:
     return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+
+
+PARAMS = (
+    Param("mu", Kind.REAL, MU, "prior mean of a player's skill at his first time step"),
+    Param("sigma", Kind.REAL, SIGMA, "prior deviation at his first time step", 0.0, low_open=True),
+    Param(
+        "beta",
+        Kind.REAL,
+        BETA,
+        "performance noise (one beta: about 76% to win)",
+        0.0,
+        low_open=True,
+    ),
+    Param(
+        "drift", Kind.REAL, TAU, "random walk of the skill per day or time unit (deviation)", 0.0
+    ),
+    Param(
+        "draw_probability",
+        Kind.REAL,
+        DRAW_PROBABILITY,
+        "how often two equal players draw",
+        0.0,
+        1.0,
+        high_open=True,
+    ),
+    Param(
+        "time_step",
+        Kind.REAL,
+        1.0,
+        "width of a time step (days, or time units)",
+        0.0,
+        low_open=True,
+    ),
+    Param("tolerance", Kind.REAL, 1e-6, "convergence of the message passing", 0.0, low_open=True),
+    Param("max_sweeps", Kind.INTEGER, 1000, "safety limit on forward-backward sweeps", 1.0),
+)
 
 
 @dataclass(frozen=True)
@@ -130,8 +167,8 @@ class TrueSkillThroughTime:
     tolerance:
         Message passing stops when no marginal (mean or standard deviation) moves by more.
     max_sweeps:
-        Safety limit on forward-backward sweeps (and, scaled by the number of games, on the
-        game updates of an incremental :meth:`SkillHistory.add`); reaching it raises
+        Safety limit on forward-backward sweeps (of a history from scratch or of an incremental
+        :meth:`SkillHistory.add`); reaching it raises
         :class:`~mindsport.rating.trueskill.ConvergenceError`.
     """
 
@@ -144,31 +181,10 @@ class TrueSkillThroughTime:
     tolerance: float = 1e-6
     max_sweeps: int = field(default=1000, repr=False)
 
-    def __post_init__(self) -> None:
-        def check(name: str, ok: bool, what: str) -> None:
-            if not ok:
-                raise InvalidRatingError(
-                    f"TrueSkillThroughTime {name} must be {what}, got {getattr(self, name)!r}"
-                )
+    PARAMS: ClassVar[tuple[Param, ...]] = PARAMS
 
-        check("mu", _number(self.mu), "a finite number")
-        check("sigma", _number(self.sigma) and self.sigma > 0, "a finite number > 0")
-        check("beta", _number(self.beta) and self.beta > 0, "a finite number > 0")
-        check("drift", _number(self.drift) and self.drift >= 0, "a finite number >= 0")
-        check(
-            "draw_probability",
-            _number(self.draw_probability) and 0 <= self.draw_probability < 1,
-            "in [0, 1)",
-        )
-        check("time_step", _number(self.time_step) and self.time_step > 0, "a number > 0")
-        check("tolerance", _number(self.tolerance) and self.tolerance > 0, "a number > 0")
-        check(
-            "max_sweeps",
-            isinstance(self.max_sweeps, int)
-            and not isinstance(self.max_sweeps, bool)
-            and self.max_sweeps >= 1,
-            "an integer >= 1",
-        )
+    def __post_init__(self) -> None:
+        check_settings(self, PARAMS, "TrueSkillThroughTime", InvalidRatingError)
 
     @cached_property
     def one_game(self) -> TrueSkill:
@@ -185,6 +201,11 @@ class TrueSkillThroughTime:
     def rating(self, mu: float | None = None, sigma: float | None = None) -> Rating:
         """A new player's rating (the prior), or one with the given ``mu``/``sigma``."""
         return self.one_game.rating(mu, sigma)
+
+    @staticmethod
+    def expose(rating: Rating) -> float:
+        """Conservative skill ``mu - 3 sigma`` for leaderboards, as in TrueSkill."""
+        return rating.mu - 3.0 * rating.sigma
 
     def rate(
         self,

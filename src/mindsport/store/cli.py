@@ -30,7 +30,7 @@ from rich.table import Table as RichTable
 
 from mindsport.errors import MindsportError
 from mindsport.match import Match
-from mindsport.rating.registry import get_spec, model_names
+from mindsport.rating.registry import Estimate, get_spec, model_names
 from mindsport.store.store import LeaderboardPage, Store
 
 __all__ = ["DbOption", "app", "commands", "friendly", "keys_app", "leagues_app", "register"]
@@ -111,7 +111,8 @@ def rate(
     db: str | None = DbOption,
     model: str = typer.Option(
         "trueskill",
-        help=f"Model of the league if it has to be created ({', '.join(model_names())}).",
+        help="Model of the league if it has to be created "
+        f"({', '.join(model_names(Estimate.ONLINE))}).",
     ),
 ) -> None:
     """Ingest a match file into a league (one transaction: a bad row writes nothing)."""
@@ -454,7 +455,7 @@ def _params(
 
 
 def _model_help() -> str:
-    return ", ".join(model_names())
+    return ", ".join(model_names(Estimate.ONLINE))
 
 
 @leagues_app.command("create")
@@ -513,6 +514,8 @@ def leagues_models() -> None:
 
     console = _console()
     for spec in MODELS.values():
+        if spec.estimate is not Estimate.ONLINE:
+            continue
         d = spec.display
         console.print(
             f"[bold]{spec.name}[/]: {spec.title} - {spec.summary}; leaderboard: {d.conservative}",

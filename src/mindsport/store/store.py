@@ -77,7 +77,7 @@ from mindsport.errors import ConflictError, MindsportError, NotFoundError
 from mindsport.match import Match, id_problem, text_problem, time_value
 from mindsport.matchmaking import MAX_POOL, Pairing, matchmake, parse_shape
 from mindsport.rating.batch import DAY, PlayerIndex, encode_columns
-from mindsport.rating.registry import MODELS, Display, ModelSpec, UnknownModelError
+from mindsport.rating.registry import MODELS, Display, Estimate, ModelSpec, UnknownModelError
 from mindsport.store.commit import GroupCommitter, WorkItem
 from mindsport.store.keys import (
     PREFIX_LENGTH,
@@ -462,7 +462,8 @@ class Store:
 
     ``url``: a SQLAlchemy URL or a file path (default: ``$MINDSPORT_DATABASE_URL`` or
     ``./mindsport.db``). Tables are created when missing. ``models``: the rating models leagues
-    may use, by name (default: every model of :data:`mindsport.rating.registry.MODELS`). Use as
+    may use, by name (default: every online model of :data:`mindsport.rating.registry.MODELS`;
+    a whole-history model has no match-by-match state to keep). Use as
     a context manager or call :meth:`close`.
 
     Ratings are derived by the model's replayer (:mod:`mindsport.rating.replayers`, the engine
@@ -479,7 +480,11 @@ class Store:
         create_tables: bool = True,
     ) -> None:
         self.url = resolve_url(url)
-        self._models: Mapping[str, ModelSpec] = MODELS if models is None else dict(models)
+        self._models: Mapping[str, ModelSpec] = (
+            {n: s for n, s in MODELS.items() if s.estimate is Estimate.ONLINE}
+            if models is None
+            else dict(models)
+        )
         self._model_cache: dict[str, LeagueModel] = {}
         self._sql_cache: dict[str, str] = {}
         self._local = threading.local()
