@@ -59,7 +59,9 @@ from typing import Any
 
 from mindsport.history import Match, fit, load_matches
 from mindsport.history.evaluate import score_predictions
+from mindsport.history.rolling import rolling_predictions
 from mindsport.rating.registry import MODELS, build_model
+from mindsport.rating.through_time import TrueSkillThroughTime
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import rolling  # the rolling-origin protocol beside this script
@@ -240,13 +242,27 @@ class OpenSkillPL:
 
 def history_engine(name: str, params: dict[str, Any]) -> Any:
     """A whole-history engine of ``benchmarks/rolling.py`` with these settings."""
-    if name == "trueskill-history":
-        return rolling.WholeHistory(tolerance=HISTORY_TOLERANCE, **params)
     if name == "trueskillthroughtime":
         return rolling.PeerTTT(tolerance=HISTORY_TOLERANCE, **params)
     if name == "whr":
         return rolling.PeerWHR(**params)
     raise SystemExit(f"unknown whole-history model {name!r}")
+
+
+def history_predictions(
+    name: str,
+    params: dict[str, Any],
+    matches: Sequence[Match],
+    start: int,
+    bounds: Sequence[tuple[int, int]],
+) -> tuple[Any, Any]:
+    """Rolling-origin predictions of a whole-history model from ``start`` on, refitted before
+    each block of ``bounds``; and the peer's engine (None for mindsport's model)."""
+    if name == "trueskill-history":
+        model = TrueSkillThroughTime(tolerance=HISTORY_TOLERANCE, **params)
+        return rolling_predictions(model, matches, start=start, bounds=bounds), None
+    engine = history_engine(name, params)
+    return rolling.rolling(engine, matches, start, bounds), engine
 
 
 def run_elo_mmr(
@@ -324,13 +340,12 @@ def run_history(
         train_blocks = rolling.blocks(train, 0, rule)
 
         def objective(p: dict[str, Any]) -> float:
-            engine = history_engine(name, p)
-            return rolling.log_loss(rolling.rolling(engine, train, 0, train_blocks))
+            return rolling.log_loss(history_predictions(name, p, train, 0, train_blocks)[0])
 
         fixed, train_ll, tried = rolling.search(HISTORY_GRIDS[name][ds], objective, _progress(name))
     t1 = time.perf_counter()
-    engine = history_engine(name, fixed)
-    preds = rolling.rolling(engine, matches, n_train, rolling.blocks(matches, n_train, rule))
+    bounds = rolling.blocks(matches, n_train, rule)
+    preds, engine = history_predictions(name, fixed, matches, n_train, bounds)
     m = score_predictions(preds, start=n_train)
     per = "month" if rule == "month" else f"{rule} games"
     extra: dict[str, Any] = {"protocol": f"refit per {per}"}

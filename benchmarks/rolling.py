@@ -6,10 +6,10 @@ decided pair of teams of the block (the same pairs :func:`mindsport.history.eval
 online models, which predict one match ahead). Predictions are
 :class:`~mindsport.history.MatchPrediction` values, scored by the same code as the online models.
 
-Engines (``add(matches)`` then ``predict(matches)``):
+mindsport's whole-history TrueSkill goes through its own rolling-origin predictions
+(:func:`mindsport.history.rolling.rolling_predictions`, kept current by incremental adds) on the
+same blocks. The peers are engines here (``add(matches)`` then ``predict(matches)``):
 
-* :class:`WholeHistory`: mindsport's whole-history TrueSkill
-  (:class:`~mindsport.rating.TrueSkillThroughTime`), kept current by incremental adds;
 * :class:`PeerTTT`: the ``trueskillthroughtime`` package (1.1.0), rebuilt and converged on the
   whole history before each block (it has no incremental use); teams are handed to it in finishing
   order (with three or more teams it otherwise gives each team another team's message), and its
@@ -39,7 +39,6 @@ from scipy.special import ndtr
 from mindsport.history import Match, MatchPrediction
 from mindsport.history.evaluate import score_predictions
 from mindsport.match import pair_outcome
-from mindsport.rating.through_time import SkillHistory, TrueSkillThroughTime
 
 _EPOCH = datetime(1970, 1, 1)
 
@@ -134,38 +133,6 @@ def rolling(
 def _pair_p(win: float, loss: float) -> float:
     s = win + loss
     return 0.5 if s <= 0 else win / s
-
-
-class WholeHistory:
-    """mindsport's whole-history TrueSkill, kept current by incremental adds."""
-
-    def __init__(self, **params: Any) -> None:
-        self.model = TrueSkillThroughTime(**params)
-        self.history = SkillHistory(self.model)
-
-    def add(self, matches: Sequence[Match]) -> None:
-        self.history.add(matches)
-
-    def predict(self, matches: Sequence[Match]) -> list[list[tuple[int, int, float]]]:
-        from mindsport.rating.rating import Rating
-
-        players = [p for m in matches for t in m.teams for p in t]
-        times = [m.time for m in matches for t in m.teams for _ in t]
-        mu, sd = self.history.ratings_at(players, times)
-        out = []
-        k = 0
-        for m in matches:
-            teams = []
-            for t in m.teams:
-                size = len(t)
-                teams.append(tuple(Rating(float(mu[k + x]), float(sd[k + x])) for x in range(size)))
-                k += len(t)
-            pairs = []
-            for i, j, _ in decided(m):
-                win, _draw, loss = self.model.outcome_probabilities(teams[i], teams[j])
-                pairs.append((i, j, _pair_p(win, loss)))
-            out.append(pairs)
-        return out
 
 
 class PeerTTT:

@@ -105,14 +105,28 @@ def rolling_predictions(
     *,
     blocks: int = ROLLING_BLOCKS,
     start: int = 0,
+    bounds: Sequence[tuple[int, int]] | None = None,
 ) -> Predictions:
     """Predictions of every match from ``start`` on, each block's from a fit on everything
     before the block (see the module docstring); matches before ``start`` are only learned
-    from (no predictions: their pairs are left empty)."""
+    from (no predictions: their pairs are left empty). ``bounds``: the blocks as index ranges
+    ``(a, b)`` instead (consecutive, from ``start`` to the end; e.g. calendar months).
+    """
     if not isinstance(model, WholeHistoryModel):
         raise MindsportError(f"rolling_predictions: {model!r} is not a whole-history model")
     ms = list(matches)
-    bounds = block_bounds(len(ms), blocks, start)
+    if bounds is None:
+        bounds = block_bounds(len(ms), blocks, start)
+    else:
+        ends = [start] + [b for _, b in bounds]
+        if (
+            [a for a, _ in bounds] != ends[:-1]
+            or ends[-1] != len(ms)
+            or any(b <= a for a, b in bounds)
+        ):
+            raise MindsportError(
+                f"bounds must be consecutive non-empty blocks from {start} to {len(ms)}"
+            )
     history = model.history(ms[:start])
     out = [MatchPrediction(i, m.id, ()) for i, m in enumerate(ms[:start])]
     for a, b in bounds:
