@@ -139,7 +139,7 @@ def random_games(seed: int, n_games: int, n_players: int, *, partial: bool = Fal
 
 
 def test_duels_with_draws_agree_with_the_peer(ttt: Any) -> None:
-    ms = random_duels(1, 240, 24, 8, draws=0.1)
+    ms = random_duels(1, 160, 16, 8, draws=0.1)
     model = TrueSkillThroughTime(drift=0.5, draw_probability=0.1, tolerance=1e-10)
     peer = peer_curves(ttt, ms, [m.time for m in ms], 0.5, 0.1)
     assert_curves_agree(model.history(ms), peer, 1e-7)
