@@ -328,11 +328,12 @@ def run_history(
     matches: list[Match],
     fit_window: int | None,
     fixed: dict[str, Any] | None,
+    rule: str | int,
 ) -> dict[str, Any]:
-    """A whole-history model: settings searched (or ``fixed``), then the rolling protocol."""
+    """A whole-history model: settings searched (or ``fixed``), then the rolling protocol with
+    blocks cut by ``rule``."""
     t0 = time.perf_counter()
     n_train = math.floor(0.7 * len(matches))
-    rule = BLOCKS[ds]
     tried = 0
     train_ll = math.nan
     if fixed is None:
@@ -347,7 +348,7 @@ def run_history(
     bounds = rolling.blocks(matches, n_train, rule)
     preds, engine = history_predictions(name, fixed, matches, n_train, bounds)
     m = score_predictions(preds, start=n_train)
-    per = "month" if rule == "month" else f"{rule} games"
+    per = rule if isinstance(rule, str) else f"{rule} games"
     extra: dict[str, Any] = {"protocol": f"refit per {per}"}
     extra["run_seconds"] = time.perf_counter() - t1
     if isinstance(engine, rolling.PeerTTT):
@@ -466,8 +467,27 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="MODEL=OTHER,...: MODEL skips the search and takes OTHER's fitted settings on the "
         "same data set (e.g. pypi-trueskill=trueskill: same model, 5x slower code)",
     )
+    ap.add_argument(
+        "--fixed",
+        action="append",
+        default=[],
+        help="MODEL=JSON: MODEL skips the search and takes these settings, e.g. "
+        'trueskill-history=\'{"sigma": 6, "beta": 9, "drift": 0.08, "draw_probability": 0}\'',
+    )
+    ap.add_argument(
+        "--blocks",
+        default="",
+        help="DATASET=RULE,...: how the whole-history models' blocks are cut (month, step: each "
+        f"distinct match time, or a number of matches); default {BLOCKS}",
+    )
     args = ap.parse_args(argv)
     reuse = dict(x.split("=", 1) for x in args.reuse.split(",") if "=" in x)
+    given = {k: json.loads(v) for k, v in (x.split("=", 1) for x in args.fixed)}
+    blocks_of: dict[str, str | int] = {}
+    for x in args.blocks.split(","):
+        if "=" in x:
+            ds_, rule_ = x.split("=", 1)
+            blocks_of[ds_] = rule_ if rule_ in ("month", "step") else int(rule_)
     results: dict[str, dict[str, dict[str, Any]]] = {}
     if args.json.exists():
         results = json.loads(args.json.read_text())
@@ -486,6 +506,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                     continue
                 print(f"  {ds} / {name} ...", file=sys.stderr, flush=True)
                 grid = None
+                if name in given:
+                    grid = {k: (v,) for k, v in given[name].items()}
                 source = reuse.get(name)
                 if source is not None:
                     found = results.get(ds, {}).get(source)
@@ -501,7 +523,9 @@ def main(argv: Sequence[str] | None = None) -> None:
                     grid = {k: (v,) for k, v in found["params"].items()}
                 if name in ROLLING:
                     fixed = None if grid is None else {k: v[0] for k, v in grid.items()}
-                    row = run_history(name, ds, matches, window, fixed)
+                    row = run_history(
+                        name, ds, matches, window, fixed, blocks_of.get(ds, BLOCKS[ds])
+                    )
                 elif name == "elo-mmr":
                     row = run_elo_mmr(matches, window, grid)
                 else:

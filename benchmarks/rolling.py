@@ -94,10 +94,26 @@ def size_blocks(matches: Sequence[Match], start: int, size: int) -> list[tuple[i
     return [(i, min(i + size, len(matches))) for i in range(start, len(matches), size)]
 
 
+def step_blocks(matches: Sequence[Match], start: int) -> list[tuple[int, int]]:
+    """Index ranges of the runs of equal match times from ``start`` on (ATP: a tournament's
+    start date; a whole-history model's time step when it is a day)."""
+    out: list[tuple[int, int]] = []
+    i = start
+    while i < len(matches):
+        j = i + 1
+        while j < len(matches) and matches[j].time == matches[i].time:
+            j += 1
+        out.append((i, j))
+        i = j
+    return out
+
+
 def blocks(matches: Sequence[Match], start: int, rule: str | int) -> list[tuple[int, int]]:
-    """``"month"``, or a block size."""
+    """``"month"``, ``"step"`` (each distinct match time), or a block size."""
     if rule == "month":
         return month_blocks(matches, start)
+    if rule == "step":
+        return step_blocks(matches, start)
     return size_blocks(matches, start, int(rule))
 
 
