@@ -86,6 +86,7 @@ from mindsport.rating.trueskill import (
     InvalidGameError,
     TrueSkill,
 )
+from mindsport.rating.trueskill import PARAMS as TRUESKILL_PARAMS
 
 __all__ = ["PARAMS", "Convergence", "SkillCurve", "SkillHistory", "TrueSkillThroughTime"]
 
@@ -110,29 +111,16 @@ def _number(x: object) -> bool:
     return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
 
 
+_SAME = {p.name: p for p in TRUESKILL_PARAMS}  # the settings it shares with online TrueSkill
+
 PARAMS = (
-    Param("mu", Kind.REAL, MU, "prior mean of a player's skill at his first time step"),
-    Param("sigma", Kind.REAL, SIGMA, "prior deviation at his first time step", 0.0, low_open=True),
-    Param(
-        "beta",
-        Kind.REAL,
-        BETA,
-        "performance noise (one beta: about 76% to win)",
-        0.0,
-        low_open=True,
-    ),
+    _SAME["mu"],
+    _SAME["sigma"],
+    _SAME["beta"],
     Param(
         "drift", Kind.REAL, TAU, "random walk of the skill per day or time unit (deviation)", 0.0
     ),
-    Param(
-        "draw_probability",
-        Kind.REAL,
-        DRAW_PROBABILITY,
-        "how often two equal players draw",
-        0.0,
-        1.0,
-        high_open=True,
-    ),
+    _SAME["draw_probability"],
     Param(
         "time_step",
         Kind.REAL,
@@ -141,7 +129,7 @@ PARAMS = (
         0.0,
         low_open=True,
     ),
-    Param("tolerance", Kind.REAL, 1e-6, "convergence of the message passing", 0.0, low_open=True),
+    _SAME["tolerance"],
     Param("max_sweeps", Kind.INTEGER, 1000, "safety limit on forward-backward sweeps", 1.0),
 )
 
