@@ -298,6 +298,7 @@ def elo_mmr_predictions(
     them: rounded to whole rating points; its drift enters at the next update)."""
     import elo_mmr_py as em
 
+    origin = min((days(m.time) for m in matches), default=0.0)
     contests = []
     for m in matches:
         if any(len(t) != 1 for t in m.teams) or any(r is None for r in m.ranks):
@@ -308,7 +309,7 @@ def elo_mmr_predictions(
             lo = sum(1 for x in ranks if x < r)  # type: ignore[operator]
             hi = lo + sum(1 for x in ranks if x == r) - 1
             standings.append((t[0], lo, hi))
-        secs = round(days(m.time) * 86400.0)
+        secs = round((days(m.time) - origin) * 86400.0)  # the package takes no negatives
         contests.append(em.Contest(standings, name=m.id, time_seconds=secs))
     config = em.EloMmrConfig("mmr", drift_per_day=drift_per_day, weight_limit=weight_limit)
     players = em.rate(contests, config, mu_noob=1500.0, sig_noob=sig_noob)
