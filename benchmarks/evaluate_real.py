@@ -329,6 +329,7 @@ def run_history(
     fit_window: int | None,
     fixed: dict[str, Any] | None,
     rule: str | int,
+    grid: dict[str, tuple[Any, ...]] | None = None,
 ) -> dict[str, Any]:
     """A whole-history model: settings searched (or ``fixed``), then the rolling protocol with
     blocks cut by ``rule``."""
@@ -343,7 +344,8 @@ def run_history(
         def objective(p: dict[str, Any]) -> float:
             return rolling.log_loss(history_predictions(name, p, train, 0, train_blocks)[0])
 
-        fixed, train_ll, tried = rolling.search(HISTORY_GRIDS[name][ds], objective, _progress(name))
+        space = HISTORY_GRIDS[name][ds] if grid is None else grid
+        fixed, train_ll, tried = rolling.search(space, objective, _progress(name))
     t1 = time.perf_counter()
     bounds = rolling.blocks(matches, n_train, rule)
     preds, engine = history_predictions(name, fixed, matches, n_train, bounds)
@@ -507,7 +509,9 @@ def main(argv: Sequence[str] | None = None) -> None:
                 print(f"  {ds} / {name} ...", file=sys.stderr, flush=True)
                 grid = None
                 if name in given:
-                    grid = {k: (v,) for k, v in given[name].items()}
+                    grid = {
+                        k: tuple(v) if isinstance(v, list) else (v,) for k, v in given[name].items()
+                    }
                 source = reuse.get(name)
                 if source is not None:
                     found = results.get(ds, {}).get(source)
@@ -522,9 +526,10 @@ def main(argv: Sequence[str] | None = None) -> None:
                         raise SystemExit(f"{name} takes {source}'s settings: run {source} first")
                     grid = {k: (v,) for k, v in found["params"].items()}
                 if name in ROLLING:
-                    fixed = None if grid is None else {k: v[0] for k, v in grid.items()}
+                    one = grid is not None and all(len(v) == 1 for v in grid.values())
+                    fixed = {k: v[0] for k, v in grid.items()} if grid and one else None
                     row = run_history(
-                        name, ds, matches, window, fixed, blocks_of.get(ds, BLOCKS[ds])
+                        name, ds, matches, window, fixed, blocks_of.get(ds, BLOCKS[ds]), grid
                     )
                 elif name == "elo-mmr":
                     row = run_elo_mmr(matches, window, grid)

@@ -309,6 +309,7 @@ def elo_mmr_predictions(
             lo = sum(1 for x in ranks if x < r)  # type: ignore[operator]
             hi = lo + sum(1 for x in ranks if x == r) - 1
             standings.append((t[0], lo, hi))
+        standings.sort(key=lambda x: x[1])  # the package takes them best first
         secs = round((days(m.time) - origin) * 86400.0)  # the package takes no negatives
         contests.append(em.Contest(standings, name=m.id, time_seconds=secs))
     config = em.EloMmrConfig("mmr", drift_per_day=drift_per_day, weight_limit=weight_limit)
