@@ -328,8 +328,10 @@ def elo_mmr_predictions(
             z = (ma - mb) / math.sqrt(sa * sa + sb * sb + 2 * scale * scale)
             pairs.append((i, j, float(ndtr(z)), o))
         out.append(MatchPrediction(k, m.id, tuple(pairs)))
-        for t in m.teams:
-            last[t[0]] = after[(t[0], k)]
+        for t in m.teams:  # a contest of all tied players leaves the ratings as they were
+            got = after.get((t[0], k))
+            if got is not None:
+                last[t[0]] = got
     return out
 
 
