@@ -322,6 +322,23 @@ def test_incremental_adds_equal_a_full_recompute() -> None:
         assert np.abs(h.curve(p).mu - before[p].mu).max() < 1e-6
 
 
+def test_a_game_between_variables_that_exist_already() -> None:
+    # the second batch makes no new variable: both players already played at that step
+    model = TrueSkillThroughTime(drift=0.3, draw_probability=0.0, tolerance=1e-10)
+    ms = [
+        Match("g1", 0, [["a"], ["b"]], [0, 1]),
+        Match("g2", 0, [["b"], ["c"]], [0, 1]),
+        Match("g3", 0, [["c"], ["a"]], [0, 1]),
+    ]
+    h = model.history(ms[:2])
+    h.add(ms[2:])
+    full = model.history(ms)
+    assert h.variables == full.variables == 3
+    for p in "abc":
+        assert h.rating(p).mu == pytest.approx(full.rating(p).mu, abs=1e-8)
+        assert h.rating(p).sigma == pytest.approx(full.rating(p).sigma, abs=1e-8)
+
+
 def test_a_new_result_revises_the_past() -> None:
     model = TrueSkillThroughTime(drift=0.2, draw_probability=0.0)
     ms = [Match(f"g{i}", i, [["a"], [f"o{i}"]], [0, 1]) for i in range(5)]

@@ -555,6 +555,8 @@ class SkillHistory:
         """Keep ``order`` (indices sorted by time, ties in insertion order) up to date after
         items ``old..`` were appended: appended in order when they all come at or after the
         last time, else sorted anew."""
+        if len(times) == old:  # nothing new (e.g. games at steps whose variables exist)
+            return
         new = old + np.argsort(times[old:], kind="stable").astype(np.int64)
         if old == 0 or times[old:].min() >= times[order.view[-1]]:
             order.extend(new)
