@@ -1,21 +1,31 @@
 """Rating models side by side on real match data, one step ahead in time.
 
-Data sets (public, read by path; see ../shared/data/README.md): ATP singles 1968-2024 (195k
+Data sets (public, read by path from ``--data``): ATP singles 1968-2024 (195k
 matches, 1 vs 1, no draws), Halo 2 beta head-to-head (6.2k games, 1 vs 1, with draws; the data
 set of the TrueSkill paper), Twilight Imperium 4 (4.8k free-for-all games of 3-6 players).
 
-Models: mindsport's TrueSkill (factor graph; ``trueskill-drift`` also fits its skill drift over
-idle days), Elo (fitted constant K), Elo with the FIDE K schedule (not fitted), Glicko-2 (one game
-per rating period), Tenhou R (fitted: only the probability scale of its win curve), seed 002's
-pairwise TrueSkill, and as peers the reference ``trueskill`` package (PyPI, 0.4.5; on ATP it takes
-mindsport's fitted settings, ``--reuse``, since it is the same model and ~3x slower) and
-``openskill``'s Plackett-Luce model.
+Models, online (one match ahead): mindsport's TrueSkill (factor graph; ``trueskill-drift`` also
+fits its skill drift over idle days), Elo (fitted constant K), Elo with the FIDE K schedule (not
+fitted), Glicko-2 (one game per rating period), Tenhou R (fitted: only the probability scale of
+its win curve), the naive pairwise TrueSkill, and as peers the reference ``trueskill`` package
+(PyPI, 0.4.5; on ATP it takes mindsport's fitted settings, ``--reuse``, since it is the same model
+and ~3x slower), ``openskill``'s Plackett-Luce model and ``elo-mmr-py`` (2.0.0, Elo-MMR).
 
-Protocol: matches in time order; settings chosen on the first 70% by one-step-ahead
-log-likelihood (coordinate descent over a coarse grid, :func:`mindsport.history.fit`; on ATP the
-search uses the last ``--fit-window`` training matches only, to keep the run short); the chosen
-model then replays the whole history and is scored on the last 30% only (every pair of teams
-with distinct ranks: log-loss, accuracy, Brier).
+Models, whole history (refitted before each block, see ``benchmarks/rolling.py``):
+mindsport's whole-history TrueSkill (``trueskill-history``), ``trueskillthroughtime`` (1.1.0, the
+same model in the peer's code; it takes ``trueskill-history``'s fitted settings, since a search
+through its pure-Python convergence would take hours, and converges with the same tolerance, at
+most 30 iterations as by its default) and ``whr`` (2.2.0, Whole-History Rating).
+
+Protocol: matches in time order; settings chosen on the first 70% by predictive log-likelihood
+(coordinate descent over a coarse grid: :func:`mindsport.history.fit` for the online models, the
+same search in ``rolling.search`` for the others; on ATP the search uses the last
+``--fit-window`` training matches only, to keep the run short); the chosen model then runs over
+the whole history and is scored on the last 30% only, on the same pairs for every model (every
+pair of teams with distinct ranks: log-loss, accuracy, Brier). Online models predict each match
+from the ratings before it; whole-history models are refitted on everything before each block
+(a calendar month on ATP and TI4, 100 games on Halo 2, whose 6,227 games span four days) and
+predict the block.
 
 Run (from the repository root; each data set is a separate, resumable step; results are merged
 into the JSON file and the table shows everything recorded so far):
@@ -26,9 +36,12 @@ into the JSON file and the table shows everything recorded so far):
         --models trueskill,trueskill-drift,elo,fide,glicko2,tenhou,pairwise,openskill-pl
     .venv/bin/python benchmarks/evaluate_real.py --datasets atp --models pypi-trueskill \
         --reuse pypi-trueskill=trueskill
+    .venv/bin/python benchmarks/evaluate_real.py --datasets atp \
+        --models trueskill-history,whr,elo-mmr
     .venv/bin/python benchmarks/evaluate_real.py --table-only
 
-(The whole run takes about 30 minutes of one core; each step can be re-run alone.)
+(The online models take about 30 minutes of one core, the whole-history ones on TI4 and Halo a
+few minutes plus the peer ``trueskillthroughtime``'s refits; each step can be re-run alone.)
 """
 
 from __future__ import annotations
@@ -45,7 +58,13 @@ from pathlib import Path
 from typing import Any
 
 from mindsport.history import Match, fit, load_matches
+from mindsport.history.evaluate import score_predictions
+from mindsport.history.rolling import rolling_predictions
 from mindsport.rating.registry import MODELS, build_model
+from mindsport.rating.through_time import TrueSkillThroughTime
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import rolling  # the rolling-origin protocol beside this script
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 SOURCES = {"atp": "tennis_atp", "halo": "halo2/HeadToHead.csv", "ti4": "ti4/ti4.csv"}
@@ -59,7 +78,26 @@ ALL_MODELS = (
     "pairwise",
     "pypi-trueskill",
     "openskill-pl",
+    "elo-mmr",
+    "trueskill-history",
+    "trueskillthroughtime",
+    "whr",
 )
+#: Models refitted on the whole history before each block, and how blocks are cut per data set.
+ROLLING = ("trueskill-history", "trueskillthroughtime", "whr")
+BLOCKS: dict[str, str | int] = {"atp": "month", "halo": 100, "ti4": "month"}
+#: The peer computing the same model as ours takes our fitted settings.
+SAME_MODEL = {"trueskillthroughtime": "trueskill-history"}
+#: Runs left out, and why (measured with benchmarks/bench_through_time.py).
+LEFT_OUT = {
+    ("atp", "trueskillthroughtime"): "one convergence of the ATP history takes the peer about "
+    "16 minutes of CPU (its forward pass 22 s, each of its 30 iterations about 31 s), so the "
+    "protocol's ~200 monthly refits would take days; benchmarks/bench_through_time.py compares "
+    "it on one convergence instead",
+}
+#: Convergence tolerance of the whole-history models in the benchmark (predictions agree with
+#: 1e-6 to the fifth decimal of the log-loss on TI4; 1e-3 keeps the refits cheap).
+HISTORY_TOLERANCE = 1e-3
 
 GRIDS: dict[str, dict[str, tuple[Any, ...]]] = {
     **{name: dict(spec.grid) for name, spec in MODELS.items()},
@@ -69,6 +107,46 @@ GRIDS: dict[str, dict[str, tuple[Any, ...]]] = {
     "openskill-pl": {
         "beta": (3.0, 25 / 6, 6.0, 9.0, 13.0, 18.0),
         "tau": (0.0, 0.04, 25 / 300, 0.2, 0.4),
+    },
+    "elo-mmr": {
+        "sig_noob": (50.0, 100.0, 150.0, 250.0, 350.0),
+        "weight_limit": (0.05, 0.1, 0.2, 0.4),
+        "drift_per_day": (0.0, 1.0, 10.0, 100.0),
+        "scale": (100.0, 150.0, 200.0, 300.0, 400.0),
+    },
+}
+
+#: Whole-history grids per data set (drift per day; Halo 2's four days in hourly steps).
+HISTORY_GRIDS: dict[str, dict[str, dict[str, tuple[Any, ...]]]] = {
+    "trueskill-history": {
+        "atp": {
+            "sigma": (4.0, 6.0, 25 / 3, 11.0),
+            "beta": (2.0, 3.0, 25 / 6, 6.0, 9.0),
+            "drift": (0.005, 0.01, 0.02, 0.04, 0.08, 0.16),
+            "draw_probability": (0.0, 0.1),
+        },
+        "ti4": {
+            "sigma": (1.0, 2.0, 3.0, 4.0, 6.0),
+            "beta": (4.0, 6.0, 9.0, 13.0, 18.0),
+            "drift": (0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5),
+            "draw_probability": (0.0, 0.1),
+        },
+        "halo": {
+            "sigma": (4.0, 6.0, 25 / 3, 11.0),
+            "beta": (2.0, 3.0, 25 / 6, 6.0, 9.0),
+            "drift": (0.05, 0.2, 0.5, 1.0, 2.0, 5.0),
+            "draw_probability": (0.05, 0.1, 0.2, 0.3),
+            "time_step": (1 / 24,),
+        },
+    },
+    "whr": {
+        "atp": {"w2": (1.0, 3.0, 10.0, 30.0, 100.0, 300.0), "virtual_games": (1, 2, 4)},
+        "ti4": {"w2": (1.0, 3.0, 10.0, 30.0, 100.0, 300.0), "virtual_games": (1, 2, 4)},
+        "halo": {
+            "w2": (1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0),
+            "virtual_games": (1, 2, 4),
+            "time_step": (1 / 24,),
+        },
     },
 }
 
@@ -163,6 +241,125 @@ class OpenSkillPL:
         return float(self._model().predict_win([list(a), list(b)])[0])
 
 
+def history_engine(name: str, params: dict[str, Any]) -> Any:
+    """A whole-history engine of ``benchmarks/rolling.py`` with these settings."""
+    if name == "trueskillthroughtime":
+        return rolling.PeerTTT(tolerance=HISTORY_TOLERANCE, **params)
+    if name == "whr":
+        return rolling.PeerWHR(**params)
+    raise SystemExit(f"unknown whole-history model {name!r}")
+
+
+def history_predictions(
+    name: str,
+    params: dict[str, Any],
+    matches: Sequence[Match],
+    start: int,
+    bounds: Sequence[tuple[int, int]],
+) -> tuple[Any, Any]:
+    """Rolling-origin predictions of a whole-history model from ``start`` on, refitted before
+    each block of ``bounds``; and the peer's engine (None for mindsport's model)."""
+    if name == "trueskill-history":
+        model = TrueSkillThroughTime(tolerance=HISTORY_TOLERANCE, **params)
+        return rolling_predictions(model, matches, start=start, bounds=bounds), None
+    engine = history_engine(name, params)
+    return rolling.rolling(engine, matches, start, bounds), engine
+
+
+def run_elo_mmr(
+    matches: list[Match], fit_window: int | None, grid: dict[str, tuple[Any, ...]] | None
+) -> dict[str, Any]:
+    """Elo-MMR (online, one match ahead), fitted by the same search."""
+    t0 = time.perf_counter()
+    n_train = math.floor(0.7 * len(matches))
+    train = matches[:n_train][-fit_window:] if fit_window else matches[:n_train]
+
+    def objective(p: dict[str, Any]) -> float:
+        return rolling.log_loss(rolling.elo_mmr_predictions(train, **p))
+
+    best, train_ll, tried = rolling.search(
+        GRIDS["elo-mmr"] if grid is None else grid, objective, _progress("elo-mmr")
+    )
+    preds = rolling.elo_mmr_predictions(matches, **best)
+    m = score_predictions(preds, start=n_train)
+    return _row("elo-mmr", best, train_ll, m, matches, n_train, fit_window, tried, t0)
+
+
+def _progress(name: str, log: Any = sys.stderr) -> Any:
+    def progress(params: dict[str, Any], ll: float) -> None:
+        shown = ", ".join(f"{k}={v:.4g}" for k, v in params.items())
+        print(f"    {name}: {shown} -> train log-loss {ll:.4f}", file=log, flush=True)
+
+    return progress
+
+
+def _row(
+    name: str,
+    params: dict[str, Any],
+    train_ll: float,
+    m: Any,
+    matches: list[Match],
+    n_train: int,
+    fit_window: int | None,
+    tried: int,
+    t0: float,
+    **extra: Any,
+) -> dict[str, Any]:
+    return {
+        "model": name,
+        "params": dict(params),
+        "train_log_loss": train_ll,
+        "log_loss": m.log_loss,
+        "accuracy": m.accuracy,
+        "brier": m.brier,
+        "prediction_error": m.prediction_error,
+        "pairs": m.pairs,
+        "matches": len(matches),
+        "n_train": n_train,
+        "fit_window": fit_window,
+        "candidates": tried,
+        "seconds": time.perf_counter() - t0,
+        **extra,
+    }
+
+
+def run_history(
+    name: str,
+    ds: str,
+    matches: list[Match],
+    fit_window: int | None,
+    fixed: dict[str, Any] | None,
+    rule: str | int,
+    grid: dict[str, tuple[Any, ...]] | None = None,
+) -> dict[str, Any]:
+    """A whole-history model: settings searched (or ``fixed``), then the rolling protocol with
+    blocks cut by ``rule``."""
+    t0 = time.perf_counter()
+    n_train = math.floor(0.7 * len(matches))
+    tried = 0
+    train_ll = math.nan
+    if fixed is None:
+        train = matches[:n_train][-fit_window:] if fit_window else matches[:n_train]
+        train_blocks = rolling.blocks(train, 0, rule)
+
+        def objective(p: dict[str, Any]) -> float:
+            return rolling.log_loss(history_predictions(name, p, train, 0, train_blocks)[0])
+
+        space = HISTORY_GRIDS[name][ds] if grid is None else grid
+        fixed, train_ll, tried = rolling.search(space, objective, _progress(name))
+    t1 = time.perf_counter()
+    bounds = rolling.blocks(matches, n_train, rule)
+    preds, engine = history_predictions(name, fixed, matches, n_train, bounds)
+    m = score_predictions(preds, start=n_train)
+    per = rule if isinstance(rule, str) else f"{rule} games"
+    extra: dict[str, Any] = {"protocol": f"refit per {per}"}
+    extra["run_seconds"] = time.perf_counter() - t1
+    if isinstance(engine, rolling.PeerTTT):
+        extra["converge_seconds"] = engine.seconds
+        extra["iterations"] = engine.sweeps
+    return _row(name, fixed, train_ll, m, matches, n_train, fit_window, tried, t0, **extra)
+
+
 def factory(name: str) -> Any:
     if name == "pypi-trueskill":
         return PyPITrueSkill
@@ -231,18 +428,19 @@ def print_table(results: dict[str, dict[str, dict[str, Any]]]) -> None:
             + f", scored on {any_row['pairs']} pairs of the last 30%"
         )
         print(
-            f"  {'model':<15} {'log-loss':>9} {'x best':>7} {'accuracy':>9} {'Brier':>7} "
+            f"  {'model':<20} {'log-loss':>9} {'x best':>7} {'accuracy':>9} {'Brier':>7} "
             f"{'pred.err':>8} {'secs':>6}  settings"
         )
         order = sorted(rows.values(), key=lambda r: r["log_loss"])
         for r in order:
-            settings = f"(settings of {r['reused_from']}) " if r.get("reused_from") else ""
+            settings = f"[{r['protocol']}] " if r.get("protocol") else ""
+            settings += f"(settings of {r['reused_from']}) " if r.get("reused_from") else ""
             settings += ", ".join(
                 f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}"
                 for k, v in r["params"].items()
             )
             print(
-                f"  {r['model']:<15} {r['log_loss']:>9.4f} {r['log_loss'] / best:>7.3f} "
+                f"  {r['model']:<20} {r['log_loss']:>9.4f} {r['log_loss'] / best:>7.3f} "
                 f"{r['accuracy']:>9.4f} {r['brier']:>7.4f} {r['prediction_error']:>8.4f} "
                 f"{r['seconds']:>6.0f}  {settings}"
             )
@@ -272,8 +470,27 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="MODEL=OTHER,...: MODEL skips the search and takes OTHER's fitted settings on the "
         "same data set (e.g. pypi-trueskill=trueskill: same model, 5x slower code)",
     )
+    ap.add_argument(
+        "--fixed",
+        action="append",
+        default=[],
+        help="MODEL=JSON: MODEL skips the search and takes these settings, e.g. "
+        'trueskill-history=\'{"sigma": 6, "beta": 9, "drift": 0.08, "draw_probability": 0}\'',
+    )
+    ap.add_argument(
+        "--blocks",
+        default="",
+        help="DATASET=RULE,...: how the whole-history models' blocks are cut (month, step: each "
+        f"distinct match time, or a number of matches); default {BLOCKS}",
+    )
     args = ap.parse_args(argv)
     reuse = dict(x.split("=", 1) for x in args.reuse.split(",") if "=" in x)
+    given = {k: json.loads(v) for k, v in (x.split("=", 1) for x in args.fixed)}
+    blocks_of: dict[str, str | int] = {}
+    for x in args.blocks.split(","):
+        if "=" in x:
+            ds_, rule_ = x.split("=", 1)
+            blocks_of[ds_] = rule_ if rule_ in ("month", "step") else int(rule_)
     results: dict[str, dict[str, dict[str, Any]]] = {}
     if args.json.exists():
         results = json.loads(args.json.read_text())
@@ -287,8 +504,15 @@ def main(argv: Sequence[str] | None = None) -> None:
             )
             window = args.fit_window if (ds == "atp" and args.fit_window > 0) else None
             for name in [m.strip() for m in args.models.split(",") if m.strip()]:
+                if (ds, name) in LEFT_OUT:
+                    print(f"  {ds} / {name}: left out: {LEFT_OUT[ds, name]}", file=sys.stderr)
+                    continue
                 print(f"  {ds} / {name} ...", file=sys.stderr, flush=True)
                 grid = None
+                if name in given:
+                    grid = {
+                        k: tuple(v) if isinstance(v, list) else (v,) for k, v in given[name].items()
+                    }
                 source = reuse.get(name)
                 if source is not None:
                     found = results.get(ds, {}).get(source)
@@ -296,7 +520,22 @@ def main(argv: Sequence[str] | None = None) -> None:
                         raise SystemExit(f"--reuse {name}={source}: no {source} result for {ds}")
                     grid = {k: (v,) for k, v in found["params"].items()}
                     print(f"    {name}: settings of {source}: {found['params']}", file=sys.stderr)
-                row = run_one(name, matches, window, grid)
+                if name in SAME_MODEL and source is None:
+                    source = SAME_MODEL[name]
+                    found = results.get(ds, {}).get(source)
+                    if found is None:
+                        raise SystemExit(f"{name} takes {source}'s settings: run {source} first")
+                    grid = {k: (v,) for k, v in found["params"].items()}
+                if name in ROLLING:
+                    one = grid is not None and all(len(v) == 1 for v in grid.values())
+                    fixed = {k: v[0] for k, v in grid.items()} if grid and one else None
+                    row = run_history(
+                        name, ds, matches, window, fixed, blocks_of.get(ds, BLOCKS[ds]), grid
+                    )
+                elif name == "elo-mmr":
+                    row = run_elo_mmr(matches, window, grid)
+                else:
+                    row = run_one(name, matches, window, grid)
                 if source is not None:
                     row["reused_from"] = source
                 results.setdefault(ds, {})[name] = row

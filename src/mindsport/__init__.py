@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         Rating,
         TenhouRating,
         TrueSkill,
+        TrueSkillThroughTime,
     )
 
 
@@ -75,6 +76,7 @@ lazy_exports(
                 "Rating",
                 "TenhouRating",
                 "TrueSkill",
+                "TrueSkillThroughTime",
             )
         },
     },
@@ -97,5 +99,6 @@ __all__ = [
     "Rating",
     "TenhouRating",
     "TrueSkill",
+    "TrueSkillThroughTime",
     "__version__",
 ]

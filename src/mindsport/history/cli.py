@@ -14,7 +14,7 @@ import io
 import math
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from mindsport.history.evaluate import Metrics
-    from mindsport.history.replay import Replay
+    from mindsport.history.replay import MatchPrediction
     from mindsport.match import Match
 
 __all__ = ["evaluate_command", "import_command", "run_evaluation"]
@@ -73,9 +73,17 @@ def run_evaluation(
     train_fraction: float,
     start: float | None,
     console: Console | None = None,
-) -> tuple[dict[str, Metrics], dict[str, Replay], dict[str, str], dict[str, dict[str, Any]], int]:
+) -> tuple[
+    dict[str, Metrics],
+    dict[str, Sequence[MatchPrediction]],
+    dict[str, str],
+    dict[str, dict[str, Any]],
+    int,
+]:
     """Evaluate (and optionally fit) each named model; models that can't take the data are
-    reported in the third result (name -> reason) instead of stopping the run."""
+    reported in the third result (name -> reason) instead of stopping the run. The second result
+    holds each model's predictions (a whole-history model's from refits before each block of
+    the scored matches, :func:`mindsport.history.rolling.rolling_predictions`)."""
     from rich.console import Console
     from rich.progress import (
         BarColumn,
@@ -88,6 +96,7 @@ def run_evaluation(
     from mindsport.history.evaluate import score_predictions
     from mindsport.history.fit import fit
     from mindsport.history.replay import replay
+    from mindsport.history.rolling import WholeHistoryModel, rolling_predictions
     from mindsport.rating.registry import build_model
 
     n = len(matches)
@@ -98,7 +107,7 @@ def run_evaluation(
         raise MindsportError(f"--start must be in [0, 1), got {s_frac}")
     s_idx = math.floor(s_frac * n)
     metrics: dict[str, Metrics] = {}
-    replays: dict[str, Replay] = {}
+    replays: dict[str, Sequence[MatchPrediction]] = {}
     skipped: dict[str, str] = {}
     params: dict[str, dict[str, Any]] = {}
     con = console or Console(stderr=True)
@@ -126,18 +135,25 @@ def run_evaluation(
                 else:
                     model = build_model(name)
                     params[name] = {}
-                task = bar.add_task(f"replaying {name}", total=n)
+                if isinstance(model, WholeHistoryModel):
+                    task = bar.add_task(f"refitting {name}", total=None)
+                    preds: Sequence[MatchPrediction] = rolling_predictions(
+                        model, matches, start=s_idx
+                    )
+                else:
+                    task = bar.add_task(f"replaying {name}", total=n)
 
-                def done_so_far(done: int, _t: Any = task) -> None:
-                    bar.update(_t, completed=done)
+                    def done_so_far(done: int, _t: Any = task) -> None:
+                        bar.update(_t, completed=done)
 
-                r = replay(model, matches, keep_history=False, progress=done_so_far)
+                    r = replay(model, matches, keep_history=False, progress=done_so_far)
+                    preds = r.predictions
                 bar.remove_task(task)
             except MindsportError as exc:
                 skipped[name] = str(exc)
                 continue
-            replays[name] = r
-            metrics[name] = score_predictions(r.predictions, s_idx)
+            replays[name] = preds
+            metrics[name] = score_predictions(preds, s_idx)
     return metrics, replays, skipped, params, s_idx
 
 
@@ -171,14 +187,14 @@ def _plot_calibration(path: Path, metrics: dict[str, Metrics]) -> None:
         plt.close(fig)
 
 
-def _predictions_csv(replays: dict[str, Replay], start: int) -> str:
+def _predictions_csv(replays: dict[str, Sequence[MatchPrediction]], start: int) -> str:
     buf = io.StringIO()
     wr = csv.writer(buf, lineterminator="\n")
     wr.writerow(
         ["model", "match_index", "match_id", "team_a", "team_b", "p_a_ahead", "outcome", "scored"]
     )
-    for name, r in replays.items():
-        for mp in r.predictions:
+    for name, preds in replays.items():
+        for mp in preds:
             for i, j, p, y in mp.pairs:
                 scored = int(mp.index >= start and y != 0.5)
                 wr.writerow([name, mp.index, mp.match_id, i, j, repr(p), y, scored])

@@ -33,6 +33,7 @@ from numpy.typing import NDArray
 
 from mindsport.errors import MindsportError
 from mindsport.history.replay import MatchPrediction, Predictions, Replay, replay
+from mindsport.history.rolling import WholeHistoryModel, rolling_predictions
 from mindsport.match import Match
 
 __all__ = ["CalibrationBin", "Evaluation", "Metrics", "evaluate", "score_predictions"]
@@ -139,7 +140,8 @@ def score_predictions(
 
 @dataclass(frozen=True)
 class Evaluation:
-    """Per-model metrics and replays of :func:`evaluate`."""
+    """Per-model metrics and replays of :func:`evaluate` (replays of the online models only: a
+    whole-history model is refitted block by block, not replayed)."""
 
     metrics: dict[str, Metrics]
     replays: dict[str, Replay]
@@ -190,7 +192,9 @@ def evaluate(
 
     ``models``: a dict name -> model, a list of models, or one model. ``start``: score only
     matches from this index (int) or fraction (float in [0, 1)) on. ``progress(name, done)`` is
-    called during each replay.
+    called during each replay. A whole-history model
+    (:class:`~mindsport.history.rolling.WholeHistoryModel`) predicts the scored matches by
+    rolling refits instead (:func:`~mindsport.history.rolling.rolling_predictions`).
     """
     ms = list(matches)
     s = _start_index(start, len(ms))
@@ -200,6 +204,10 @@ def evaluate(
     metrics: dict[str, Metrics] = {}
     replays: dict[str, Replay] = {}
     for name, model in named.items():
+        if isinstance(model, WholeHistoryModel):
+            preds = rolling_predictions(model, ms, start=s)
+            metrics[name] = score_predictions(preds, s, bins)
+            continue
         cb = None if progress is None else (lambda done, _n=name: progress(_n, done))
         r = replay(model, ms, keep_history=keep_history, progress=cb)
         replays[name] = r

@@ -11,6 +11,9 @@ never saw its own outcomes, neither in the ratings nor in the choice of settings
 Search: a grid per setting (``grid={"beta": [...], "tau": [...]}``), explored by coordinate
 descent (each setting scanned in turn with the others fixed, sweeps repeated until nothing
 changes; cheaper than the full product, ``search="product"`` tries every combination).
+A whole-history model (:class:`~mindsport.history.rolling.WholeHistoryModel`) is scored the same
+way, except that its predictions come from refits before each block of matches
+(:func:`~mindsport.history.rolling.rolling_predictions`) instead of a replay.
 Models given by name are built from the model registry (:mod:`mindsport.rating.registry`:
 ``trueskill elo fide glicko2 tenhou pairwise`` and any model registered there), which also holds
 each model's default grid.
@@ -26,7 +29,7 @@ from typing import Any, Literal
 
 from mindsport.errors import MindsportError
 from mindsport.history.evaluate import Metrics, score_predictions
-from mindsport.history.replay import replay
+from mindsport.history.rolling import model_predictions
 from mindsport.match import Match
 from mindsport.rating.registry import default_grid, get_spec
 
@@ -57,9 +60,9 @@ def _factory(model_factory: Callable[..., Any] | str) -> Callable[..., Any]:
 
 
 def train_log_loss(model: Any, matches: Sequence[Match]) -> float:
-    """One-step-ahead log-loss of ``model`` on ``matches`` (all scored)."""
-    r = replay(model, matches, keep_history=False)
-    ll = score_predictions(r.predictions).log_loss
+    """One-step-ahead log-loss of ``model`` on ``matches`` (all scored; a whole-history model
+    refitted before each block, see :mod:`mindsport.history.rolling`)."""
+    ll = score_predictions(model_predictions(model, matches)).log_loss
     return math.inf if math.isnan(ll) else ll
 
 
@@ -152,8 +155,7 @@ def fit(
         train_log_loss(make(**base, **best), train)
         raise MindsportError("fit: no candidate setting could be evaluated on the data")
     model = make(**base, **best)
-    full = replay(model, ms, keep_history=False)
-    test = score_predictions(full.predictions, start=n_train)
+    test = score_predictions(model_predictions(model, ms, start=n_train), start=n_train)
     return FitResult(
         {**base, **best},
         model,

@@ -27,6 +27,7 @@ matches (``rate``, ``evaluate``, ``import``) goes through it.
 from __future__ import annotations
 
 import csv
+import itertools
 import os
 import re
 from collections import Counter
@@ -402,7 +403,10 @@ def _ti4(path: str | os.PathLike[str]) -> tuple[list[Match], tuple[Dropped, ...]
             if len(set(players)) != len(players):
                 drops.add(_TI4_TWICE, f"line {line}")
                 continue
-            scores = vps if all(v == v for v in vps) else None
+            # the columns are the finishing order; victory points that disagree with it (a few
+            # games list a lower score above a higher one) are left out, the order stands
+            ordered = all(a >= b for a, b in itertools.pairwise(vps))
+            scores = vps if ordered and all(v == v for v in vps) else None
             try:
                 out.append(
                     Match(

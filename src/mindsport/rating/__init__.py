@@ -2,6 +2,9 @@
 
 * :class:`TrueSkill` (:mod:`.trueskill`; its explicit factor graph in :mod:`.factors`, the
   normal and truncated-Gaussian functions in :mod:`.gaussian` and :mod:`.truncation`);
+* :class:`TrueSkillThroughTime` (:mod:`.through_time`, compiled in :mod:`.through_time_kernels`):
+  whole-history TrueSkill, each player's skill a chain through time smoothed by message passing,
+  kept current by :class:`SkillHistory`;
 * :class:`Elo` with :class:`FideK`, :class:`Glicko2`, :class:`TenhouRating`, and the naive
   :class:`PairwiseTrueSkill` of the mahjong article as a baseline;
 * every model's one update is compiled (:mod:`.kernels`, :mod:`.kernels_classic`, loaded on
@@ -18,6 +21,7 @@ from mindsport.rating.rating import InvalidRatingError, Rating
 from mindsport.rating.registry import (
     MODELS,
     Display,
+    Estimate,
     ModelSpec,
     UnknownModelError,
     build_model,
@@ -27,6 +31,7 @@ from mindsport.rating.registry import (
 )
 from mindsport.rating.teams import ShapeError
 from mindsport.rating.tenhou import TenhouR, TenhouRating
+from mindsport.rating.through_time import SkillHistory, TrueSkillThroughTime
 from mindsport.rating.trueskill import ConvergenceError, InvalidGameError, TrueSkill
 
 __all__ = [
@@ -35,6 +40,7 @@ __all__ = [
     "Display",
     "Elo",
     "EloRating",
+    "Estimate",
     "FideK",
     "Glicko2",
     "Glicko2Rating",
@@ -47,9 +53,11 @@ __all__ = [
     "ParameterError",
     "Rating",
     "ShapeError",
+    "SkillHistory",
     "TenhouR",
     "TenhouRating",
     "TrueSkill",
+    "TrueSkillThroughTime",
     "UnknownModelError",
     "build_model",
     "default_grid",

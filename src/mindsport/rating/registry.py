@@ -7,13 +7,21 @@ allowed range, help), the grid :func:`mindsport.history.fit` searches by default
 rating is shown on a leaderboard (:class:`Display`: the value, the deviation if there is one,
 and the conservative value the board is sorted by).
 
+Each spec also says how the model estimates skills (:class:`Estimate`): **online** models update
+ratings match by match (replayed one match ahead; store leagues keep them current), a
+**whole-history** model estimates every player's skill through time from all the games at once
+(:class:`~mindsport.rating.through_time.TrueSkillThroughTime`; ``fit`` and ``evaluate`` refit it
+before each block of matches, see :mod:`mindsport.history.rolling`).
+
 A model added to :data:`MODELS` appears everywhere: ``mindsport leagues create --model``,
 ``mindsport evaluate --models``, ``fit("name", ...)``, store leagues and the service. Its class
 provides the model protocol (``rating``, ``rate``, ``win_probability``, ``expose``) and, for a
 fast replay, a ``replayer()`` (:mod:`mindsport.rating.replayers`).
 
 >>> sorted(MODELS)
-['cardplay', 'elo', 'fide', 'glicko2', 'pairwise', 'tenhou', 'trueskill']
+['cardplay', 'elo', 'fide', 'glicko2', 'pairwise', 'tenhou', 'trueskill', 'trueskill-history']
+>>> model_names(Estimate.WHOLE_HISTORY)
+('trueskill-history',)
 >>> build_model("glicko2", tau=0.3, period=7)
 Glicko2(tau=0.3, ..., period=7.0)
 >>> build_model("trueskill", beta=-1)
@@ -28,16 +36,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from enum import Enum
 from types import MappingProxyType
 from typing import Any
 
-from mindsport.rating import cardplay, elo, glicko2, pairwise, tenhou, trueskill
+from mindsport.rating import cardplay, elo, glicko2, pairwise, tenhou, through_time, trueskill
 from mindsport.rating.params import Param, ParameterError
 from mindsport.rating.rating import Rating
 
 __all__ = [
     "MODELS",
     "Display",
+    "Estimate",
     "ModelSpec",
     "UnknownModelError",
     "build_model",
@@ -49,6 +59,13 @@ __all__ = [
 
 class UnknownModelError(ParameterError):
     """A rating model, or a setting of one, is not known by that name."""
+
+
+class Estimate(Enum):
+    """How a model estimates skills (see the module docstring)."""
+
+    ONLINE = "online"
+    WHOLE_HISTORY = "whole history"
 
 
 @dataclass(frozen=True)
@@ -81,6 +98,8 @@ class ModelSpec:
     summary: str
     #: builds the model from its settings (default: the class itself)
     factory: Callable[..., Any] | None = field(default=None, compare=False)
+    #: updated match by match, or estimated from the whole history at once
+    estimate: Estimate = Estimate.ONLINE
 
     def param(self, name: str) -> Param:
         """The setting ``name`` (else :class:`UnknownModelError` naming the known ones)."""
@@ -222,15 +241,32 @@ _SPECS = (
         "TrueSkill with learned role (seat) advantages, deal luck as a known offset, "
         "duplicate deals compared across tables and score margins",
     ),
+    ModelSpec(
+        "trueskill-history",
+        "Whole-history TrueSkill",
+        through_time.TrueSkillThroughTime,
+        Rating,
+        through_time.PARAMS,
+        {
+            "sigma": (2.0, 4.0, 6.0, 25 / 3),
+            "beta": (2.0, 3.0, 25 / 6, 6.0, 9.0, 13.0),
+            "drift": (0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5),
+            "draw_probability": (0.0, 0.1, 0.2),
+        },
+        _GAUSSIAN,
+        "TrueSkill Through Time: each player's skill a chain through time, smoothed over all games",
+        estimate=Estimate.WHOLE_HISTORY,
+    ),
 )
 
 #: every registered model by name
 MODELS: Mapping[str, ModelSpec] = MappingProxyType({s.name: s for s in _SPECS})
 
 
-def model_names() -> tuple[str, ...]:
-    """The registered model names, in registration order."""
-    return tuple(MODELS)
+def model_names(estimate: Estimate | None = None) -> tuple[str, ...]:
+    """The registered model names, in registration order (only those that estimate skills as
+    ``estimate`` says, if given)."""
+    return tuple(n for n, s in MODELS.items() if estimate is None or s.estimate is estimate)
 
 
 def get_spec(name: str) -> ModelSpec:

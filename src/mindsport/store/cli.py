@@ -507,9 +507,11 @@ def leagues_set(
 @leagues_app.command("models")
 def leagues_models() -> None:
     """List the rating models a league can use, with their settings."""
-    from mindsport.rating.registry import MODELS
+    from mindsport.rating.registry import MODELS, Estimate
 
     for spec in MODELS.values():
+        if spec.estimate is not Estimate.ONLINE:  # a league rates online
+            continue
         d = spec.display
         typer.echo(f"{spec.name}: {spec.title} - {spec.summary}; leaderboard: {d.conservative}")
         for p in spec.params:

@@ -77,7 +77,7 @@ from mindsport.errors import ConflictError, DatabaseError, MindsportError, NotFo
 from mindsport.match import Match, id_problem, text_problem, time_value
 from mindsport.matchmaking import MAX_POOL, Pairing, matchmake, parse_shape
 from mindsport.rating.batch import DAY, PlayerIndex, encode_columns
-from mindsport.rating.registry import MODELS, Display, ModelSpec, UnknownModelError
+from mindsport.rating.registry import MODELS, Display, Estimate, ModelSpec, UnknownModelError
 from mindsport.store.commit import GroupCommitter, WorkItem
 from mindsport.store.keys import (
     PREFIX_LENGTH,
@@ -527,7 +527,8 @@ class Store:
     database that cannot be used (unreachable, login refused, not a database, a missing SQLite
     file with ``create=False``) raises :class:`~mindsport.errors.DatabaseError` naming it (the
     password hidden) and the fix. ``models``: the rating models leagues
-    may use, by name (default: every model of :data:`mindsport.rating.registry.MODELS`). Use as
+    may use, by name (default: every online model of :data:`mindsport.rating.registry.MODELS`;
+    a whole-history model has no match-by-match state to keep). Use as
     a context manager or call :meth:`close`.
 
     Ratings are derived by the model's replayer (:mod:`mindsport.rating.replayers`, the engine
@@ -548,7 +549,11 @@ class Store:
         shown = _shown_url(self.url)
         if not create:
             _require_existing(self.url, shown)
-        self._models: Mapping[str, ModelSpec] = MODELS if models is None else dict(models)
+        self._models: Mapping[str, ModelSpec] = (
+            {n: s for n, s in MODELS.items() if s.estimate is Estimate.ONLINE}
+            if models is None
+            else dict(models)
+        )
         self._model_cache: dict[str, LeagueModel] = {}
         self._sql_cache: dict[str, str] = {}
         self._local = threading.local()
