@@ -71,7 +71,34 @@ def test_server_rendered_page(tmp_path: Path) -> None:
         html = client.get("/", params={"league": "nope"}).text
         assert "does not exist" in html
         assert "<tr data-player=" not in client.get("/", params={"league": "other"}).text
+        assert "Role advantages" not in client.get("/", params={"league": "main"}).text
     store.close()
+
+
+def test_a_cardplay_page_lists_its_role_advantages(tmp_path: Path) -> None:
+    from mindsport.rating.batch import PlayerIndex
+    from mindsport.rating.registry import build_model
+
+    store = Store(str(tmp_path / "ddz.db"))
+    store.create_league("ddz", "cardplay")
+    rng = random.Random(2)
+    ms = []
+    for i in range(20):
+        a, b, c = rng.sample(["ann", "bob", "cy", "dee"], 3)
+        ranks = [0, 1] if rng.random() < 0.35 else [1, 0]
+        ms.append(
+            Match(f"d{i}", i, [[a], [b, c]], ranks, roles=[["landlord"], ["farmer1", "farmer2"]])
+        )
+    store.add_matches("ddz", ms)
+    replayer = build_model("cardplay").replayer()
+    replayer.feed(replayer.encode(ms, PlayerIndex(), None), predict=False, keep=False)
+    with TestClient(create_app(store=store)) as client:
+        html = client.get("/", params={"league": "ddz"}).text
+    store.close()
+    assert "<h2>Role advantages</h2>" in html
+    assert html.count("<li data-role=") == 3
+    for role, r in replayer.roles().items():
+        assert f"{role} seat: {r.mu:+.2f} skill points (&plusmn; {r.sigma:.2f})" in html
 
 
 def _browser() -> Any:
