@@ -228,3 +228,26 @@ def test_page_labels_and_empty_state_in_chromium(tmp_path: Path, live_server: An
         img = _inner(Image.open(io.BytesIO(page.locator("#chart").screenshot())))
         assert len(set(img.getdata())) > 1  # the message is drawn, not a blank box
         assert "No matches yet" in (page.text_content("#chart-title") or "")
+
+
+@pytest.mark.browser
+def test_role_advantages_show_in_chromium(tmp_path: Path, live_server: Any) -> None:
+    base, store = live_server(f"sqlite:///{tmp_path / 'roles.db'}")
+    store.create_league("ddz", "cardplay")
+    roles = [["landlord"], ["farmer1", "farmer2"]]
+    store.add_matches(
+        "ddz", [Match(f"d{i}", i, [["ann"], ["bob", "cy"]], [i % 2, 1 - i % 2], roles=roles)
+                for i in range(6)],
+    )  # fmt: skip
+    want = {r.role: r for r in store.leaderboard("ddz").roles}
+    with _chromium_page() as page:
+        page.goto(base + "/?league=ddz")
+        page.wait_for_selector("body[data-ready='1']")
+        items = page.locator("#roles li")
+        assert items.count() == 3 and page.locator("#roles").is_visible()
+        shown = {
+            items.nth(k).get_attribute("data-role"): items.nth(k).inner_text() for k in range(3)
+        }
+        assert set(shown) == set(want)
+        for role, text in shown.items():
+            assert text.startswith(f"{role} seat: {want[role].advantage:+.2f} skill points")

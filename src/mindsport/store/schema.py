@@ -93,15 +93,21 @@ matches = Table(
     Index("ix_ms_matches_order", "league_id", "time_value", "seq"),
 )
 
-ratings = Table(
-    "ms_ratings",
-    metadata,
-    Column(
+
+def _league_key() -> Column[int]:
+    """The league id as the first part of a table's primary key (rows go with their league)."""
+    return Column(
         "league_id",
         Integer,
         ForeignKey("ms_leagues.id", ondelete="CASCADE"),
         primary_key=True,
-    ),
+    )
+
+
+ratings = Table(
+    "ms_ratings",
+    metadata,
+    _league_key(),
     Column("player", String(200), primary_key=True),
     Column("mu", Double, nullable=False),
     Column("sigma", Double, nullable=False),
@@ -115,12 +121,7 @@ ratings = Table(
 virtual_ratings = Table(
     "ms_virtual_ratings",
     metadata,
-    Column(
-        "league_id",
-        Integer,
-        ForeignKey("ms_leagues.id", ondelete="CASCADE"),
-        primary_key=True,
-    ),
+    _league_key(),
     Column("key", String(1000), primary_key=True),
     Column("kind", String(10), nullable=False),
     Column("name", String(1000), nullable=False),

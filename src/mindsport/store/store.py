@@ -11,6 +11,15 @@ Source of truth and derived data
     player had just before that position (read back from the history). A match at or after the
     latest time is the special case of an empty suffix: it is applied to the current ratings.
 
+Games of chance
+    A match's ``roles``, ``deal`` and ``luck`` (:class:`~mindsport.match.Match`) are kept in the
+    log for every league. A model whose replayer rates virtual players
+    (:class:`~mindsport.store.league.VirtualPlayers`: ``cardplay``'s role advantages and
+    duplicate deal sides) has their states kept per league in ``ms_virtual_ratings``, loaded
+    before new matches are rated and written in the same transaction; a late match in such a
+    league replays the whole log (every later game of the same role depends on it). Other
+    models rate such a match by its teams, ranks, weights and scores only.
+
 Transactions and concurrency
     Every write is one database transaction: an error anywhere (an unknown league, a conflicting
     match id, a model error on row 500 of a file) rolls back everything, including the match log.
@@ -36,7 +45,8 @@ Transactions and concurrency
 
 Idempotency
     A match id already in the league is ignored when the record is identical (same normalised
-    time, teams, ranks, weights and scores: compared by SHA-256 digest) and refused with
+    time, teams, ranks, weights and scores, and roles, deal and luck when given: compared by
+    SHA-256 digest) and refused with
     :class:`~mindsport.errors.ConflictError` when it differs. Re-posting a whole file is safe.
 """
 
