@@ -174,3 +174,18 @@ def test_an_older_database_is_upgraded_and_keeps_its_digests(db_url: str) -> Non
         assert st.add_match("ddz", m).added == 1
         assert st.matches("ddz") == [plain, m]
         assert_matches_reference(st, "ddz", [plain, m], {})
+
+
+def test_long_roles_of_big_teams_fit_in_the_virtual_table(db_url: str) -> None:
+    """A duplicate deal side is named by its team's roles: 32 roles of 64 characters."""
+    teams = [[f"a{i}" for i in range(32)], [f"b{i}" for i in range(32)]]
+    roles = [[f"{s}{i:02d}".ljust(64, "x") for i in range(32)] for s in "ab"]
+    ms = [Match(f"g{k}", k, teams, [0, 1], roles=roles, deal="d") for k in range(2)]
+    settings = {"deal_sigma": 1.0}
+    with Store(db_url) as st:
+        st.create_league("big", "cardplay", settings)
+        st.add_matches("big", ms)
+        want_players, want_roles = reference(ms, settings)
+        assert st.states("big")["a0"].mu == pytest.approx(want_players["a0"][0], abs=TOL)
+        board = st.leaderboard("big")
+        assert len(board.roles) == 64 == len(want_roles)

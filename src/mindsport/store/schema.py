@@ -37,6 +37,7 @@ from sqlalchemy import (
     MetaData,
     String,
     Table,
+    Text,
     UniqueConstraint,
 )
 
@@ -122,9 +123,9 @@ virtual_ratings = Table(
     "ms_virtual_ratings",
     metadata,
     _league_key(),
-    Column("key", String(1000), primary_key=True),
+    Column("key", Text, primary_key=True),
     Column("kind", String(10), nullable=False),
-    Column("name", String(1000), nullable=False),
+    Column("name", Text, nullable=False),
     Column("deal", String(200), nullable=True),
     Column("mu", Double, nullable=False),
     Column("sigma", Double, nullable=False),
