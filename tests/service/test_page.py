@@ -71,7 +71,34 @@ def test_server_rendered_page(tmp_path: Path) -> None:
         html = client.get("/", params={"league": "nope"}).text
         assert "does not exist" in html
         assert "<tr data-player=" not in client.get("/", params={"league": "other"}).text
+        assert "Role advantages" not in client.get("/", params={"league": "main"}).text
     store.close()
+
+
+def test_a_cardplay_page_lists_its_role_advantages(tmp_path: Path) -> None:
+    from mindsport.rating.batch import PlayerIndex
+    from mindsport.rating.registry import build_model
+
+    store = Store(str(tmp_path / "ddz.db"))
+    store.create_league("ddz", "cardplay")
+    rng = random.Random(2)
+    ms = []
+    for i in range(20):
+        a, b, c = rng.sample(["ann", "bob", "cy", "dee"], 3)
+        ranks = [0, 1] if rng.random() < 0.35 else [1, 0]
+        ms.append(
+            Match(f"d{i}", i, [[a], [b, c]], ranks, roles=[["landlord"], ["farmer1", "farmer2"]])
+        )
+    store.add_matches("ddz", ms)
+    replayer = build_model("cardplay").replayer()
+    replayer.feed(replayer.encode(ms, PlayerIndex(), None), predict=False, keep=False)
+    with TestClient(create_app(store=store)) as client:
+        html = client.get("/", params={"league": "ddz"}).text
+    store.close()
+    assert "<h2>Role advantages</h2>" in html
+    assert html.count("<li data-role=") == 3
+    for role, r in replayer.roles().items():
+        assert f"{role} seat: {r.mu:+.2f} skill points (&plusmn; {r.sigma:.2f})" in html
 
 
 def _browser() -> Any:
@@ -201,3 +228,26 @@ def test_page_labels_and_empty_state_in_chromium(tmp_path: Path, live_server: An
         img = _inner(Image.open(io.BytesIO(page.locator("#chart").screenshot())))
         assert len(set(img.getdata())) > 1  # the message is drawn, not a blank box
         assert "No matches yet" in (page.text_content("#chart-title") or "")
+
+
+@pytest.mark.browser
+def test_role_advantages_show_in_chromium(tmp_path: Path, live_server: Any) -> None:
+    base, store = live_server(f"sqlite:///{tmp_path / 'roles.db'}")
+    store.create_league("ddz", "cardplay")
+    roles = [["landlord"], ["farmer1", "farmer2"]]
+    store.add_matches(
+        "ddz", [Match(f"d{i}", i, [["ann"], ["bob", "cy"]], [i % 2, 1 - i % 2], roles=roles)
+                for i in range(6)],
+    )  # fmt: skip
+    want = {r.role: r for r in store.leaderboard("ddz").roles}
+    with _chromium_page() as page:
+        page.goto(base + "/?league=ddz")
+        page.wait_for_selector("body[data-ready='1']")
+        items = page.locator("#roles li")
+        assert items.count() == 3 and page.locator("#roles").is_visible()
+        shown = {
+            items.nth(k).get_attribute("data-role"): items.nth(k).inner_text() for k in range(3)
+        }
+        assert set(shown) == set(want)
+        for role, text in shown.items():
+            assert text.startswith(f"{role} seat: {want[role].advantage:+.2f} skill points")

@@ -168,3 +168,33 @@ def test_names_print_as_they_are(tmp_path: Path) -> None:
         )
     assert "[bold]ann" in invoke("leaderboard", "--db", db).output
     assert "[bold]ann in 'main'" in invoke("player", "[bold]ann", "--db", db).output
+
+
+def test_a_cardplay_leaderboard_prints_its_role_advantages(tmp_path: Path) -> None:
+    from mindsport.rating.batch import PlayerIndex
+    from mindsport.rating.registry import build_model
+
+    db = f"sqlite:///{tmp_path / 'ddz.db'}"
+    rng = random.Random(4)
+    roles = [["landlord"], ["farmer1", "farmer2"]]
+    ms = []
+    for i in range(30):
+        a, b, c = rng.sample([f"u{k}" for k in range(5)], 3)
+        ranks = [0, 1] if rng.random() < 0.4 else [1, 0]
+        ms.append(Match(f"d{i}", i, [[a], [b, c]], ranks, roles=roles, deal=f"deal{i}"))
+    f = tmp_path / "ddz.jsonl"
+    f.write_text(
+        "".join(
+            json.dumps({"id": m.id, "time": m.time, "teams": [list(t) for t in m.teams],
+                        "ranks": list(m.ranks), "roles": roles, "deal": m.deal}) + "\n"
+            for m in ms
+        )
+    )  # fmt: skip
+    r = invoke("rate", str(f), "--league", "ddz", "--model", "cardplay", "--db", db)
+    assert r.exit_code == 0, r.output
+    replayer = build_model("cardplay").replayer()
+    replayer.feed(replayer.encode(ms, PlayerIndex(), None), predict=False, keep=False)
+    out = invoke("leaderboard", "--league", "ddz", "--db", db).output
+    assert "Role advantages" in out
+    for role, rating in replayer.roles().items():
+        assert f"{role} seat: {rating.mu:+.2f} skill points (\u00b1 {rating.sigma:.2f})" in out

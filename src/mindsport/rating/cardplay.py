@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -310,34 +310,68 @@ class CardPlayReplayer(TrueSkillReplayer):
         roles joined by ``+``, or ``#`` and its position)."""
         return self._virtual_ratings("deal")
 
+    def virtual_states(self) -> dict[tuple[str, ...], tuple[float, float]]:
+        """Every virtual player's state, by key (``("role", name)`` or ``("deal", deal id,
+        side)``): ``(mu, sigma)``. What a store keeps between writes (:meth:`load_virtual`)."""
+        return {
+            key: (float(self.vtable[i, 0]), float(self.vtable[i, 1]))
+            for key, i in self._virtual.items()
+        }
+
+    def load_virtual(self, states: Mapping[tuple[str, ...], tuple[float, float]]) -> None:
+        """Set virtual players' states (as :meth:`virtual_states` gives them) before feeding:
+        a key already known is overwritten, a new one is added."""
+        for key, (mu, sigma) in states.items():
+            i = self._virtual_index(tuple(key), mu, sigma)
+            self.vtable[i] = (mu, sigma)
+
     def encode(
         self, matches: list[Match], index: PlayerIndex, time_unit: float | None
     ) -> MatchBlock:
-        base = encode_matches(matches, index, time_unit)
+        return self.extend(
+            encode_matches(matches, index, time_unit),
+            [(len(m.teams), m.roles, m.deal, m.luck, m.scores) for m in matches],
+        )
+
+    def extend(
+        self,
+        base: MatchBlock,
+        extras: Sequence[
+            tuple[
+                int,
+                Sequence[Sequence[str]] | None,
+                str | None,
+                Sequence[float] | None,
+                Sequence[float] | None,
+            ]
+        ],
+    ) -> CardBlock:
+        """The players' block ``base`` with what the model adds per match: ``extras`` holds,
+        match by match, its number of teams, roles, deal, luck and scores (None: not given).
+        Virtual players met for the first time enter the table at their priors."""
         model = self.model
         vptr = [0]
         vplayers: list[int] = []
         offset: list[float] = []
         margin: list[tuple[float, float]] = []
         s2 = model.margin_noise**2
-        for m in matches:
-            n = len(m.teams)
-            luck = m.luck if m.luck is not None else (0.0,) * n
-            duplicate = m.deal is not None and model.deal_sigma is not None
+        for n, match_roles, deal, match_luck, scores in extras:
+            luck = match_luck if match_luck is not None else (0.0,) * n
+            duplicate = deal is not None and model.deal_sigma is not None
             for t in range(n):
-                roles = m.roles[t] if m.roles is not None else ()
+                roles = match_roles[t] if match_roles is not None else ()
                 for r in roles:
                     vplayers.append(self._virtual_index(("role", r), 0.0, model.role_sigma))
                 prior = model.luck_scale * luck[t]
                 if duplicate:
                     side = "+".join(sorted(roles)) if roles else f"#{t}"
-                    key = ("deal", str(m.deal), side)
+                    key = ("deal", str(deal), side)
                     vplayers.append(self._virtual_index(key, prior, model.deal_sigma))
                     offset.append(0.0)
                 else:
                     offset.append(prior)
                 vptr.append(len(vplayers))
-            y = model.margin(m.scores)
+            y = model.margin(scores)
             margin.append((math.nan if y is None else y, s2))
         return CardBlock.of(
             base,

@@ -427,6 +427,9 @@ def create_app(database_url: str | None = None, *, store: Store | None = None) -
                 }
                 for e in page.entries
             ],
+            "roles": [
+                {"role": r.role, "advantage": r.advantage, "sigma": r.sigma} for r in page.roles
+            ],
         }
 
     @app.get(

@@ -23,6 +23,7 @@ from mindsport.store import Store
 
 if TYPE_CHECKING:
     from mindsport.rating.registry import Display
+    from mindsport.store import LeaderboardPage
 
 __all__ = ["PAGE_SIZE", "render_page"]
 
@@ -75,6 +76,18 @@ def _legend(columns: list[tuple[str, str]]) -> str:
     return f"Line: {value} after each game."
 
 
+def _roles(board: LeaderboardPage) -> str:
+    """The league's learned role advantages as a small list (empty when it has none)."""
+    if not board.roles:
+        return ""
+    items = "".join(
+        f'<li data-role="{escape(r.role)}">{escape(r.role)} seat: {r.advantage:+.2f} skill '
+        f"points (&plusmn; {r.sigma:.2f})</li>"
+        for r in board.roles
+    )
+    return f'<div id="roles"><h2>Role advantages</h2><ul>{items}</ul></div>'
+
+
 def render_page(
     store: Store, league: str | None, search: str, offset: int, player: str | None
 ) -> str:
@@ -93,6 +106,7 @@ def render_page(
         for n in leagues
     )
     rows: list[str] = []
+    roles = ""
     total = 0
     columns = _columns(None)
     chart_title = "Select a player to see their rating history"
@@ -100,6 +114,7 @@ def render_page(
         board = store.leaderboard(league, offset=offset, limit=PAGE_SIZE, search=search or None)
         total = board.total
         columns = _columns(board.display)
+        roles = _roles(board)
         if board.total == 0 and not search:
             chart_title = "No matches yet"
         for e in board.entries:
@@ -152,4 +167,5 @@ def render_page(
         head="".join(f'<th data-column="{key}">{escape(label)}</th>' for key, label in columns),
         legend=escape(_legend(columns)),
         initial_json=_json_script(initial),
+        roles=roles,
     )

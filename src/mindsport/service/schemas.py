@@ -52,6 +52,7 @@ __all__ = [
     "PlayerOut",
     "PredictIn",
     "PredictOut",
+    "RoleOut",
 ]
 
 #: an id: printable characters (no C0/C1 control character), not whitespace only
@@ -241,6 +242,14 @@ class DisplayOut(BaseModel):
     exposed: str
 
 
+class RoleOut(BaseModel):
+    """A role's (seat's) learned advantage: skill points it adds to its player's team."""
+
+    role: str
+    advantage: float
+    sigma: float
+
+
 class LeaderboardOut(BaseModel):
     league: str
     display: DisplayOut | None = None
@@ -249,6 +258,11 @@ class LeaderboardOut(BaseModel):
     limit: int
     search: str
     items: list[LeaderboardItem]
+    roles: list[RoleOut] = Field(
+        default_factory=list,
+        description="the league's learned role advantages, by role (a model that rates "
+        "roles, such as cardplay, on matches carrying roles; otherwise empty)",
+    )
 
 
 class HistoryItem(BaseModel):

@@ -200,9 +200,15 @@ def leaderboard(
     """
     with open_store(db, create=False) as store:
         page = store.leaderboard(league, limit=top, search=search)
-    from mindsport.store.tables import board_table
+    from mindsport.store.tables import board_table, role_lines
 
-    _console().print(board_table(page))
+    console = _console()
+    console.print(board_table(page))
+    lines = role_lines(page)
+    if lines:
+        console.print("Role advantages (learned):", markup=False)
+        for line in lines:
+            console.print("  " + line, markup=False)
 
 
 def player(

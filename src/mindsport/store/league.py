@@ -14,12 +14,35 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from mindsport.errors import MindsportError
 from mindsport.rating.registry import Display, ModelSpec
 
-__all__ = ["LeagueModel", "PlayerState"]
+__all__ = ["LeagueModel", "PlayerState", "VirtualPlayers"]
+
+#: a virtual player's stored state: (mu, sigma)
+VirtualState = tuple[float, float]
+
+
+@runtime_checkable
+class VirtualPlayers(Protocol):
+    """A replayer that rates virtual players besides the players (``cardplay``: the roles'
+    advantages and duplicate deal sides), from what a match adds to its teams (roles, deal,
+    luck, scores). A store keeps their states per league and loads them before rating."""
+
+    def extend(self, base: Any, extras: Sequence[Any]) -> Any:
+        """``base`` (a block of the players) with the virtual players of each match; ``extras``:
+        per match ``(number of teams, roles, deal, luck, scores)``."""
+        ...
+
+    def virtual_states(self) -> dict[tuple[str, ...], VirtualState]:
+        """Every virtual player's state by key (its kind first)."""
+        ...
+
+    def load_virtual(self, states: Mapping[tuple[str, ...], VirtualState]) -> None:
+        """Set virtual players' states before feeding."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +69,8 @@ class LeagueModel:
                 raise MindsportError(
                     f"model {spec.name!r}: its replayer keeps no state rows a store can hold"
                 )
+        #: whether the model rates virtual players (:class:`VirtualPlayers`)
+        self.virtual = isinstance(probe, VirtualPlayers)
         self.fields: tuple[str, ...] = probe.fields
         self.stored: tuple[str, ...] = probe.stored
         self.n_value: int = probe.n_value

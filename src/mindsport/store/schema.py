@@ -7,7 +7,14 @@
   matches in commit order; ratings are derived by replaying matches ordered by
   ``(time_value, seq)``. ``digest`` is a SHA-256 of the normalised record, used to tell an
   identical re-post (ignored) from a conflicting one (refused).
+  ``roles``, ``deal`` and ``luck`` (null when not given) are what a game of chance adds
+  (:class:`mindsport.match.Match`); databases of earlier versions get them added in place.
 * ``ratings``: current rating per (league, player), derived.
+* ``virtual_ratings``: current rating per (league, virtual player) of a model that rates
+  virtual players (``cardplay``: a role's advantage, kind ``role``; a duplicate deal side's
+  luck, kind ``deal``, with its ``deal`` id), derived; ``key`` is the JSON list naming it,
+  ``name`` its shown name.
+  Never players: they appear on no leaderboard, search or player page.
 * ``rating_history``: the rating after every match a player took part in, derived.
 * ``api_keys``: API keys, as SHA-256 hashes (the key itself is never stored) with a public
   prefix to find them: write keys of one league (``role`` ``write``) and admin keys
@@ -30,6 +37,7 @@ from sqlalchemy import (
     MetaData,
     String,
     Table,
+    Text,
     UniqueConstraint,
 )
 
@@ -46,6 +54,7 @@ __all__ = [
     "metadata",
     "rating_history",
     "ratings",
+    "virtual_ratings",
 ]
 
 metadata = MetaData()
@@ -75,6 +84,9 @@ matches = Table(
     Column("ranks", JSON, nullable=False),
     Column("weights", JSON, nullable=True),
     Column("scores", JSON, nullable=True),
+    Column("roles", JSON, nullable=True),
+    Column("deal", String(200), nullable=True),
+    Column("luck", JSON, nullable=True),
     Column("digest", String(64), nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
     UniqueConstraint("league_id", "match_id", name="uq_ms_matches_league_match"),
@@ -82,15 +94,21 @@ matches = Table(
     Index("ix_ms_matches_order", "league_id", "time_value", "seq"),
 )
 
-ratings = Table(
-    "ms_ratings",
-    metadata,
-    Column(
+
+def _league_key() -> Column[int]:
+    """The league id as the first part of a table's primary key (rows go with their league)."""
+    return Column(
         "league_id",
         Integer,
         ForeignKey("ms_leagues.id", ondelete="CASCADE"),
         primary_key=True,
-    ),
+    )
+
+
+ratings = Table(
+    "ms_ratings",
+    metadata,
+    _league_key(),
     Column("player", String(200), primary_key=True),
     Column("mu", Double, nullable=False),
     Column("sigma", Double, nullable=False),
@@ -99,6 +117,18 @@ ratings = Table(
     Column("games", Integer, nullable=False),
     Column("last_time", Double, nullable=False),
     Index("ix_ms_ratings_board", "league_id", "exposed"),
+)
+
+virtual_ratings = Table(
+    "ms_virtual_ratings",
+    metadata,
+    _league_key(),
+    Column("key", Text, primary_key=True),
+    Column("kind", String(10), nullable=False),
+    Column("name", Text, nullable=False),
+    Column("deal", String(200), nullable=True),
+    Column("mu", Double, nullable=False),
+    Column("sigma", Double, nullable=False),
 )
 
 rating_history = Table(

@@ -11,6 +11,15 @@ Source of truth and derived data
     player had just before that position (read back from the history). A match at or after the
     latest time is the special case of an empty suffix: it is applied to the current ratings.
 
+Games of chance
+    A match's ``roles``, ``deal`` and ``luck`` (:class:`~mindsport.match.Match`) are kept in the
+    log for every league. A model whose replayer rates virtual players
+    (:class:`~mindsport.store.league.VirtualPlayers`: ``cardplay``'s role advantages and
+    duplicate deal sides) has their states kept per league in ``ms_virtual_ratings``, loaded
+    before new matches are rated and written in the same transaction; a late match in such a
+    league replays the whole log (every later game of the same role depends on it). Other
+    models rate such a match by its teams, ranks, weights and scores only.
+
 Transactions and concurrency
     Every write is one database transaction: an error anywhere (an unknown league, a conflicting
     match id, a model error on row 500 of a file) rolls back everything, including the match log.
@@ -36,7 +45,8 @@ Transactions and concurrency
 
 Idempotency
     A match id already in the league is ignored when the record is identical (same normalised
-    time, teams, ranks, weights and scores: compared by SHA-256 digest) and refused with
+    time, teams, ranks, weights and scores, and roles, deal and luck when given: compared by
+    SHA-256 digest) and refused with
     :class:`~mindsport.errors.ConflictError` when it differs. Re-posting a whole file is safe.
 """
 
@@ -92,7 +102,15 @@ from mindsport.store.keys import (
     new_key,
 )
 from mindsport.store.league import LeagueModel, PlayerState
-from mindsport.store.schema import api_keys, leagues, matches, metadata, rating_history, ratings
+from mindsport.store.schema import (
+    api_keys,
+    leagues,
+    matches,
+    metadata,
+    rating_history,
+    ratings,
+    virtual_ratings,
+)
 
 __all__ = [
     "DEFAULT_DATABASE_URL",
@@ -108,6 +126,7 @@ __all__ = [
     "MatchRefusedError",
     "PlayerRecord",
     "Prediction",
+    "RoleAdvantage",
     "Store",
     "StoreError",
     "resolve_url",
@@ -263,9 +282,21 @@ class LeaderboardEntry:
 
 
 @dataclass(frozen=True, slots=True)
+class RoleAdvantage:
+    """A role's (seat's) learned advantage in a league whose model rates roles (``cardplay``):
+    the skill points it adds to its player's team, and their deviation."""
+
+    role: str
+    advantage: float
+    sigma: float
+
+
+@dataclass(frozen=True, slots=True)
 class LeaderboardPage:
     """A page of a league's leaderboard. ``display``: how the league's model shows a rating
-    (labels of ``mu``, ``sigma`` and ``exposed``; see :class:`mindsport.rating.Display`)."""
+    (labels of ``mu``, ``sigma`` and ``exposed``; see :class:`mindsport.rating.Display`).
+    ``roles``: the league's learned role advantages by role name (empty for a model without
+    roles, or before a match with roles)."""
 
     league: str
     total: int
@@ -273,6 +304,7 @@ class LeaderboardPage:
     limit: int
     entries: list[LeaderboardEntry]
     display: Display | None = None
+    roles: tuple[RoleAdvantage, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -327,24 +359,36 @@ def _digest(
     ranks: Sequence[int | None],
     weights: Sequence[Sequence[float]] | None,
     scores: Sequence[float] | None,
+    roles: Sequence[Sequence[str]] | None = None,
+    deal: str | None = None,
+    luck: Sequence[float] | None = None,
 ) -> str:
     """SHA-256 of a match's canonical form: the time as one number (the instant, however it was
-    written), each team's players sorted (with their weights), ranks, weights and scores as
-    numbers. Two records with the same digest are the same result."""
-    if weights is None:
-        sorted_teams: list[list[str]] = [sorted(t) for t in teams]
-        sorted_weights = None
-    else:
-        order = [sorted(range(len(t)), key=t.__getitem__) for t in teams]
-        sorted_teams = [[t[i] for i in o] for t, o in zip(teams, order, strict=True)]
+    written), each team's players sorted (with their weights and roles), ranks, weights and
+    scores as numbers. Roles, deal and luck join the form only when given, so a match without
+    them has the digest it had before the store kept them. Two records with the same digest
+    are the same result."""
+    order = [sorted(range(len(t)), key=t.__getitem__) for t in teams]
+    sorted_teams: list[list[str]] = [[t[i] for i in o] for t, o in zip(teams, order, strict=True)]
+    sorted_weights = None
+    if weights is not None:
         sorted_weights = [[float(w[i]) for i in o] for w, o in zip(weights, order, strict=True)]
-    body = [
+    body: list[Any] = [
         float(tv),
         sorted_teams,
         list(ranks),
         sorted_weights,
         None if scores is None else [float(x) for x in scores],
     ]
+    chance: dict[str, Any] = {}
+    if roles is not None:
+        chance["roles"] = [[rs[i] for i in o] for rs, o in zip(roles, order, strict=True)]
+    if deal is not None:
+        chance["deal"] = deal
+    if luck is not None:
+        chance["luck"] = [float(x) for x in luck]
+    if chance:
+        body.append(chance)
     return hashlib.sha256(_CANONICAL_JSON(body).encode()).hexdigest()
 
 
@@ -354,6 +398,8 @@ def _encode(m: Match) -> dict[str, Any]:
     ranks = list(m.ranks)
     weights = None if m.weights is None else [list(w) for w in m.weights]
     scores = None if m.scores is None else list(m.scores)
+    roles = None if m.roles is None else [list(r) for r in m.roles]
+    luck = None if m.luck is None else list(m.luck)
     return {
         "match_id": m.id,
         "time_value": tv,
@@ -362,7 +408,10 @@ def _encode(m: Match) -> dict[str, Any]:
         "ranks": ranks,
         "weights": weights,
         "scores": scores,
-        "digest": _digest(tv, teams, ranks, weights, scores),
+        "roles": roles,
+        "deal": m.deal,
+        "luck": luck,
+        "digest": _digest(tv, teams, ranks, weights, scores, roles, m.deal, luck),
     }
 
 
@@ -373,7 +422,17 @@ def _decode(row: Any) -> Match:
     else:
         tv = float(row.time_value)
         t = int(tv) if tv.is_integer() and abs(tv) < 2**53 else tv
-    return Match(row.match_id, t, row.teams, row.ranks, row.weights, row.scores)
+    return Match(
+        row.match_id,
+        t,
+        row.teams,
+        row.ranks,
+        row.weights,
+        row.scores,
+        roles=row.roles,
+        deal=row.deal,
+        luck=row.luck,
+    )
 
 
 def _chunks(items: Sequence[Any], n: int = _CHUNK) -> Iterator[Sequence[Any]]:
@@ -433,14 +492,6 @@ def _encode_batch(items: Sequence[Match]) -> dict[str, dict[str, Any]]:
                     m.id,
                     "teams",
                 )
-        for name, given in (("roles", m.roles), ("deal", m.deal), ("luck", m.luck)):
-            if given is not None:
-                raise MatchRefusedError(
-                    f"match {m.id!r}: {name}: a store league does not keep roles, deals or "
-                    "luck (rate such matches from a match file with mindsport evaluate)",
-                    m.id,
-                    name,
-                )
         enc = _encode(m)
         prev = encoded.get(m.id)
         if prev is not None and prev["digest"] != enc["digest"]:
@@ -485,6 +536,35 @@ def _upgrade_key_table(conn: Connection) -> None:
                 revoked_at=None,
             )
         )
+
+
+#: the match log's columns a replay reads
+_REPLAY_COLUMNS = tuple(
+    matches.c[name]
+    for name in (
+        "match_id", "seq", "time_value", "time_iso", "teams", "ranks", "weights",
+        "scores", "roles", "deal", "luck",
+    )
+)  # fmt: skip
+
+#: columns later versions added to the match log, with their SQL types
+_MATCH_COLUMNS = (("roles", "JSON"), ("deal", "VARCHAR(200)"), ("luck", "JSON"))
+
+
+def _upgrade_match_table(conn: Connection) -> None:
+    """Add the columns of roles, deal and luck to a match log written by an earlier version
+    (its matches keep null there: they carried none). Inside the caller's transaction."""
+    columns = {c["name"] for c in inspect(conn).get_columns(matches.name)}
+    for name, sql_type in _MATCH_COLUMNS:
+        if name not in columns:
+            conn.execute(text(f"ALTER TABLE {matches.name} ADD COLUMN {name} {sql_type}"))
+
+
+def _upgrade(conn: Connection) -> None:
+    """Create missing tables and bring tables of earlier versions up to today's columns."""
+    metadata.create_all(conn)
+    _upgrade_key_table(conn)
+    _upgrade_match_table(conn)
 
 
 class _FifoLock:
@@ -577,8 +657,7 @@ class Store:
         try:
             if create and create_tables:
                 with self._write() as conn:
-                    metadata.create_all(conn)
-                    _upgrade_key_table(conn)
+                    _upgrade(conn)
             elif not create:
                 with self._read() as conn:
                     found = inspect(conn)
@@ -587,13 +666,15 @@ class Store:
                             f"database {shown} holds no mindsport data (no leagues table); "
                             "check --db, or add matches first: mindsport rate FILE"
                         )
-                    stale = any(not found.has_table(t.name) for t in metadata.sorted_tables) or (
-                        "role" not in {c["name"] for c in found.get_columns(api_keys.name)}
+                    stale = (
+                        any(not found.has_table(t.name) for t in metadata.sorted_tables)
+                        or "role" not in {c["name"] for c in found.get_columns(api_keys.name)}
+                        or not {n for n, _ in _MATCH_COLUMNS}
+                        <= {c["name"] for c in found.get_columns(matches.name)}
                     )
                 if stale:  # a mindsport database of an earlier version: bring its tables up
                     with self._write() as conn:
-                        metadata.create_all(conn)
-                        _upgrade_key_table(conn)
+                        _upgrade(conn)
         except DBAPIError as exc:
             self.close()
             raise _unusable(shown, exc) from None
@@ -1195,8 +1276,9 @@ class Store:
                 self._insert_many(
                     cur,
                     "INSERT INTO ms_matches (league_id, seq, match_id, time_value, time_iso, "
-                    "teams, ranks, weights, scores, digest, created_at)",
-                    "(?, ?, ?, ?, ?, JSON(?), JSON(?), JSON(?), JSON(?), ?, ?)",
+                    "teams, ranks, weights, scores, roles, deal, luck, digest, created_at)",
+                    "(?, ?, ?, ?, ?, JSON(?), JSON(?), JSON(?), JSON(?), JSON(?), ?, JSON(?), "
+                    "?, ?)",
                     [
                         (
                             lid,
@@ -1208,6 +1290,9 @@ class Store:
                             _int_list_json(r["ranks"]),
                             "null" if r["weights"] is None else json.dumps(r["weights"]),
                             "null" if r["scores"] is None else json.dumps(r["scores"]),
+                            "null" if r["roles"] is None else json.dumps(r["roles"]),
+                            r["deal"],
+                            "null" if r["luck"] is None else json.dumps(r["luck"]),
                             r["digest"],
                             stamp,
                         )
@@ -1223,7 +1308,7 @@ class Store:
             progress = requests[0].progress if len(requests) == 1 else None
             first = min(new, key=lambda r: (r["time_value"], r["seq"]))
             independent = old_max is None or first["time_value"] >= old_max
-            if not independent:
+            if not independent and not model.virtual:
                 # late, but maybe no recorded match comes after a new one of the same player:
                 # then nothing recorded depends on the new matches and they are appended
                 independent = all(
@@ -1253,13 +1338,16 @@ class Store:
         versions carry a digest of another form)."""
         m = matches.c
         row = conn.execute(
-            select(m.time_value, m.teams, m.ranks, m.weights, m.scores).where(
-                m.league_id == lid, m.match_id == match_id
-            )
+            select(
+                m.time_value, m.teams, m.ranks, m.weights, m.scores, m.roles, m.deal, m.luck
+            ).where(m.league_id == lid, m.match_id == match_id)
         ).first()
         if row is None:
             return None
-        return _digest(row.time_value, row.teams, row.ranks, row.weights, row.scores)
+        return _digest(
+            row.time_value, row.teams, row.ranks, row.weights, row.scores,
+            row.roles, row.deal, row.luck,
+        )  # fmt: skip
 
     # -- deriving ratings ----------------------------------------------------------------------
     def _rate_all(
@@ -1269,12 +1357,16 @@ class Store:
         rows: Iterable[Any],
         players: dict[str, _Player],
         progress: Callable[[int, int], None] | None = None,
+        virtual: dict[tuple[str, ...], tuple[float, float]] | None = None,
     ) -> tuple[list[dict[str, Any]], set[str]]:
         """Replay ``rows`` (in order) on ``players`` through the model's replayer (the replay
-        engine's); returns history rows and touched players. A match the model refuses raises
-        :class:`StoreError` naming it."""
+        engine's); returns history rows and touched players. A model that rates virtual players
+        (:class:`~mindsport.store.league.VirtualPlayers`) starts from ``virtual`` (their states,
+        updated in place). A match the model refuses raises :class:`StoreError` naming it."""
         rows = list(rows)
         replayer = model.replayer()
+        if model.virtual:
+            replayer.load_virtual(virtual or {})
         index = PlayerIndex()
         for p in dict.fromkeys(p for r in rows for t in r["teams"] for p in t):
             known = players.get(p)
@@ -1299,6 +1391,14 @@ class Store:
                 times,
                 index,
             )
+            if model.virtual:
+                block = replayer.extend(
+                    block,
+                    [
+                        (len(r["teams"]), r["roles"], r["deal"], r["luck"], r["scores"])
+                        for r in chunk
+                    ],
+                )
             try:
                 fed = replayer.feed(block, predict=False, keep=True)
             except MindsportError as exc:
@@ -1351,7 +1451,45 @@ class Store:
             h = history[at]
             players[p] = _Player(PlayerState(h["mu"], h["sigma"], h["extra"]), games, tv)
             touched.add(p)
+        if model.virtual and virtual is not None:
+            virtual.update(replayer.virtual_states())
         return history, touched
+
+    def _virtual(
+        self, conn: Connection, lid: int, rows: list[dict[str, Any]]
+    ) -> dict[tuple[str, ...], tuple[float, float]]:
+        """The stored virtual players ``rows`` may meet: every role, and the sides of their
+        deals."""
+        v = virtual_ratings.c
+        deals = sorted({r["deal"] for r in rows if r["deal"] is not None})
+        q = select(v.key, v.mu, v.sigma).where(v.league_id == lid)
+        found = list(conn.execute(q.where(v.kind == "role")))
+        for chunk in _chunks(deals):
+            found.extend(conn.execute(q.where(v.kind == "deal", v.deal.in_(chunk))))
+        return {tuple(json.loads(r.key)): (float(r.mu), float(r.sigma)) for r in found}
+
+    def _write_virtual(
+        self, conn: Connection, lid: int, states: Mapping[tuple[str, ...], tuple[float, float]]
+    ) -> None:
+        """Insert or update the league's virtual players ``states``."""
+        self._insert_many(
+            _cursor(conn),
+            "INSERT INTO ms_virtual_ratings (league_id, key, kind, name, deal, mu, sigma)",
+            "(?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    lid,
+                    _CANONICAL_JSON(list(key)),
+                    key[0],
+                    "/".join(key[1:]),
+                    key[1] if key[0] == "deal" else None,
+                    mu,
+                    sigma,
+                )
+                for key, (mu, sigma) in sorted(states.items())
+            ],
+            " ON CONFLICT (league_id, key) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma",
+        )
 
     def _write_derived(
         self,
@@ -1424,8 +1562,11 @@ class Store:
         new = sorted(new, key=lambda r: (r["time_value"], r["seq"]))
         if players is None:
             players = self._current(conn, lid, new)
-        history, touched = self._rate_all(lid, model, new, players, progress)
+        virtual = self._virtual(conn, lid, new) if model.virtual else None
+        history, touched = self._rate_all(lid, model, new, players, progress, virtual)
         self._write_derived(conn, lid, model, history, players, touched, clear=False)
+        if virtual is not None:
+            self._write_virtual(conn, lid, virtual)
 
     def _current(
         self, conn: Connection, lid: int, rows: list[dict[str, Any]]
@@ -1467,12 +1608,18 @@ class Store:
         latest remaining history row (after deleting the affected ones) is his rating just
         before his first affected match: the replay starts from there.
 
+        A model that rates virtual players (a role sits in every game of its role) is replayed
+        from the start: their states at ``pos`` are not kept.
+
         Returns the number of matches re-rated.
         """
         h, m = rating_history.c, matches.c
+        if model.virtual:
+            pos, new_seqs = None, None
         if pos is None:
             conn.execute(delete(rating_history).where(h.league_id == lid))
             conn.execute(delete(ratings).where(ratings.c.league_id == lid))
+            conn.execute(delete(virtual_ratings).where(virtual_ratings.c.league_id == lid))
             after_m = m.league_id == lid
         else:
             t, s = pos
@@ -1482,9 +1629,7 @@ class Store:
         rows = [
             dict(r._mapping)
             for r in conn.execute(
-                select(m.match_id, m.seq, m.time_value, m.time_iso, m.teams, m.ranks, m.weights)
-                .where(after_m)
-                .order_by(m.time_value, m.seq)
+                select(*_REPLAY_COLUMNS).where(after_m).order_by(m.time_value, m.seq)
             )
         ]
         players: dict[str, _Player] = {}
@@ -1522,8 +1667,11 @@ class Store:
                     players[lr.player] = _Player(
                         PlayerState(lr.mu, lr.sigma, lr.extra), lr.games, lr.time_value
                     )
-        history, touched = self._rate_all(lid, model, rows, players, progress)
+        virtual: dict[tuple[str, ...], tuple[float, float]] | None = {} if model.virtual else None
+        history, touched = self._rate_all(lid, model, rows, players, progress, virtual)
         self._write_derived(conn, lid, model, history, players, touched, clear=pos is None)
+        if virtual is not None:
+            self._write_virtual(conn, lid, virtual)
         return len(rows)
 
     def recompute(
@@ -1627,12 +1775,21 @@ class Store:
                 count = count.where(cond)
             total = int(conn.execute(count).scalar_one())
             rows = conn.execute(base.order_by(ranked.c.rank).offset(offset).limit(limit)).all()
+            v = virtual_ratings.c
+            roles = tuple(
+                RoleAdvantage(r.name, float(r.mu), float(r.sigma))
+                for r in conn.execute(
+                    select(v.name, v.mu, v.sigma)
+                    .where(v.league_id == lid, v.kind == "role")
+                    .order_by(v.name)
+                )
+            )
         entries = [
             LeaderboardEntry(int(r.rank), r.player, r.mu, r.sigma, r.exposed, r.games) for r in rows
         ]
         spec = self._models.get(model_name)
         return LeaderboardPage(
-            league, total, offset, limit, entries, None if spec is None else spec.display
+            league, total, offset, limit, entries, None if spec is None else spec.display, roles
         )
 
     def player(self, league: str, player: str, *, history: bool = True) -> PlayerRecord:

@@ -8,7 +8,7 @@ from rich.text import Text
 
 from mindsport.store.store import LeaderboardPage
 
-__all__ = ["board_table"]
+__all__ = ["board_table", "role_lines"]
 
 
 def board_table(page: LeaderboardPage, title: str | None = None) -> Table:
@@ -41,3 +41,11 @@ def board_table(page: LeaderboardPage, title: str | None = None) -> Table:
         row.append(str(e.games))
         table.add_row(*row)
     return table
+
+
+def role_lines(page: LeaderboardPage) -> list[str]:
+    """The league's learned role advantages, one line each (none for a league without roles),
+    e.g. ``landlord seat: +6.10 skill points (± 0.41)``."""
+    return [
+        f"{r.role} seat: {r.advantage:+.2f} skill points (\u00b1 {r.sigma:.2f})" for r in page.roles
+    ]
