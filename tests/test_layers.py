@@ -21,6 +21,8 @@ SRC = Path(mindsport.__file__).parent
 # which top-level parts each part may import (besides itself)
 ALLOWED: dict[str, set[str]] = {
     "errors": set(),
+    # writing a file whole or not at all
+    "files": {"errors"},
     # the command line's error boundary, app settings and output-path checks (typer only)
     "commandline": {"errors"},
     "match": {"errors"},
@@ -59,6 +61,10 @@ ALLOWED: dict[str, set[str]] = {
         "commandline",
     },
 }
+# like the errors, writing files whole is at the bottom: any part above may use it
+for _part, _allowed in ALLOWED.items():
+    if _part not in {"errors", "files"}:
+        _allowed.add("files")
 # the package root and the commands may import anything
 TOP = {"__init__", "__main__", "cli", "demo"}
 # the layers whose modules must form no import cycle (the rating core and what sits on it)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,8 @@ from typing import Any
 from mindsport.doudizhu.deal import Deal
 from mindsport.doudizhu.game import GameRecord
 from mindsport.doudizhu.moves import Move, parse_move
-from mindsport.errors import MindsportError, file_error
+from mindsport.errors import MindsportError
+from mindsport.files import write_atomically
 from mindsport.games.referee import Forfeit
 
 __all__ = [
@@ -87,28 +87,21 @@ def record_from_json(obj: dict[str, Any]) -> GameRecord:
     )
 
 
-def _atomic_write(path: Path, lines: Iterable[str]) -> None:
-    path = Path(path)
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
-    except OSError as exc:
-        raise file_error(exc, path) from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+def _write_lines(path: Path, lines: Iterable[str]) -> None:
+    """Write ``lines`` (one per line) to ``path`` whole or not at all."""
+
+    def write(tmp: Path) -> None:
+        with open(tmp, "w", encoding="utf-8") as fh:
             for line in lines:
                 fh.write(line)
                 fh.write("\n")
-        os.replace(tmp, path)
-    except BaseException as exc:
-        Path(tmp).unlink(missing_ok=True)
-        if isinstance(exc, OSError):
-            raise file_error(exc, path) from None
-        raise
+
+    write_atomically(path, write)
 
 
 def write_logs(path: str | os.PathLike[str], records: Iterable[GameRecord]) -> None:
     """Write games as JSONL, atomically."""
-    _atomic_write(
+    _write_lines(
         Path(path), (json.dumps(record_to_json(r), separators=(",", ":")) for r in records)
     )
 
@@ -141,7 +134,7 @@ def read_logs(path: str | os.PathLike[str]) -> list[GameRecord]:
 
 def write_score_table(path: str | os.PathLike[str], records: Iterable[GameRecord]) -> None:
     """Write the seeds' shape: ``[landlord][farmer1][farmer2]<TAB>landlord score`` per line."""
-    _atomic_write(Path(path), (f"{r.deal}\t{r.landlord_score:g}" for r in records))
+    _write_lines(Path(path), (f"{r.deal}\t{r.landlord_score:g}" for r in records))
 
 
 def read_score_table(path: str | os.PathLike[str]) -> list[tuple[Deal, float]]:

@@ -74,7 +74,7 @@ def _numbers(text: str, option: str) -> list[float]:
 
 
 def _write(path: Path, text: str) -> None:
-    from mindsport.tournament.atomic import write_atomically
+    from mindsport.files import write_atomically
 
     def writer(tmp: Path) -> None:
         tmp.write_text(text, encoding="utf-8")

@@ -8,20 +8,18 @@ runs. Errors are printed by the command line's error boundary (:mod:`mindsport.c
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 import math
-import os
-import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from mindsport.commandline import output_file, output_folder
-from mindsport.errors import MindsportError, file_error
+from mindsport.errors import MindsportError
+from mindsport.files import write_atomically
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -38,31 +36,12 @@ _SOURCE_HELP = (
 )
 
 
-def _atomic_write(path: Path, write: Callable[[str], None]) -> None:
-    """Call ``write(tmp_path)`` then move the temporary file onto ``path``."""
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".tmp-{path.name}.", dir=str(path.parent))
-    except OSError as exc:
-        raise file_error(exc, path) from None
-    os.close(fd)
-    try:
-        write(tmp)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        if isinstance(exc, OSError):
-            raise file_error(exc, path) from None
-        raise
-
-
 def _write_text(path: Path, text: str) -> None:
-    def w(tmp: str) -> None:
+    def w(tmp: Path) -> None:
         with open(tmp, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
 
-    _atomic_write(path, w)
+    write_atomically(path, w)
 
 
 def run_evaluation(
@@ -178,11 +157,11 @@ def _plot_calibration(path: Path, metrics: dict[str, Metrics]) -> None:
     ax.legend(loc="upper left", fontsize=8)
     fig.tight_layout()
 
-    def w(tmp: str) -> None:
+    def w(tmp: Path) -> None:
         fig.savefig(tmp, format="png", dpi=120)
 
     try:
-        _atomic_write(path, w)
+        write_atomically(path, w)
     finally:
         plt.close(fig)
 

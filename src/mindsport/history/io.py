@@ -26,17 +26,17 @@ written whole or not at all.
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import json
 import math
 import os
-import tempfile
 from collections.abc import Iterable, Iterator
 from datetime import datetime
+from pathlib import Path
 from typing import IO, Any, Literal
 
 from mindsport.errors import MindsportError, NotFoundError
+from mindsport.files import write_atomically
 from mindsport.match import InvalidMatchError, Match
 
 __all__ = [
@@ -694,20 +694,15 @@ def write_matches(
     folder = os.path.dirname(os.path.abspath(p))
     if not os.path.isdir(folder):
         raise NotFoundError(f"{p}: folder {folder} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-" + os.path.basename(p) + ".", dir=folder)
-    try:
+    written = 0
+
+    def write(tmp: Path) -> None:
+        nonlocal written
         if fmt == "parquet":
-            os.close(fd)
-            n = _write_parquet(tmp, matches)
-        else:
-            with open(fd, "w", encoding="utf-8", newline="") as fh:
-                n = _write_jsonl(fh, matches) if fmt == "jsonl" else _write_csv(fh, matches)
-                fh.flush()
-                os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)  # mkstemp creates 0600; a match file is an ordinary data file
-        os.replace(tmp, p)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    return n
+            written = _write_parquet(str(tmp), matches)
+            return
+        with open(tmp, "w", encoding="utf-8", newline="") as fh:
+            written = _write_jsonl(fh, matches) if fmt == "jsonl" else _write_csv(fh, matches)
+
+    write_atomically(p, write)
+    return written

@@ -867,7 +867,7 @@ def generate(
     for row in rows[:10]:
         typer.echo(json.dumps(row))
     if out is not None:
-        from mindsport.tournament.atomic import write_atomically
+        from mindsport.files import write_atomically
 
         text = "".join(json.dumps(r) + "\n" for r in rows)
 

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from mindsport.tournament.atomic import write_atomically
+from mindsport.files import write_atomically
 from mindsport.tournament.distribution import score_distribution
 from mindsport.tournament.errors import TournamentError
 from mindsport.tournament.gdi import _levels, equal_strength, grade_difficulty

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from mindsport.tournament.atomic import write_atomically
+from mindsport.files import write_atomically
 from mindsport.tournament.errors import TournamentError
 
 __all__ = [

@@ -30,7 +30,7 @@ import numpy.typing as npt
 
 from mindsport.doudizhu import Deal, deal
 from mindsport.doudizhu.bots import Planner
-from mindsport.tournament.atomic import write_atomically
+from mindsport.files import write_atomically
 from mindsport.tournament.doudizhu.games import bomb_count
 from mindsport.tournament.errors import TournamentError
 

@@ -1,4 +1,6 @@
-"""Atomic file writes: write a temporary file next to the target, then ``os.replace`` it."""
+"""Writing a file whole or not at all: every file mindsport writes goes through
+:func:`write_atomically` (a temporary file next to the target, flushed to disk, then moved into
+place with ``os.replace``)."""
 
 from __future__ import annotations
 
