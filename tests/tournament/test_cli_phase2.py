@@ -58,9 +58,11 @@ def test_generate_trains_proposes_and_verifies(tmp_path: Path) -> None:
 def test_swiss_from_results_and_with_bots(tmp_path: Path) -> None:
     results = tmp_path / "r.csv"
     rows = ["round,table,player,points"]
+    # names in square brackets are shown as written, not read as console markup
+    names = ["a", "[b]", "c", "d", "e", "[red]f"]
     rows += [
         f"1,{1 + i // 3},{p},{s}"
-        for i, (p, s) in enumerate(zip("abcdef", (4, 2, 0) * 2, strict=True))
+        for i, (p, s) in enumerate(zip(names, (4, 2, 0) * 2, strict=True))
     ]
     results.write_text("\n".join(rows) + "\n")
     result = runner.invoke(app, ["swiss", "--results", str(results)])
@@ -71,10 +73,10 @@ def test_swiss_from_results_and_with_bots(tmp_path: Path) -> None:
     assert [line.split()[3] for line in result.output.splitlines() if line.startswith("│")] == [
         "a",
         "d",
-        "b",
+        "[b]",
         "e",
+        "[red]f",  # ties go by name: "[" sorts before "c"
         "c",
-        "f",
     ]
     played = runner.invoke(app, ["swiss", "--bots", "0,greedy,0,greedy,0,greedy", "--rounds", "2"])
     assert played.exit_code == 0, played.output

@@ -97,7 +97,7 @@ def play_cmd(
     table = Table("#", "seat", "bot", "play")
     for turn, (seat, move) in enumerate(record.moves, 1):
         text = "[dim]pass[/]" if move is None else f"{move.cards} [dim]({move.kind.value})[/]"
-        table.add_row(str(turn), SEAT_NAMES[seat], players[seat].name, text)
+        table.add_row(str(turn), SEAT_NAMES[seat], escape(players[seat].name), text)
     console.print(table)
     if record.forfeit is not None:
         f = record.forfeit
@@ -128,6 +128,7 @@ def simulate_cmd(
     the whole run, games played one after the other)."""
     import numpy as np
     from rich.console import Console
+    from rich.markup import escape
     from rich.progress import Progress
 
     from mindsport.doudizhu.batch import supported
@@ -164,6 +165,6 @@ def simulate_cmd(
     scores = np.array([r.landlord_score for r in records])
     wins = sum(r.landlord_won for r in records)
     console.print(
-        f"{games} games -> {out}: landlord won {wins / games:.1%}, "
+        f"{games} games -> {escape(str(out))}: landlord won {wins / games:.1%}, "
         f"mean landlord score {scores.mean():+.3f}"
     )

@@ -225,6 +225,7 @@ def swiss(
     """
     import numpy as np
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     from mindsport.tournament.errors import TournamentError
@@ -248,7 +249,7 @@ def swiss(
         for column in ("place", "player", "points", "byes"):
             table.add_column(column)
         for i, p in enumerate(order, start=1):
-            table.add_row(str(i), p, f"{history.points[p]:g}", str(history.byes[p]))
+            table.add_row(str(i), escape(p), f"{history.points[p]:g}", str(history.byes[p]))
         Console(width=200).print(table)
         upcoming = swiss_round(order, history.met, history.byes)
         show(history.rounds + 1, upcoming, str)
@@ -265,7 +266,7 @@ def swiss(
         for column in ("place", "player", "bot", "points"):
             table.add_column(column)
         for i, k in enumerate(event.standings(), start=1):
-            table.add_row(str(i), str(k + 1), specs[k], f"{event.points[k]:g}")
+            table.add_row(str(i), str(k + 1), escape(specs[k]), f"{event.points[k]:g}")
         Console(width=200).print(table)
         return
     if players < 3:
@@ -624,6 +625,7 @@ def validate_formats(
     often equal strength (and random) give duplicate's final order.
     """
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     from mindsport.tournament.doudizhu.validation import run_format_comparison
@@ -667,7 +669,7 @@ def validate_formats(
             for k in range(probs.shape[1]):
                 t.add_column(f"P(#{k + 1})", justify="right")
             for label, row in zip(labels, probs, strict=True):
-                t.add_row(label, *(f"{p:.2f}" for p in row))
+                t.add_row(escape(label), *(f"{p:.2f}" for p in row))
             console.print(t)
     summary = Table(title="Agreement with duplicate (consensus = most likely place)")
     for column in ("format", "eps", "m", "same order", "same winner", "pairs", "exact"):
