@@ -99,10 +99,13 @@ OURS_HISTORY = ("trueskill-history", "trueskill-history-margin")
 #: difference, seen with deviation ``margin_noise``.
 MARGIN_MODELS = ("trueskill-margin", "trueskill-history-margin")
 MARGIN_GRIDS: dict[str, dict[str, tuple[Any, ...]]] = {
-    "atp": {"margin_scale": (0.5, 1.0, 2.0, 4.0, 8.0), "margin_noise": (2.0, 4.0, 8.0, 16.0, 32.0)},
+    "atp": {
+        "margin_scale": (0.5, 1.0, 2.0, 4.0, 8.0, 16.0),
+        "margin_noise": (2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0),
+    },
     "halo": {
-        "margin_scale": (0.25, 0.5, 1.0, 2.0, 4.0),
-        "margin_noise": (2.0, 4.0, 8.0, 16.0, 32.0),
+        "margin_scale": (0.25, 0.5, 1.0, 2.0, 4.0, 8.0),
+        "margin_noise": (1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0),
     },
 }
 BLOCKS: dict[str, str | int] = {"atp": "month", "halo": 100, "ti4": "month"}
