@@ -451,6 +451,21 @@ def run_one(
     }
 
 
+def record(
+    path: Path, ds: str, name: str, row: dict[str, Any]
+) -> dict[str, dict[str, dict[str, Any]]]:
+    """Merge one result into the JSON file as it is now (runs of other data sets or models may
+    have written to it meanwhile), written whole or not at all; returns the merged results."""
+    results: dict[str, dict[str, dict[str, Any]]] = (
+        json.loads(path.read_text()) if path.exists() else {}
+    )
+    results.setdefault(ds, {})[name] = row
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(results, indent=1))
+    os.replace(tmp, path)
+    return results
+
+
 def print_table(results: dict[str, dict[str, dict[str, Any]]]) -> None:
     for ds in ("atp", "halo", "ti4"):
         rows = results.get(ds)
@@ -464,7 +479,7 @@ def print_table(results: dict[str, dict[str, dict[str, Any]]]) -> None:
             + f", scored on {any_row['pairs']} pairs of the last 30%"
         )
         print(
-            f"  {'model':<20} {'log-loss':>9} {'x best':>7} {'accuracy':>9} {'Brier':>7} "
+            f"  {'model':<24} {'log-loss':>9} {'x best':>7} {'accuracy':>9} {'Brier':>7} "
             f"{'pred.err':>8} {'secs':>6}  settings"
         )
         order = sorted(rows.values(), key=lambda r: r["log_loss"])
@@ -476,7 +491,7 @@ def print_table(results: dict[str, dict[str, dict[str, Any]]]) -> None:
                 for k, v in r["params"].items()
             )
             print(
-                f"  {r['model']:<20} {r['log_loss']:>9.4f} {r['log_loss'] / best:>7.3f} "
+                f"  {r['model']:<24} {r['log_loss']:>9.4f} {r['log_loss'] / best:>7.3f} "
                 f"{r['accuracy']:>9.4f} {r['brier']:>7.4f} {r['prediction_error']:>8.4f} "
                 f"{r['seconds']:>6.0f}  {settings}"
             )
@@ -576,10 +591,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                     row = run_one(name, matches, window, grid)
                 if source is not None:
                     row["reused_from"] = source
-                results.setdefault(ds, {})[name] = row
-                tmp = args.json.with_suffix(".tmp")
-                tmp.write_text(json.dumps(results, indent=1))
-                os.replace(tmp, args.json)
+                results = record(args.json, ds, name, row)
                 print(
                     f"  {ds} / {name}: log-loss {row['log_loss']:.4f} ({row['seconds']:.0f}s)",
                     file=sys.stderr,
