@@ -41,12 +41,14 @@ into the JSON file and the table shows everything recorded so far):
     .venv/bin/python benchmarks/evaluate_real.py --datasets atp --models pypi-trueskill \
         --reuse pypi-trueskill=trueskill
     .venv/bin/python benchmarks/evaluate_real.py --datasets atp \
-        --models trueskill-history,whr,elo-mmr
+        --models trueskill-history,trueskill-history-margin,whr,elo-mmr
     .venv/bin/python benchmarks/evaluate_real.py --datasets atp --models trueskill-margin
     .venv/bin/python benchmarks/evaluate_real.py --table-only
 
 (The online models take about 30 minutes of one core, the whole-history ones on TI4 and Halo a
-few minutes plus the peer ``trueskillthroughtime``'s refits; each step can be re-run alone.)
+few minutes plus the peer ``trueskillthroughtime``'s refits, mindsport's whole-history models on
+ATP 4 minutes without margins and 8 with; each step can be re-run alone, and runs of different
+steps may share the JSON file.)
 """
 
 from __future__ import annotations
