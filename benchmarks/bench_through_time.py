@@ -7,9 +7,12 @@ time to converge from scratch (wall clock and CPU time of this process), the swe
 time of an incremental add of the last month against a recompute, and how far the two
 implementations' smoothed skills end up apart. The peer's convergence runs its own forward pass
 and then at most ``--ttt-iterations`` iterations (30, its default) or until its ``epsilon``.
+``--margin-scale S`` also converges mindsport's model with score margins (each match's sets won:
+``S`` performance points per set of difference, deviation ``--margin-noise``), which the peer
+does not have.
 
     python benchmarks/bench_through_time.py [--data DATA_FOLDER] [--ttt-iterations 30]
-        [--skip-ttt] [--matches N]
+        [--skip-ttt] [--matches N] [--margin-scale 4 --margin-noise 16]
 """
 
 from __future__ import annotations
@@ -39,6 +42,8 @@ def main() -> None:
     ap.add_argument("--tolerance", type=float, default=1e-6)
     ap.add_argument("--skip-ttt", action="store_true")
     ap.add_argument("--matches", type=int, default=0, help="only the first N matches (0: all)")
+    ap.add_argument("--margin-scale", type=float, default=None, help="also with score margins")
+    ap.add_argument("--margin-noise", type=float, default=16.0)
     args = ap.parse_args()
     matches = load_matches(args.data / "tennis_atp")
     if args.matches:
@@ -65,6 +70,17 @@ def main() -> None:
         f"  add the last month ({len(matches) - month - 1} matches) to the rest: {t_add:.2f} s "
         f"({inc.convergence.sweeps} sweeps, {inc.convergence.updates} game updates)"
     )
+    if args.margin_scale is not None:
+        margins = {"margin_scale": args.margin_scale, "margin_noise": args.margin_noise}
+        with_margins = TrueSkillThroughTime(tolerance=args.tolerance, **SETTINGS, **margins)
+        w, c = time.perf_counter(), time.process_time()
+        hm = with_margins.history(matches)
+        conv = hm.convergence
+        print(
+            f"  with score margins ({margins}): {time.perf_counter() - w:.2f} s wall, "
+            f"{time.process_time() - c:.2f} s CPU; {conv.sweeps} sweeps, {conv.updates} game "
+            "updates"
+        )
     print(f"  peak memory {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
     if args.skip_ttt:
         return

@@ -5,17 +5,21 @@ matches, 1 vs 1, no draws), Halo 2 beta head-to-head (6.2k games, 1 vs 1, with d
 set of the TrueSkill paper), Twilight Imperium 4 (4.8k free-for-all games of 3-6 players).
 
 Models, online (one match ahead): mindsport's TrueSkill (factor graph; ``trueskill-drift`` also
-fits its skill drift over idle days), Elo (fitted constant K), Elo with the FIDE K schedule (not
-fitted), Glicko-2 (one game per rating period), Tenhou R (fitted: only the probability scale of
-its win curve), the naive pairwise TrueSkill, and as peers the reference ``trueskill`` package
-(PyPI, 0.4.5; on ATP it takes mindsport's fitted settings, ``--reuse``, since it is the same model
-and ~3x slower), ``openskill``'s Plackett-Luce model and ``elo-mmr-py`` (2.0.0, Elo-MMR).
+fits its skill drift over idle days; ``trueskill-margin`` also observes each two-team match's
+score margin, ATP sets or Halo kills: the ``cardplay`` model, which without roles, deals or luck
+is TrueSkill with score margins, fitting ``margin_scale`` and ``margin_noise`` too), Elo (fitted
+constant K), Elo with the FIDE K schedule (not fitted), Glicko-2 (one game per rating period),
+Tenhou R (fitted: only the probability scale of its win curve), the naive pairwise TrueSkill, and
+as peers the reference ``trueskill`` package (PyPI, 0.4.5; on ATP it takes mindsport's fitted
+settings, ``--reuse``, since it is the same model and ~3x slower), ``openskill``'s Plackett-Luce
+model and ``elo-mmr-py`` (2.0.0, Elo-MMR).
 
 Models, whole history (refitted before each block, see ``benchmarks/rolling.py``):
-mindsport's whole-history TrueSkill (``trueskill-history``), ``trueskillthroughtime`` (1.1.0, the
-same model in the peer's code; it takes ``trueskill-history``'s fitted settings, since a search
-through its pure-Python convergence would take hours, and converges with the same tolerance, at
-most 30 iterations as by its default) and ``whr`` (2.2.0, Whole-History Rating).
+mindsport's whole-history TrueSkill (``trueskill-history``; ``trueskill-history-margin`` with
+score margins), ``trueskillthroughtime`` (1.1.0, the same model in the peer's code; it takes
+``trueskill-history``'s fitted settings, since a search through its pure-Python convergence would
+take hours, and converges with the same tolerance, at most 30 iterations as by its default) and
+``whr`` (2.2.0, Whole-History Rating).
 
 Protocol: matches in time order; settings chosen on the first 70% by predictive log-likelihood
 (coordinate descent over a coarse grid: :func:`mindsport.history.fit` for the online models, the
@@ -37,11 +41,14 @@ into the JSON file and the table shows everything recorded so far):
     .venv/bin/python benchmarks/evaluate_real.py --datasets atp --models pypi-trueskill \
         --reuse pypi-trueskill=trueskill
     .venv/bin/python benchmarks/evaluate_real.py --datasets atp \
-        --models trueskill-history,whr,elo-mmr
+        --models trueskill-history,trueskill-history-margin,whr,elo-mmr
+    .venv/bin/python benchmarks/evaluate_real.py --datasets atp --models trueskill-margin
     .venv/bin/python benchmarks/evaluate_real.py --table-only
 
 (The online models take about 30 minutes of one core, the whole-history ones on TI4 and Halo a
-few minutes plus the peer ``trueskillthroughtime``'s refits; each step can be re-run alone.)
+few minutes plus the peer ``trueskillthroughtime``'s refits, mindsport's whole-history models on
+ATP 4 minutes without margins and 8 with; each step can be re-run alone, and runs of different
+steps may share the JSON file.)
 """
 
 from __future__ import annotations
@@ -71,6 +78,7 @@ SOURCES = {"atp": "tennis_atp", "halo": "halo2/HeadToHead.csv", "ti4": "ti4/ti4.
 ALL_MODELS = (
     "trueskill",
     "trueskill-drift",
+    "trueskill-margin",
     "elo",
     "fide",
     "glicko2",
@@ -80,11 +88,28 @@ ALL_MODELS = (
     "openskill-pl",
     "elo-mmr",
     "trueskill-history",
+    "trueskill-history-margin",
     "trueskillthroughtime",
     "whr",
 )
 #: Models refitted on the whole history before each block, and how blocks are cut per data set.
-ROLLING = ("trueskill-history", "trueskillthroughtime", "whr")
+ROLLING = ("trueskill-history", "trueskill-history-margin", "trueskillthroughtime", "whr")
+#: mindsport's whole-history models (the others are peers in ``benchmarks/rolling.py``)
+OURS_HISTORY = ("trueskill-history", "trueskill-history-margin")
+#: Models that observe score margins, and the margin settings searched per data set: the score
+#: difference in sets (ATP) or kills (Halo 2) times ``margin_scale`` is the observed performance
+#: difference, seen with deviation ``margin_noise``.
+MARGIN_MODELS = ("trueskill-margin", "trueskill-history-margin")
+MARGIN_GRIDS: dict[str, dict[str, tuple[Any, ...]]] = {
+    "atp": {
+        "margin_scale": (0.5, 1.0, 2.0, 4.0, 8.0, 16.0),
+        "margin_noise": (2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0),
+    },
+    "halo": {
+        "margin_scale": (0.25, 0.5, 1.0, 2.0, 4.0, 8.0),
+        "margin_noise": (1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0),
+    },
+}
 BLOCKS: dict[str, str | int] = {"atp": "month", "halo": 100, "ti4": "month"}
 #: The peer computing the same model as ours takes our fitted settings.
 SAME_MODEL = {"trueskillthroughtime": "trueskill-history"}
@@ -94,6 +119,8 @@ LEFT_OUT = {
     "16 minutes of CPU (its forward pass 22 s, each of its 30 iterations about 31 s), so the "
     "protocol's ~200 monthly refits would take days; benchmarks/bench_through_time.py compares "
     "it on one convergence instead",
+    ("ti4", "trueskill-margin"): "free-for-all games only: no two-team score margin to observe",
+    ("ti4", "trueskill-history-margin"): "free-for-all games only: no two-team score margin",
 }
 #: Convergence tolerance of the whole-history models in the benchmark (predictions agree with
 #: 1e-6 to the fifth decimal of the log-loss on TI4; 1e-3 keeps the refits cheap).
@@ -104,6 +131,8 @@ GRIDS: dict[str, dict[str, tuple[Any, ...]]] = {
     "pypi-trueskill": dict(MODELS["trueskill"].grid),
     # mindsport's TrueSkill with skill drift over idle time (variance += drift^2 x days away)
     "trueskill-drift": {**MODELS["trueskill"].grid, "drift": (0.0, 0.02, 0.05, 0.1, 0.2)},
+    # mindsport's TrueSkill with score margins (the margin settings per data set: MARGIN_GRIDS)
+    "trueskill-margin": dict(MODELS["trueskill"].grid),
     "openskill-pl": {
         "beta": (3.0, 25 / 6, 6.0, 9.0, 13.0, 18.0),
         "tau": (0.0, 0.04, 25 / 300, 0.2, 0.4),
@@ -259,7 +288,7 @@ def history_predictions(
 ) -> tuple[Any, Any]:
     """Rolling-origin predictions of a whole-history model from ``start`` on, refitted before
     each block of ``bounds``; and the peer's engine (None for mindsport's model)."""
-    if name == "trueskill-history":
+    if name in OURS_HISTORY:
         model = TrueSkillThroughTime(tolerance=HISTORY_TOLERANCE, **params)
         return rolling_predictions(model, matches, start=start, bounds=bounds), None
     engine = history_engine(name, params)
@@ -345,7 +374,7 @@ def run_history(
         def objective(p: dict[str, Any]) -> float:
             return rolling.log_loss(history_predictions(name, p, train, 0, train_blocks)[0])
 
-        space = HISTORY_GRIDS[name][ds] if grid is None else grid
+        space = history_grid(name, ds) if grid is None else grid
         fixed, train_ll, tried = rolling.search(space, objective, _progress(name))
     t1 = time.perf_counter()
     bounds = rolling.blocks(matches, n_train, rule)
@@ -360,7 +389,16 @@ def run_history(
     return _row(name, fixed, train_ll, m, matches, n_train, fit_window, tried, t0, **extra)
 
 
+def history_grid(name: str, ds: str) -> dict[str, tuple[Any, ...]]:
+    """The settings a whole-history model searches on data set ``ds``."""
+    if name == "trueskill-history-margin":
+        return {**HISTORY_GRIDS["trueskill-history"][ds], **MARGIN_GRIDS[ds]}
+    return HISTORY_GRIDS[name][ds]
+
+
 def factory(name: str) -> Any:
+    if name == "trueskill-margin":  # cardplay without roles, deals or luck
+        return lambda **p: build_model("cardplay", **p)
     if name == "pypi-trueskill":
         return PyPITrueSkill
     if name == "openskill-pl":
@@ -415,6 +453,21 @@ def run_one(
     }
 
 
+def record(
+    path: Path, ds: str, name: str, row: dict[str, Any]
+) -> dict[str, dict[str, dict[str, Any]]]:
+    """Merge one result into the JSON file as it is now (runs of other data sets or models may
+    have written to it meanwhile), written whole or not at all; returns the merged results."""
+    results: dict[str, dict[str, dict[str, Any]]] = (
+        json.loads(path.read_text()) if path.exists() else {}
+    )
+    results.setdefault(ds, {})[name] = row
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(results, indent=1))
+    os.replace(tmp, path)
+    return results
+
+
 def print_table(results: dict[str, dict[str, dict[str, Any]]]) -> None:
     for ds in ("atp", "halo", "ti4"):
         rows = results.get(ds)
@@ -428,7 +481,7 @@ def print_table(results: dict[str, dict[str, dict[str, Any]]]) -> None:
             + f", scored on {any_row['pairs']} pairs of the last 30%"
         )
         print(
-            f"  {'model':<20} {'log-loss':>9} {'x best':>7} {'accuracy':>9} {'Brier':>7} "
+            f"  {'model':<24} {'log-loss':>9} {'x best':>7} {'accuracy':>9} {'Brier':>7} "
             f"{'pred.err':>8} {'secs':>6}  settings"
         )
         order = sorted(rows.values(), key=lambda r: r["log_loss"])
@@ -440,7 +493,7 @@ def print_table(results: dict[str, dict[str, dict[str, Any]]]) -> None:
                 for k, v in r["params"].items()
             )
             print(
-                f"  {r['model']:<20} {r['log_loss']:>9.4f} {r['log_loss'] / best:>7.3f} "
+                f"  {r['model']:<24} {r['log_loss']:>9.4f} {r['log_loss'] / best:>7.3f} "
                 f"{r['accuracy']:>9.4f} {r['brier']:>7.4f} {r['prediction_error']:>8.4f} "
                 f"{r['seconds']:>6.0f}  {settings}"
             )
@@ -509,6 +562,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                     continue
                 print(f"  {ds} / {name} ...", file=sys.stderr, flush=True)
                 grid = None
+                if name == "trueskill-margin":
+                    grid = {**GRIDS[name], **MARGIN_GRIDS[ds]}
                 if name in given:
                     grid = {
                         k: tuple(v) if isinstance(v, list) else (v,) for k, v in given[name].items()
@@ -538,10 +593,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                     row = run_one(name, matches, window, grid)
                 if source is not None:
                     row["reused_from"] = source
-                results.setdefault(ds, {})[name] = row
-                tmp = args.json.with_suffix(".tmp")
-                tmp.write_text(json.dumps(results, indent=1))
-                os.replace(tmp, args.json)
+                results = record(args.json, ds, name, row)
                 print(
                     f"  {ds} / {name}: log-loss {row['log_loss']:.4f} ({row['seconds']:.0f}s)",
                     file=sys.stderr,

@@ -9,7 +9,7 @@ import pytest
 
 from mindsport.errors import MindsportError
 from mindsport.history import MatchFileError, load_matches, read_atp, read_halo, read_ti4
-from mindsport.history.importers import detect_source, import_matches
+from mindsport.history.importers import atp_sets, detect_source, import_matches
 
 ATP_HEADER = (
     "tourney_id,tourney_name,surface,draw_size,tourney_level,tourney_date,match_num,winner_id,"
@@ -21,7 +21,7 @@ ATP_HEADER = (
 )
 
 
-def atp_row(tid: str, date: str, num: int, w: str, lo: str) -> str:
+def atp_row(tid: str, date: str, num: int, w: str, lo: str, score: str = "6-4 6-4") -> str:
     cells = [
         tid,
         "Somewhere",
@@ -46,7 +46,7 @@ def atp_row(tid: str, date: str, num: int, w: str, lo: str) -> str:
         "",
         "USA",
         "",
-        "6-4 6-4",
+        score,
         "3",
         "R32",
     ]
@@ -97,6 +97,63 @@ def test_atp_order_and_ids(tmp_path: Path) -> None:
     assert report.n_dropped == 1  # the one match of the placeholder player 199999
     (drop,) = report.dropped
     assert "199999" in drop.reason and drop.first_at == "atp_matches_2000.csv, line 5"
+
+
+@pytest.mark.parametrize(
+    ("score", "sets"),
+    [
+        ("6-4 6-4", (2, 0)),
+        ("6-4 3-6 7-6(5)", (2, 1)),  # the deciding set in a tiebreak
+        ("7-6(5) 6-7(3) 7-6(10)", (2, 1)),  # every set in a tiebreak, 10 points in the last
+        ("3-6 6-4 4-6 7-6(4) 6-2", (3, 2)),  # a five-setter, won from behind
+        ("6-1 6-2 6-3", (3, 0)),
+        ("8-6 6-8 11-9 4-6 17-15", (3, 2)),  # before tiebreaks: long sets
+        ("6-7(15) 7-6(2) [10-7]", (2, 1)),  # a match tiebreak instead of a third set
+        ("6-4 5-7 [13-11]", (2, 1)),
+        ("6-3 2-1 RET", None),  # retirement
+        ("1-0 RET", None),
+        ("W/O", None),  # walkover
+        ("Walkover", None),
+        ("DEF", None),  # default
+        ("6-0 4-4 Def.", None),
+        ("2-6 6-3 0-3 Default", None),
+        ("6-4 3-1 ABD", None),  # abandoned
+        ("6-3 1-2 Played and unfinished", None),
+        ("UNK", None),
+        ("3-6 ?-? ?-?", None),
+        ("7-5 6-2 6-1?", None),  # a doubtful last set
+        ("6-36-3", None),  # a missing blank: unreadable
+        ("6-6", None),  # a level set was not finished
+        ("", None),
+        ("7-6(5) 5-7 [3-10]", None),  # the winner took fewer sets: contradicts the result
+        ("8-6", (1, 0)),  # a one-set (pro set) match
+    ],
+)
+def test_atp_sets(score: str, sets: tuple[int, int] | None) -> None:
+    assert atp_sets(score) == sets
+
+
+def test_atp_scores_kept(tmp_path: Path) -> None:
+    (tmp_path / "atp_matches_2019.csv").write_text(
+        "\n".join(
+            [
+                ATP_HEADER,
+                atp_row("2019-1", "20190107", 1, "1", "2", "3-6 6-4 4-6 7-6(4) 6-2"),
+                atp_row("2019-1", "20190107", 2, "3", "4", "6-3 2-1 RET"),
+                atp_row("2019-1", "20190107", 3, "5", "6", "W/O"),
+                atp_row("2019-1", "20190107", 4, "7", "8", "6-7(3) 7-5 [10-8]"),
+                atp_row("2019-1", "20190107", 5, "9", "10", "7-6(5) 5-7 [3-10]"),
+            ]
+        )
+        + "\n"
+    )
+    ms = read_atp(tmp_path, named=False)
+    assert [m.scores for m in ms] == [(3.0, 2.0), None, None, (2.0, 1.0), None]
+    # the winner (rank 0, listed first) has the higher score wherever there is one
+    for m in ms:
+        assert m.ranks == (0, 1)
+        assert m.scores is None or m.scores[0] > m.scores[1]
+    assert [m.teams[0][0] for m in ms] == ["1", "3", "5", "7", "9"]  # retirements stay in
 
 
 def test_atp_bad_date(tmp_path: Path) -> None:

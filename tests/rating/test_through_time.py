@@ -33,6 +33,7 @@ from scipy.special import log_ndtr
 
 from mindsport.history import replay
 from mindsport.match import Match
+from mindsport.rating.cardplay import CardPlay
 from mindsport.rating.rating import InvalidRatingError, Rating
 from mindsport.rating.through_time import SkillHistory, TrueSkillThroughTime
 from mindsport.rating.trueskill import ConvergenceError, InvalidGameError, TrueSkill
@@ -177,19 +178,15 @@ def test_days_are_the_time_steps_of_datetimes(ttt: Any) -> None:
 # ---------------------------------------------------------------- online TrueSkill
 
 
-def test_one_forward_sweep_is_online_filtering() -> None:
-    ms = random_games(4, 240, 20, partial=True)
-    drift = 0.3
-    model = TrueSkillThroughTime(drift=drift, draw_probability=0.1)
-    # online TrueSkill caps the drift at its new-player sigma; the random walk has no cap, so
-    # the online model starts everybody from the same prior but with a cap far away
-    online = TrueSkill(sigma=1e3, tau=0.0, drift=drift, draw_probability=0.1)
+def filtered_like_online(model: Any, online: Any, ms: list[Match], fast: bool) -> SkillHistory:
+    """One forward sweep from scratch of ``model``'s history of ``ms``, checked against the
+    ``online`` replay: each player's filtered skill at each of his time steps is his online
+    rating after his last game (played, weight > 0) of that step. Returns the history."""
     h = SkillHistory(model)
     h.add(ms)  # settles; then one forward sweep from scratch
     h._filter()
     prior = {p: model.rating() for p in h.players}
-    r = replay(online, ms, predict=False, fast=False, initial=prior)
-    # each player's online rating after his last game (played, weight > 0) of a time step
+    r = replay(online, ms, predict=False, fast=fast, initial=prior)
     last: dict[tuple[str, float], Rating] = {}
     for m, (_, after) in zip(ms, r.history, strict=True):
         for k, team in enumerate(m.teams):
@@ -206,6 +203,79 @@ def test_one_forward_sweep_is_online_filtering() -> None:
                 assert abs(mu - want.mu) < 1e-9 and abs(sd - want.sigma) < 1e-9
                 checked += 1
     assert checked > 200
+    return h
+
+
+def test_one_forward_sweep_is_online_filtering() -> None:
+    ms = random_games(4, 240, 20, partial=True)
+    drift = 0.3
+    model = TrueSkillThroughTime(drift=drift, draw_probability=0.1)
+    # online TrueSkill caps the drift at its new-player sigma; the random walk has no cap, so
+    # the online model starts everybody from the same prior but with a cap far away
+    online = TrueSkill(sigma=1e3, tau=0.0, drift=drift, draw_probability=0.1)
+    filtered_like_online(model, online, ms, fast=False)
+
+
+def with_scores(ms: list[Match], seed: int) -> list[Match]:
+    """The matches with scores agreeing with their ranks: sets-like margins of 1-3 points for a
+    decided two-team game, level scores for a tie; games of more teams keep no scores."""
+    rng = random.Random(seed)
+    out = []
+    for m in ms:
+        scores = None
+        if len(m.teams) == 2:
+            low = float(rng.randint(0, 2))
+            gap = 0.0 if m.ranks[0] == m.ranks[1] else float(rng.randint(1, 3))
+            scores = [low + gap, low] if m.ranks[0] == 0 else [low, low + gap]
+        out.append(Match(m.id, m.time, m.teams, m.ranks, m.weights, scores))
+    return out
+
+
+def test_one_forward_sweep_with_margins_is_online_filtering_with_margins() -> None:
+    ms = with_scores(random_games(6, 240, 20), 6)
+    drift = 0.3
+    margins = {"margin_scale": 1.5, "margin_noise": 3.0}
+    model = TrueSkillThroughTime(drift=drift, draw_probability=0.1, **margins)
+    # the online TrueSkill with margins (cardplay without roles, deals or luck; its compiled
+    # replay rates the margins), its drift cap far away as in the test without margins
+    online = CardPlay(sigma=1e3, tau=0.0, drift=drift, draw_probability=0.1, **margins)
+    h = filtered_like_online(model, online, ms, fast=True)
+    plain = SkillHistory(TrueSkillThroughTime(drift=drift, draw_probability=0.1))
+    plain.add(ms)
+    plain._filter()
+    moved = max(float(np.abs(h.curve(p).mu - plain.curve(p).mu).max()) for p in h.players)
+    assert moved > 0.5  # the margins are evidence: without them the filter differs
+
+
+def test_a_single_game_with_a_margin_is_the_online_update() -> None:
+    model = TrueSkillThroughTime(draw_probability=0.1, margin_scale=2.0, margin_noise=5.0)
+    m = Match("g", 0, [["a", "b"], ["c"]], [1, 0], [[1.0, 0.5], [1.0]], scores=[1, 4])
+    h = model.history([m])
+    online = CardPlay(tau=0.0, draw_probability=0.1, margin_scale=2.0, margin_noise=5.0)
+    teams = [{p: model.rating() for p in t} for t in m.teams]
+    weights = [dict(zip(t, w, strict=True)) for t, w in zip(m.teams, m.weights, strict=True)]
+    new, _ = online.rate_with(teams, list(m.ranks), weights, margin=online.margin(m.scores))
+    for team in new:
+        for p, r in team.items():
+            got = h.rating(p)
+            assert abs(got.mu - r.mu) < 1e-9 and abs(got.sigma - r.sigma) < 1e-9
+    # the margin is evidence beyond the win: a narrow win (6 performance points, below the
+    # about 10 an average win of these teams stands for) moves the winner less than the win
+    # alone, a wide one (20 points) more
+    plain = TrueSkillThroughTime(draw_probability=0.1).history([m])
+    assert h.rating("c").mu < plain.rating("c").mu - 0.5
+    wide = Match("g", 0, m.teams, m.ranks, m.weights, scores=[0, 10])
+    assert model.history([wide]).rating("c").mu > plain.rating("c").mu + 1.0
+
+
+def test_margins_off_ignore_scores() -> None:
+    ms = random_games(7, 120, 12)
+    scored = with_scores(ms, 7)
+    model = TrueSkillThroughTime(drift=0.3, draw_probability=0.1)
+    a, b = model.history(ms), model.history(scored)
+    for p in a.players:
+        assert np.array_equal(a.curve(p).mu, b.curve(p).mu)
+        assert np.array_equal(a.curve(p).sigma, b.curve(p).sigma)
 
 
 def test_a_single_game_is_the_online_update() -> None:
@@ -320,6 +390,21 @@ def test_incremental_adds_equal_a_full_recompute() -> None:
     h.recompute()
     for p in h.players:
         assert np.abs(h.curve(p).mu - before[p].mu).max() < 1e-6
+
+
+def test_incremental_adds_with_margins_equal_a_full_recompute() -> None:
+    model = TrueSkillThroughTime(
+        drift=0.4, draw_probability=0.1, tolerance=1e-8, margin_scale=1.0, margin_noise=4.0
+    )
+    ms = with_scores(random_games(8, 300, 24), 8)
+    h = model.history(ms[:60])
+    for k in range(60, len(ms), 12):
+        h.add(ms[k : k + 12])
+    full = model.history(ms)
+    for p in full.players:
+        a, b = full.curve(p), h.curve(p)
+        assert np.abs(a.mu - b.mu).max() < 1e-6
+        assert np.abs(a.sigma - b.sigma).max() < 1e-6
 
 
 def test_a_game_between_variables_that_exist_already() -> None:

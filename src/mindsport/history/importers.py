@@ -6,7 +6,9 @@
   Players are named ``"First Last"`` from ``atp_players.csv`` beside the files (else from the
   rows' ``winner_name``/``loser_name``); a name shared by two people gets the ATP id in
   brackets, ``"Name (104745)"``. Matches with the placeholder player ``199999`` ("Unknown",
-  standing for many different people) are dropped.
+  standing for many different people) are dropped. A completed match keeps the sets each player
+  won as its ``scores`` (winner first; :func:`atp_sets`); a retirement, walkover, default,
+  abandoned or unreadable score keeps the match without scores.
 * :func:`read_halo`: the Halo 2 beta files of the TrueSkill paper (``HeadToHead.csv`` and its
   siblings): headerless rows ``time, game id, variant, map, player, team, score``; a game's
   teams are its distinct team values, ranked by the sum of their members' scores (equal sums are
@@ -43,6 +45,7 @@ from mindsport.match import InvalidMatchError, Match
 __all__ = [
     "Dropped",
     "Imported",
+    "atp_sets",
     "detect_source",
     "import_matches",
     "load_matches",
@@ -54,6 +57,9 @@ __all__ = [
 _ATP_FILE = re.compile(r"^atp_matches_\d{4}\.csv$")
 _ATP_UNKNOWN = "199999"
 _ATP_UNKNOWN_REASON = "a player is the ATP placeholder 199999 ('Unknown', many people)"
+#: one set of a score line: games of the winner and the loser, a tiebreak's points in
+#: brackets (``7-6(5)``), or a match tiebreak played instead of a deciding set (``[10-7]``)
+_ATP_SET = re.compile(r"(\d+)-(\d+)(?:\(\d+\))?|\[(\d+)-(\d+)\]")
 _TI4_NO_TIME = "no timestamp"
 _TI4_TWICE = "one faction listed twice (a data-entry slip: impossible in TI4)"
 _HALO_ONE_TEAM = "every player in one team (nothing to compare)"
@@ -186,6 +192,39 @@ def _player_keys(ids: Iterable[str], names: dict[str, str]) -> dict[str, str]:
     return keys
 
 
+def atp_sets(score: str) -> tuple[int, int] | None:
+    """Sets won by the winner and by the loser in an ATP score line (winner's games first), or
+    None when the match was not played to its end or the line cannot be read.
+
+    Each set is ``W-L`` games (a tiebreak's points in brackets, ``7-6(5)``, count for
+    nothing) or a match tiebreak ``[W-L]`` in place of a deciding set; a set goes to the side
+    with more games. A retirement (``RET``), walkover (``W/O``), default (``DEF``, ``Def.``),
+    abandoned or unfinished match, an unknown score (``UNK``, ``?-?``), a level set or a line
+    in which the winner did not win more sets than the loser gives None.
+
+    >>> atp_sets("6-4 3-6 7-6(5)"), atp_sets("6-7(15) 7-6(2) [10-7]")
+    ((2, 1), (2, 1))
+    >>> atp_sets("6-3 2-1 RET"), atp_sets("W/O"), atp_sets("6-6 Played and unfinished")
+    (None, None, None)
+    """
+    won = lost = 0
+    parts = score.split()
+    if not parts:
+        return None
+    for part in parts:
+        m = _ATP_SET.fullmatch(part)
+        if m is None:
+            return None
+        a, b = (int(x) for x in (m.groups()[:2] if m.group(1) is not None else m.groups()[2:]))
+        if a == b:
+            return None
+        if a > b:
+            won += 1
+        else:
+            lost += 1
+    return (won, lost) if won > lost else None
+
+
 def _atp(
     source: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
     skip_unknown: bool,
@@ -193,7 +232,7 @@ def _atp(
 ) -> tuple[list[Match], tuple[Dropped, ...]]:
     files = _paths(source)
     drops = _Drops()
-    raw: list[tuple[int, int, int, str, datetime, str, str]] = []
+    raw: list[tuple[int, int, int, str, datetime, str, str, tuple[int, int] | None]] = []
     row_names: dict[str, str] = {}
     dates: dict[str, datetime] = {}
     order = 0
@@ -237,7 +276,8 @@ def _atp(
                     if name and pid != _ATP_UNKNOWN:
                         row_names.setdefault(pid, name)
                 mid = f"{(row['tourney_id'] or '').strip()}-{num}"
-                raw.append((int(date_s), num, order, mid, date, w, lo))
+                sets = atp_sets(row.get("score") or "")
+                raw.append((int(date_s), num, order, mid, date, w, lo, sets))
                 order += 1
     raw.sort(key=lambda r: (r[0], r[1], r[2]))
     ids = {p for r in raw for p in (r[5], r[6])}
@@ -246,7 +286,7 @@ def _atp(
         keys = _player_keys(sorted(ids), names)
     else:
         keys = {p: p for p in ids}
-    out = [Match(r[3], r[4], [[keys[r[5]]], [keys[r[6]]]], [0, 1]) for r in raw]
+    out = [Match(r[3], r[4], [[keys[r[5]]], [keys[r[6]]]], [0, 1], scores=r[7]) for r in raw]
     return _unique_ids(out), drops.result()
 
 

@@ -29,10 +29,14 @@ switched on by what a :class:`~mindsport.match.Match` carries:
   size of its performance difference: ``y = margin_scale * (score_0 - score_1)`` with the
   likelihood ``N(y; d, margin_noise^2)`` on the performance difference ``d``, multiplied with
   the win/draw truncation (:func:`mindsport.rating.truncation.margin_moments`: the Gaussian is
-  absorbed exactly, then the truncation is moment-matched). Matches of more teams, or without
-  scores, are rated by their order only.
+  absorbed exactly, then the truncation is moment-matched; see :mod:`mindsport.rating.margins`).
+  Matches of more teams, or without scores, are rated by their order only.
 
-Without roles, deal, luck or margins the update is TrueSkill's, number for number. The
+Without roles, deal, luck or margins the update is TrueSkill's, number for number. So on data
+without roles, deals and luck (tennis, Halo, chess), ``CardPlay(margin_scale=...)`` is
+**TrueSkill with score margins**: online TrueSkill whose two-team matches also observe their
+score difference (ATP sets, Halo kills); ``mindsport fit`` fits ``margin_scale`` and
+``margin_noise`` like any setting. The
 match-level terms live in the compiled replay (:class:`CardPlayReplayer`, what ``replay``,
 ``evaluate`` and ``fit`` use) and in :meth:`CardPlay.rate_with`; the model protocol's ``rate``
 and ``win_probability`` see teams of ratings only, so they (and ``replay(..., fast=False)``,
@@ -62,6 +66,7 @@ from numpy.typing import NDArray
 
 from mindsport.match import Match
 from mindsport.rating.batch import MatchBlock, PlayerIndex, encode_matches
+from mindsport.rating.margins import MARGIN_NOISE, MARGIN_PARAMS, observed_margin
 from mindsport.rating.params import Kind, Param, check_settings
 from mindsport.rating.rating import InvalidRatingError, Rating, trusted_rating
 from mindsport.rating.replayers import Fed, with_match_index
@@ -107,23 +112,7 @@ PARAMS = (
         low_open=True,
         optional=True,
     ),
-    Param(
-        "margin_scale",
-        Kind.REAL,
-        None,
-        "performance points per point of score margin in two-team matches (None: off)",
-        0.0,
-        low_open=True,
-        optional=True,
-    ),
-    Param(
-        "margin_noise",
-        Kind.REAL,
-        BETA * 2.0,
-        "deviation of the observed margin on the performance scale",
-        0.0,
-        low_open=True,
-    ),
+    *MARGIN_PARAMS,
 )
 
 
@@ -141,7 +130,7 @@ class CardPlay(TrueSkill):
     luck_scale: float = LUCK_SCALE
     deal_sigma: float | None = None
     margin_scale: float | None = None
-    margin_noise: float = BETA * 2.0
+    margin_noise: float = MARGIN_NOISE
 
     def __post_init__(self) -> None:
         check_settings(self, PARAMS, "CardPlay", InvalidRatingError)
@@ -152,10 +141,9 @@ class CardPlay(TrueSkill):
 
     def margin(self, scores: Sequence[float] | None) -> float | None:
         """The observed performance difference of team 0 over team 1 that ``scores`` of a
-        two-team match stand for (None: margins off, no scores or more teams)."""
-        if self.margin_scale is None or scores is None or len(scores) != 2:
-            return None
-        return self.margin_scale * (float(scores[0]) - float(scores[1]))
+        two-team match stand for (None: margins off, no scores or more teams; see
+        :func:`mindsport.rating.margins.observed_margin`)."""
+        return observed_margin(self.margin_scale, scores)
 
     def rate_with(
         self,

@@ -239,7 +239,8 @@ _SPECS = (
         },
         _GAUSSIAN,
         "TrueSkill with learned role (seat) advantages, deal luck as a known offset, "
-        "duplicate deals compared across tables and score margins",
+        "duplicate deals compared across tables and score margins (on data without roles, "
+        "deals or luck: TrueSkill with score margins)",
     ),
     ModelSpec(
         "trueskill-history",

@@ -21,7 +21,9 @@ history are evidence about all the variables at once::
 * every **game** is the factor graph of online TrueSkill (performance = skill + ``N(0, beta^2)``,
   team performance = weighted sum, adjacent teams by rank linked by a truncation: wins, ties
   within the draw margin, partial play, partial rankings with ``None`` ranks linked to the
-  lowest ranked team) between the variables of its players at its time step.
+  lowest ranked team) between the variables of its players at its time step. With
+  ``margin_scale`` set, a two-team game with scores also observes its performance difference
+  (score margins, :mod:`mindsport.rating.margins`: ATP sets, Halo kills), in the same update.
 
 Expectation propagation: each game sends each of its players a Gaussian message, the online
 update computed from the player's *cavity* (his marginal without this game's message) divided by
@@ -29,8 +31,9 @@ the cavity. Sweeps go forward in time (messages from the past, then the step's g
 (messages from the future, then the games) until no marginal moves by more than ``tolerance``;
 a safety limit of ``max_sweeps`` raises :class:`~mindsport.rating.trueskill.ConvergenceError`
 instead of stopping short. The very first forward sweep, with nothing yet from the future, is
-online TrueSkill filtering (with ``tau = 0`` and drift over elapsed time); the later sweeps let
-each game's evidence reach the past.
+online TrueSkill filtering (with ``tau = 0`` and drift over elapsed time; with margins, the
+online TrueSkill with margins of :class:`~mindsport.rating.cardplay.CardPlay`); the later sweeps
+let each game's evidence reach the past.
 
 Games say how players compare, not how strong everybody is: the overall level of the skills
 through time is held only by the priors of first steps and by the drift, so sweeps alone would
@@ -74,6 +77,7 @@ from numpy.typing import NDArray
 from mindsport.errors import NotFoundError
 from mindsport.match import Match
 from mindsport.rating.gaussian import norm_ppf
+from mindsport.rating.margins import MARGIN_NOISE, MARGIN_PARAMS, observed_margin
 from mindsport.rating.params import Kind, Param, check_settings
 from mindsport.rating.rating import InvalidRatingError, Rating
 from mindsport.rating.trueskill import (
@@ -131,6 +135,7 @@ PARAMS = (
     ),
     _SAME["tolerance"],
     Param("max_sweeps", Kind.INTEGER, 1000, "safety limit on forward-backward sweeps", 1.0),
+    *MARGIN_PARAMS,
 )
 
 
@@ -158,6 +163,10 @@ class TrueSkillThroughTime:
         Safety limit on forward-backward sweeps (of a history from scratch or of an incremental
         :meth:`SkillHistory.add`); reaching it raises
         :class:`~mindsport.rating.trueskill.ConvergenceError`.
+    margin_scale, margin_noise:
+        Score margins (None: off): a two-team game with scores also observes its performance
+        difference ``margin_scale * (score_0 - score_1)`` with deviation ``margin_noise``, in the
+        same update as online TrueSkill's (:mod:`mindsport.rating.margins`).
     """
 
     mu: float = MU
@@ -168,6 +177,8 @@ class TrueSkillThroughTime:
     time_step: float = 1.0
     tolerance: float = 1e-6
     max_sweeps: int = field(default=1000, repr=False)
+    margin_scale: float | None = None
+    margin_noise: float = MARGIN_NOISE
 
     PARAMS: ClassVar[tuple[Param, ...]] = PARAMS
 
@@ -333,6 +344,7 @@ class SkillHistory:
         self._team_ptr = _Column(np.int64)
         self._team_ptr.extend([0])
         self._g_time = _Column(np.float64)
+        self._g_margin = _Column(np.float64)  # observed score margin (NaN: none)
         self._order_v = _Column(np.int64)  # variables sorted by time
         self._order_g = _Column(np.int64)  # games sorted by time (ties: order added)
         self._match_ids: list[str] = []
@@ -462,6 +474,7 @@ class SkillHistory:
         ranks: list[float] = []
         team_ptr: list[int] = []
         g_time: list[float] = []
+        g_margin: list[float] = []
         n_teams = self._rank.n
         for m in ms:
             st = step_cache.get(m.time)
@@ -478,6 +491,8 @@ class SkillHistory:
             n_teams += len(m.teams)
             team_ptr.append(n_teams)
             g_time.append(st)
+            y = observed_margin(self.model.margin_scale, m.scores)
+            g_margin.append(math.nan if y is None else y)
             self._match_ids.append(m.id)
             self._id_set.add(m.id)
         get = self._index.get
@@ -509,6 +524,7 @@ class SkillHistory:
         self._rank.extend(ranks)
         self._team_ptr.extend(team_ptr)
         self._g_time.extend(g_time)
+        self._g_margin.extend(g_margin)
         self._extend_order(self._order_v, self._v_time.view, nv0)
         self._extend_order(self._order_g, self._g_time.view, ng0)
         if first:
@@ -532,6 +548,7 @@ class SkillHistory:
             "s_var": self._s_var.view,
             "s_weight": self._s_weight.view,
             "msg": self._msg.view,
+            "g_margin": self._g_margin.view,
         }
 
     def _settings(self) -> dict[str, Any]:
@@ -539,6 +556,7 @@ class SkillHistory:
         return {
             "z": 0.0 if m.draw_probability == 0 else norm_ppf((m.draw_probability + 1.0) / 2.0),
             "beta": m.beta,
+            "margin_s2": m.margin_noise**2,
             "drift2": m.drift**2,
             "tolerance": m.tolerance,
             "max_inner": m.one_game.max_iterations,

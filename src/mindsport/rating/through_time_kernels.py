@@ -11,7 +11,8 @@ The graph (built by :class:`mindsport.rating.through_time.SkillHistory`) is held
 * **slots** ``s`` (one per player per game): ``s_var``, ``s_weight`` (partial play) and ``msg``
   (the game's message to the variable);
 * **teams** ``slot_ptr[t]:slot_ptr[t + 1]`` with ``rank[t]`` (NaN: unranked), **games**
-  ``team_ptr[g]:team_ptr[g + 1]``;
+  ``team_ptr[g]:team_ptr[g + 1]`` with ``g_margin[g]`` (a two-team game's observed score margin
+  on the performance scale, seen with variance ``margin_s2``; NaN: none);
 * **time steps** ``k``: their variables and games as runs of the time orders ``order_v`` and
   ``order_g``, and per step three flags of what is stale (messages from the past, from the
   future, games), so that sweeps after new results only redo what moved.
@@ -138,7 +139,7 @@ def _workspace(team_ptr: np.ndarray, slot_ptr: np.ndarray) -> tuple:
         lw,
         np.ones(max_slots),  # 11 each slot's share of beta^2 (every slot a player)
         np.zeros(max_teams),  # 12 no known offset of a team's performance
-        np.array([np.nan, 0.0]),  # 13 no observed score margin
+        np.array([np.nan, 1.0]),  # 13 the game's observed score margin (y, s2); NaN y: none
     )
 
 
@@ -177,11 +178,13 @@ def update_game(
     s_var: np.ndarray,
     s_weight: np.ndarray,
     msg: np.ndarray,
+    g_margin: np.ndarray,
     fwd: np.ndarray,
     bwd: np.ndarray,
     lik: np.ndarray,
     z: float,
     beta: float,
+    margin_s2: float,
     tolerance: float,
     max_inner: int,
     ws: tuple,
@@ -189,12 +192,16 @@ def update_game(
     """Recompute game ``g``'s messages to its players from their cavities.
 
     The online update of one game (:func:`mindsport.rating.kernels.update_match`) from the
-    players' cavities (their marginals without this game's message), divided by the cavities.
+    players' cavities (their marginals without this game's message), divided by the cavities;
+    ``g_margin[g]`` is the game's observed performance difference of team 0 over team 1, seen
+    with variance ``margin_s2`` (NaN: none, see :mod:`mindsport.rating.margins`).
     Returns the largest change of a player's marginal, or :data:`GAME_FAILED` if the inner
     message passing of a game of three or more teams did not settle within ``max_inner``
     sweeps. ``ws[2]`` holds each slot's change (slots in game order).
     """
     cm, cv, moved, wl, out_mu, out_sd, ptr, rk, iw, fw, lw, noise, offset, margin = ws
+    margin[0] = g_margin[g]
+    margin[1] = margin_s2
     t0 = team_ptr[g]
     n = team_ptr[g + 1] - t0
     s0 = slot_ptr[t0]
@@ -251,8 +258,10 @@ def _games_of_step(
     s_var: np.ndarray,
     s_weight: np.ndarray,
     msg: np.ndarray,
+    g_margin: np.ndarray,
     z: float,
     beta: float,
+    margin_s2: float,
     tolerance: float,
     max_inner: int,
     ws: tuple,
@@ -269,8 +278,8 @@ def _games_of_step(
     for j in range(g_ptr[k], g_ptr[k + 1]):
         g = order_g[j]
         d = update_game(
-            g, team_ptr, slot_ptr, rank, s_var, s_weight, msg, fwd, bwd, lik, z, beta,
-            tolerance, max_inner, ws,
+            g, team_ptr, slot_ptr, rank, s_var, s_weight, msg, g_margin, fwd, bwd, lik, z, beta,
+            margin_s2, tolerance, max_inner, ws,
         )  # fmt: skip
         count[0] += 1
         if d == GAME_FAILED:
@@ -309,8 +318,10 @@ def _sweep_once(
     s_var: np.ndarray,
     s_weight: np.ndarray,
     msg: np.ndarray,
+    g_margin: np.ndarray,
     z: float,
     beta: float,
+    margin_s2: float,
     drift2: float,
     tolerance: float,
     max_inner: int,
@@ -344,7 +355,8 @@ def _sweep_once(
             flags[k, 2] = False
             d, bad = _games_of_step(
                 k, order_g, g_ptr, v_step, prev, next_, fwd, bwd, lik, team_ptr, slot_ptr, rank,
-                s_var, s_weight, msg, z, beta, tolerance, max_inner, ws, flags, count,
+                s_var, s_weight, msg, g_margin, z, beta, margin_s2, tolerance, max_inner, ws,
+                flags, count,
             )  # fmt: skip
             delta = max(delta, d)
             if bad >= 0:
@@ -366,7 +378,8 @@ def _sweep_once(
             flags[k, 2] = False
             d, bad = _games_of_step(
                 k, order_g, g_ptr, v_step, prev, next_, fwd, bwd, lik, team_ptr, slot_ptr, rank,
-                s_var, s_weight, msg, z, beta, tolerance, max_inner, ws, flags, count,
+                s_var, s_weight, msg, g_margin, z, beta, margin_s2, tolerance, max_inner, ws,
+                flags, count,
             )  # fmt: skip
             delta = max(delta, d)
             if bad >= 0:
@@ -544,8 +557,10 @@ def sweep(
     s_var: np.ndarray,
     s_weight: np.ndarray,
     msg: np.ndarray,
+    g_margin: np.ndarray,
     z: float,
     beta: float,
+    margin_s2: float,
     drift2: float,
     tolerance: float,
     max_inner: int,
@@ -586,8 +601,8 @@ def sweep(
             _means(fwd, bwd, lik, before_sweep)
         delta, bad = _sweep_once(
             order_v, v_ptr, order_g, g_ptr, v_step, v_time, prev, next_, prior, fwd, bwd, lik,
-            team_ptr, slot_ptr, rank, s_var, s_weight, msg, z, beta, drift2, tolerance,
-            max_inner, forward_only, ws, flags, count,
+            team_ptr, slot_ptr, rank, s_var, s_weight, msg, g_margin, z, beta, margin_s2, drift2,
+            tolerance, max_inner, forward_only, ws, flags, count,
         )  # fmt: skip
         if bad >= 0:
             return -1, delta, bad, count[0]
