@@ -516,10 +516,11 @@ def leagues_models() -> None:
     from mindsport.rating.registry import MODELS, Estimate
 
     for spec in MODELS.values():
-        if spec.estimate is not Estimate.ONLINE:  # a league rates online
-            continue
         d = spec.display
-        typer.echo(f"{spec.name}: {spec.title} - {spec.summary}; leaderboard: {d.conservative}")
+        how = "" if spec.estimate is Estimate.ONLINE else f" ({spec.estimate.value})"
+        typer.echo(
+            f"{spec.name}: {spec.title}{how} - {spec.summary}; leaderboard: {d.conservative}"
+        )
         for p in spec.params:
             typer.echo(f"    {p.name} = {p.default!r}  ({p.allowed()}) {p.help}")
 
