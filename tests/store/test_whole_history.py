@@ -12,14 +12,18 @@ from __future__ import annotations
 
 import random
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
 from sqlalchemy import create_engine, inspect, text
+from typer.testing import CliRunner
 
 from mindsport.match import Match, time_value
 from mindsport.rating.through_time import TrueSkillThroughTime
 from mindsport.store import Store, StoreError
+from mindsport.store.cli import app as cli_app
+from mindsport.store.cli import rating_figure
 
 TOL = 1e-6
 #: a tight convergence, so two routes to the fixed point agree well within TOL
@@ -194,3 +198,41 @@ def test_an_older_database_gets_the_curve_table(db_url: str) -> None:
         st.create_league("smooth", "trueskill-history", PARAMS)
         st.add_matches("smooth", ms)
         assert_like_reference(st, "smooth", ms)
+
+
+def test_the_player_command_plots_the_smoothed_curve(tmp_path: Path) -> None:
+    ms = league_matches(120, seed=10)
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    args = ["leagues", "create", "smooth", "--model", "trueskill-history"]
+    args += [f"--param={k}={v}" for k, v in PARAMS.items()]
+    r = CliRunner().invoke(cli_app, [*args, "--db", db], catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    with Store(db) as st:
+        st.add_matches("smooth", ms)
+        rec = st.player("smooth", "p05")
+        display = st.league_model("smooth").display
+    png = tmp_path / "p05.png"
+    r = CliRunner().invoke(
+        cli_app,
+        ["player", "p05", "-l", "smooth", "--plot", str(png), "--last", "3", "--db", db],
+        catch_exceptions=False,
+    )
+    assert r.exit_code == 0, r.output
+    assert "smoothed skill curve" in r.output
+    assert f"{rec.curve[-1].mu:.3f}" in r.output
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # what the plot draws: the curve as its line, mu +- 2 sigma as its band
+    want = TrueSkillThroughTime(**PARAMS).history(ms).curve("p05")
+    fig = rating_figure("p05", rec.curve, display, smoothed=True)
+    ax = fig.axes[0]
+    (line,) = ax.get_lines()
+    assert list(line.get_xdata()) == list(want.times)
+    assert list(line.get_ydata()) == pytest.approx(want.mu.tolist(), abs=TOL)
+    band = ax.collections[0].get_paths()[0].vertices
+    top = {x: y for x, y in band if y > want.mu[list(want.times).index(x)]}
+    bottom = {x: y for x, y in band if y < want.mu[list(want.times).index(x)]}
+    for t, mu, sd in zip(want.times, want.mu, want.sigma, strict=True):
+        assert top[t] == pytest.approx(mu + 2 * sd, abs=TOL)
+        assert bottom[t] == pytest.approx(mu - 2 * sd, abs=TOL)
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels == ["smoothed mu ± 2 sigma", "smoothed mu"]
