@@ -38,12 +38,12 @@ def league_matches(n: int, seed: int, *, dated: bool = False) -> list[Match]:
     start = datetime(2025, 5, 1, tzinfo=UTC)
     out = []
     for i in range(n):
-        shape = rng.choice([(1, 1), (1, 1), (2, 2), (1, 1, 1)])
-        chosen = rng.sample(pool, sum(shape))
-        teams, k = [], 0
-        for size in shape:
-            teams.append(chosen[k : k + size])
-            k += size
+        kind = rng.choice(["duel", "duel", "pairs", "three"])
+        if kind == "pairs":
+            q = rng.sample(pool, 4)
+            teams = [q[:2], q[2:]]
+        else:
+            teams = [[p] for p in rng.sample(pool, 3 if kind == "three" else 2)]
         ranks = list(range(len(teams)))
         rng.shuffle(ranks)
         if len(teams) == 2 and rng.random() < 0.1:

@@ -277,7 +277,8 @@ class League:
 
 @dataclass(frozen=True, slots=True)
 class IngestResult:
-    """What a write did: new matches, identical re-posts ignored, matches replayed because late."""
+    """What a write did: new matches, identical re-posts ignored, matches replayed because late
+    (none in a whole-history league: late results revise the smoothed past in place)."""
 
     added: int
     duplicates: int
@@ -1778,6 +1779,8 @@ class Store:
         key = (lid, json.dumps([model.name, model.params], sort_keys=True))
         with self._cache_lock:
             kept = self._smoothed.pop(key, None)
+            for stale in [k for k in self._smoothed if k[0] == lid]:  # of earlier settings
+                del self._smoothed[stale]
         rows: list[dict[str, Any]]
         if new is not None and kept is not None and kept.last_seq == last_seq - len(new):
             rows = sorted(new, key=lambda r: (r["time_value"], r["seq"]))
@@ -1840,17 +1843,11 @@ class Store:
     ) -> None:
         """Write the curves and current ratings of ``players`` whole (``clear``: the league's
         derived rows were deleted, nothing to replace)."""
-        cur = _cursor(conn)
+        c = skill_curve.c
         if not clear:
             for chunk in _chunks(players):
-                cur.execute(
-                    self._sql(
-                        "DELETE FROM ms_skill_curve WHERE league_id = ? AND player IN ("
-                        + ",".join("?" * len(chunk))
-                        + ")"
-                    ),
-                    (lid, *chunk),
-                )
+                conn.execute(delete(skill_curve).where(c.league_id == lid, c.player.in_(chunk)))
+        cur = _cursor(conn)
         self._insert_many(
             cur,
             "INSERT INTO ms_skill_curve (league_id, player, time_value, mu, sigma)",
