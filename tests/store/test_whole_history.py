@@ -236,3 +236,16 @@ def test_the_player_command_plots_the_smoothed_curve(tmp_path: Path) -> None:
         assert bottom[t] == pytest.approx(mu - 2 * sd, abs=TOL)
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert labels == ["smoothed mu ± 2 sigma", "smoothed mu"]
+
+
+def test_two_stores_writing_one_league_stay_exact(db_url: str) -> None:
+    """Each store keeps its own graph in memory; a post through the other store moves the
+    league's ``last_seq``, so the first one's graph is stale and is rebuilt from the log."""
+    ms = league_matches(150, seed=11)
+    posts = late_posts(ms, seed=12)
+    with Store(db_url) as a, Store(db_url) as b:
+        a.create_league("smooth", "trueskill-history", PARAMS)
+        for k, post in enumerate(posts):
+            (a if k % 3 != 1 else b).add_matches("smooth", post)
+        assert_like_reference(a, "smooth", ms)
+        assert_like_reference(b, "smooth", ms)
