@@ -76,7 +76,11 @@ class LeagueModel:
         self.stored: tuple[str, ...] = self.fields
         self.n_value: int = 2
         self._casts: list[type] = [float, float]
+        #: a whole-history model's convergence tolerance: a stored curve is rewritten when it
+        #: moves by more (0 for an online model)
+        self.tolerance = 0.0
         if self.smoothed:  # a rating is its mu and sigma, no replay state
+            self.tolerance = float(getattr(self.model, "tolerance", 0.0))
             prior = self.model.rating()
             self._new_row: tuple[float, ...] = (float(prior.mu), float(prior.sigma))
             self.sigma_col: int | None = 1

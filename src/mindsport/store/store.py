@@ -634,7 +634,7 @@ class _Player:
 
 
 #: a stored skill curve: its times (on the match log's axis), means and deviations
-_Curve = tuple[tuple[float, ...], tuple[float, ...], tuple[float, ...]]
+_Curve = tuple[tuple[float, ...], Any, Any]
 
 
 @dataclass(slots=True)
@@ -1767,10 +1767,12 @@ class Store:
         The league's settled graph is taken from the in-memory cache when it holds the log
         just before ``new``; the new matches are added to it (re-converging from where the
         messages stood). Otherwise it is built from the whole log and every derived row is
-        rewritten. The curves and current ratings of the players whose curve changed (exactly:
-        any point) are rewritten whole. The graph goes back to the cache once the transaction
-        has committed. Returns the number of matches the graph was built from (0 when it was
-        updated in place). A match the model refuses raises :class:`StoreError`.
+        rewritten. The curves and current ratings of the players whose curve changed (a new
+        time step, or a point that moved by more than the model's convergence tolerance, the
+        precision the message passing settles to) are rewritten whole. The graph goes back to
+        the cache once the transaction has committed. Returns the number of matches the graph
+        was built from (0 when it was updated in place). A match the model refuses raises
+        :class:`StoreError`.
         """
         m = matches.c
         last_seq = int(
@@ -1813,13 +1815,20 @@ class Store:
                     kept.games[p] = kept.games.get(p, 0) + 1
                     kept.last_time[p] = max(kept.last_time.get(p, tv), tv)
         changed: list[str] = []
+        moved = model.tolerance
         for p in kept.history.players:
             c = kept.history.curve(p)
+            old = kept.curves.get(p)
+            if (  # a chain only grows: the same length is the same time steps
+                old is not None
+                and len(old[0]) == len(c)
+                and float(np.max(np.abs(old[1] - c.mu))) <= moved
+                and float(np.max(np.abs(old[2] - c.sigma))) <= moved
+            ):
+                continue
             times = tuple(time_value(t) if isinstance(t, datetime) else float(t) for t in c.times)
-            curve = (times, tuple(c.mu.tolist()), tuple(c.sigma.tolist()))
-            if kept.curves.get(p) != curve:
-                kept.curves[p] = curve
-                changed.append(p)
+            kept.curves[p] = (times, c.mu, c.sigma)
+            changed.append(p)
         self._write_curves(conn, lid, model, kept, changed, clear=rebuilt > 0 or new is None)
         if progress is not None:
             progress(len(rows), len(rows))
@@ -1855,13 +1864,18 @@ class Store:
             [
                 (lid, p, t, mu, sd)
                 for p in players
-                for t, mu, sd in zip(*kept.curves[p], strict=True)
+                for t, mu, sd in zip(
+                    kept.curves[p][0],
+                    kept.curves[p][1].tolist(),
+                    kept.curves[p][2].tolist(),
+                    strict=True,
+                )
             ],
         )
         current = []
         for p in players:
             _, mus, sds = kept.curves[p]
-            state = PlayerState(mus[-1], sds[-1])
+            state = PlayerState(float(mus[-1]), float(sds[-1]))
             current.append(
                 (lid, p, state.mu, state.sigma, "null", model.exposed(state), kept.games[p],
                  kept.last_time[p])
