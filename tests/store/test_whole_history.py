@@ -249,3 +249,17 @@ def test_two_stores_writing_one_league_stay_exact(db_url: str) -> None:
             (a if k % 3 != 1 else b).add_matches("smooth", post)
         assert_like_reference(a, "smooth", ms)
         assert_like_reference(b, "smooth", ms)
+
+
+def test_a_league_whose_sweep_limit_is_too_low_refuses_the_post(db_url: str) -> None:
+    """``max_sweeps`` is the league's own setting: not settling within it refuses the post
+    (nothing written) instead of failing the server; a higher limit then takes it."""
+    ms = league_matches(60, seed=13)
+    with Store(db_url) as st:
+        st.create_league("smooth", "trueskill-history", {**PARAMS, "max_sweeps": 1})
+        with pytest.raises(StoreError, match=r"did not settle within 1 sweeps.*max_sweeps"):
+            st.add_matches("smooth", ms)
+        assert st.match_count("smooth") == 0 and st.states("smooth") == {}
+        st.update_league("smooth", params=PARAMS)
+        st.add_matches("smooth", ms)
+        assert_like_reference(st, "smooth", ms)

@@ -102,6 +102,7 @@ from mindsport.match import Match, id_problem, text_problem, time_value
 from mindsport.matchmaking import MAX_POOL, Pairing, matchmake, parse_shape
 from mindsport.rating.batch import DAY, PlayerIndex, encode_columns
 from mindsport.rating.registry import MODELS, Display, ModelSpec, UnknownModelError
+from mindsport.rating.trueskill import ConvergenceError
 from mindsport.store.commit import GroupCommitter, WorkItem
 from mindsport.store.keys import (
     PREFIX_LENGTH,
@@ -652,6 +653,15 @@ class _Smoothed:
 
 #: key of the after-commit callbacks in a write connection's ``info``
 _AFTER_COMMIT = "mindsport_after_commit"
+
+
+def _unsettled(model: LeagueModel, exc: ConvergenceError) -> StoreError:
+    """A post refused because the league's whole-history model did not settle within the
+    league's own limit on sweeps (a setting of the league, so a refusal, not a crash)."""
+    return StoreError(
+        f"league model {model.name!r} {model.params}: {exc}; nothing was written (raise the "
+        "league's max_sweeps or tolerance: mindsport leagues set)"
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -1792,6 +1802,8 @@ class Store:
                 with self._cache_lock:
                     self._smoothed.setdefault(key, kept)
                 raise StoreError(f"model {model.name!r} rejected a match: {exc}") from exc
+            except ConvergenceError as exc:  # the graph is dropped (rebuilt on the next post)
+                raise _unsettled(model, exc) from exc
             rebuilt = 0
         else:
             rows = [
@@ -1804,6 +1816,8 @@ class Store:
                 history = model.history([_match_of(r) for r in rows])
             except MindsportError as exc:
                 raise StoreError(f"model {model.name!r} rejected a match: {exc}") from exc
+            except ConvergenceError as exc:
+                raise _unsettled(model, exc) from exc
             kept = _Smoothed(last_seq, history, {}, {}, {})
             self._clear_derived(conn, lid)
             rebuilt = len(rows)
