@@ -5,7 +5,8 @@ converged from scratch over every match at once. The store reaches its numbers a
 posts of a few dozen matches, most of them late (their times lie before matches already
 recorded), each added to the league's settled graph and re-converged from where it stood, the
 derived rows of the players that moved rewritten in the same transaction; and by a rebuild from
-the stored log (a new store, or ``recompute``).
+the stored log (a new store, another store that wrote meanwhile, or ``recompute``). A refused post
+leaves nothing written; ``mindsport player --plot`` draws the stored curve with its 2-sigma band.
 """
 
 from __future__ import annotations
