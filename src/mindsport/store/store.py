@@ -1822,19 +1822,22 @@ class Store:
             self._clear_derived(conn, lid)
             rebuilt = len(rows)
         kept.last_seq = last_seq
+        played: set[str] = set()  # their games and last times change: always rewritten
         for r in rows:
             tv = float(r["time_value"])
             for team in r["teams"]:
                 for p in team:
                     kept.games[p] = kept.games.get(p, 0) + 1
                     kept.last_time[p] = max(kept.last_time.get(p, tv), tv)
+                    played.add(p)
         changed: list[str] = []
         moved = model.tolerance
         for p in kept.history.players:
             c = kept.history.curve(p)
             old = kept.curves.get(p)
             if (  # a chain only grows: the same length is the same time steps
-                old is not None
+                p not in played
+                and old is not None
                 and len(old[0]) == len(c)
                 and float(np.max(np.abs(old[1] - c.mu))) <= moved
                 and float(np.max(np.abs(old[2] - c.sigma))) <= moved
