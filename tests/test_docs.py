@@ -173,4 +173,5 @@ def test_the_cli_guide_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPa
             ran += 1
     assert ran >= 20
     assert Path("ann.png").read_bytes().startswith(b"\x89PNG")
+    assert Path("ann-curve.png").read_bytes().startswith(b"\x89PNG")  # a whole-history league
     assert Path("report/metrics.csv").exists() and Path("halo.jsonl").exists()

@@ -1,11 +1,10 @@
 """Rolling-origin prediction of whole-history models, against refits from scratch and the closed
 form of a duel's win probability; the same pairs scored as for an online model; the model in the
-registry, ``fit`` and ``evaluate``; store leagues refuse it."""
+registry, ``fit`` and ``evaluate`` (store leagues: ``tests/store/test_whole_history.py``)."""
 
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,8 +12,7 @@ from scipy.stats import norm
 
 from mindsport.history import Match, evaluate, fit
 from mindsport.history.rolling import rolling_predictions
-from mindsport.rating import TrueSkill, TrueSkillThroughTime, UnknownModelError, build_model
-from mindsport.store import Store
+from mindsport.rating import TrueSkill, TrueSkillThroughTime, build_model
 
 BETA = 25 / 6
 
@@ -90,11 +88,3 @@ def test_fit_searches_the_registered_whole_history_model() -> None:
     assert isinstance(res.model, TrueSkillThroughTime) and res.model.drift == 1.0
     assert res.test.pairs == 90
     assert build_model("trueskill-history", drift=0.2).drift == 0.2
-
-
-def test_store_leagues_refuse_the_whole_history_model(tmp_path: Path) -> None:
-    with (
-        Store(str(tmp_path / "x.db")) as st,
-        pytest.raises(UnknownModelError, match="unknown model 'trueskill-history'"),
-    ):
-        st.create_league("smooth", "trueskill-history", {})

@@ -198,3 +198,32 @@ def test_concurrent_http_clients_equal_sequential_replay(
     for p, (mu, sigma) in final.items():
         assert got[p].mu == pytest.approx(mu, abs=TOL)
         assert got[p].sigma == pytest.approx(sigma, abs=TOL)
+
+
+def test_a_whole_history_league_serves_the_smoothed_curve(setup: Any) -> None:
+    from mindsport.rating.through_time import TrueSkillThroughTime
+
+    client, store, key = setup
+    params = {"drift": 0.5, "draw_probability": 0.1, "tolerance": 1e-9}
+    store.create_league("smooth", "trueskill-history", params)
+    ms = some_matches(60, 4)
+    h = {"X-API-Key": store.create_key("smooth")}
+    late = [as_json(m) for m in ms[30:]], [as_json(m) for m in ms[:30]]
+    for post in late:  # the earlier half arrives last: the past is revised
+        r = client.post("/api/leagues/smooth/matches", json=post, headers=h)
+        assert r.status_code == 200 and r.json()["added"] == 30
+    want = TrueSkillThroughTime(**params).history(ms)
+    p = client.get("/api/leagues/smooth/players/p3").json()
+    c = want.curve("p3")
+    assert p["history"] == []
+    assert [pt["time"] for pt in p["curve"]] == list(c.times)
+    assert [pt["mu"] for pt in p["curve"]] == pytest.approx(c.mu.tolist(), abs=1e-6)
+    assert [pt["sigma"] for pt in p["curve"]] == pytest.approx(c.sigma.tolist(), abs=1e-6)
+    r = want.rating("p3")
+    assert (p["mu"], p["sigma"]) == pytest.approx((r.mu, r.sigma), abs=1e-6)
+    assert p["exposed"] == pytest.approx(r.mu - 3 * r.sigma, abs=1e-5)
+    # an online league: no curve
+    client.post(
+        "/api/leagues/main/matches", json=[as_json(m) for m in ms], headers={"X-API-Key": key}
+    )
+    assert client.get("/api/leagues/main/players/p3").json()["curve"] == []

@@ -170,6 +170,48 @@ def test_page_in_chromium(tmp_path: Path, live_server: Any) -> None:
         assert drawn > 0.05 * img.width * img.height  # band, line and axes, not a blank box
         blue = sum(c for c, (r, g, b) in colours if b > 150 and r < 120)
         assert blue > 200  # the mu line in blue
+        # the rating after each game, with a band of one deviation
+        history = store.player("main", target).history
+        assert chart.get_attribute("data-points") == str(len(history))
+        assert chart.get_attribute("data-band") == "1"
+
+
+def _band_pixels(colours: list[tuple[int, tuple[int, int, int]]]) -> int:
+    """Pixels of the light blue band (25% blue over white)."""
+    return sum(c for c, (r, g, b) in colours if 180 < r < 225 and 195 < g < 235 and b > 240)
+
+
+@pytest.mark.browser
+def test_whole_history_league_draws_the_smoothed_curve_in_chromium(
+    tmp_path: Path, live_server: Any
+) -> None:
+    from PIL import Image
+
+    base, store = live_server(f"sqlite:///{tmp_path / 'smooth.db'}")
+    store.create_league("smooth", "trueskill-history", {"drift": 0.3})
+    ms = league_matches(players=8, n=120)
+    store.add_matches("smooth", ms[60:])
+    store.add_matches("smooth", ms[:60])  # late results: the past is revised
+    target = store.leaderboard("smooth").entries[0].player
+    curve = store.player("smooth", target).curve
+    assert len(curve) == sum(target in m.players for m in ms)  # one time step per game here
+    with _chromium_page() as page:
+        page.goto(base + "/?league=smooth")
+        page.wait_for_selector("body[data-ready='1']")
+        assert "smoothed" in (page.text_content("#legend") or "")
+        assert "± 2 sigma" in (page.text_content("#legend") or "")
+        page.click(f"#rows tr[data-player='{target}'] td:nth-child(3)")
+        page.wait_for_selector(f"#chart[data-player='{target}']")
+        assert "smoothed skill curve" in (page.text_content("#chart-title") or "")
+        chart = page.locator("#chart")
+        assert chart.get_attribute("data-points") == str(len(curve))
+        assert chart.get_attribute("data-band") == "2"
+        img = _inner(Image.open(io.BytesIO(chart.screenshot())))
+        colours = img.getcolors(maxcolors=1 << 20)
+        assert colours is not None
+        assert _band_pixels(colours) > 0.03 * img.width * img.height  # the 2-sigma band
+        blue = sum(c for c, (r, g, b) in colours if b > 150 and r < 120)
+        assert blue > 200  # the smoothed mu line
 
 
 def test_columns_follow_the_league_model(tmp_path: Path) -> None:

@@ -439,7 +439,9 @@ def create_app(database_url: str | None = None, *, store: Store | None = None) -
         tags=["ratings"],
     )
     async def player(league: LeagueName, player: PlayerId) -> dict[str, Any]:
-        """A player's rating, overall rank and rating after each of their games."""
+        """A player's rating, overall rank and rating after each of their games (``history``),
+        or in a whole-history league the smoothed skill curve (``curve``: the skill at each
+        time step the player played in, given every game of the league)."""
         rec = await rt.run(st.player, league, player)
         return {
             "league": rec.league,
@@ -453,6 +455,7 @@ def create_app(database_url: str | None = None, *, store: Store | None = None) -
                 {"match_id": h.match_id, "seq": h.seq, "time": h.time, "mu": h.mu, "sigma": h.sigma}
                 for h in rec.history
             ],
+            "curve": [{"time": c.time, "mu": c.mu, "sigma": c.sigma} for c in rec.curve],
         }
 
     # -- computations ---------------------------------------------------------------------------

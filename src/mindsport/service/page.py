@@ -3,7 +3,9 @@
 The first page of the table is rendered on the server, so it reads without JavaScript (search and
 paging then work as plain links and a form). Inline JavaScript makes search, paging and the
 per-player chart (the rating over time, with its deviation band when the model has one, drawn
-on a canvas with rounded ticks and axis titles) live, using the JSON API. Column headings and
+on a canvas with rounded ticks and axis titles) live, using the JSON API. In a whole-history
+league (model ``trueskill-history``) the chart is the player's smoothed skill curve (his skill at
+each time step he played in, given every game) with a band of two deviations. Column headings and
 chart labels are the league's model's (:class:`~mindsport.rating.registry.Display`): Glicko-2
 shows rating, RD and "rating - 2 RD"; Elo shows its rating alone, with no deviation column.
 """
@@ -19,6 +21,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 from mindsport.errors import NotFoundError
+from mindsport.rating.registry import MODELS, Estimate
 from mindsport.store import Store
 
 if TYPE_CHECKING:
@@ -68,9 +71,14 @@ def _columns(display: Display | None) -> list[tuple[str, str]]:
     return [*out, ("games", "Games")]
 
 
-def _legend(columns: list[tuple[str, str]]) -> str:
+def _legend(columns: list[tuple[str, str]], smoothed: bool) -> str:
     labels = dict(columns)
     value = labels.get("mu", labels["exposed"])
+    if smoothed:
+        return (
+            f"Line: smoothed {value} at each time step, given every game; "
+            f"band: {value} ± 2 {labels.get('sigma', 'sigma')}."
+        )
     if "sigma" in labels:
         return f"Line: {value} after each game; band: {value} ± {labels['sigma']}."
     return f"Line: {value} after each game."
@@ -109,8 +117,13 @@ def render_page(
     roles = ""
     total = 0
     columns = _columns(None)
+    smoothed = False
     chart_title = "Select a player to see their rating history"
     if league is not None:
+        spec = MODELS.get(store.get_league(league).model)
+        smoothed = spec is not None and spec.estimate is Estimate.WHOLE_HISTORY
+        if smoothed:
+            chart_title = "Select a player to see their smoothed skill curve"
         board = store.leaderboard(league, offset=offset, limit=PAGE_SIZE, search=search or None)
         total = board.total
         columns = _columns(board.display)
@@ -150,6 +163,7 @@ def render_page(
         "total": total,
         "player": player,
         "columns": columns,
+        "smoothed": smoothed,
         "empty": league is not None and total == 0 and not search,
     }
     return _template().substitute(
@@ -165,7 +179,7 @@ def render_page(
         message=escape(message),
         chart_title=escape(chart_title),
         head="".join(f'<th data-column="{key}">{escape(label)}</th>' for key, label in columns),
-        legend=escape(_legend(columns)),
+        legend=escape(_legend(columns, smoothed)),
         initial_json=_json_script(initial),
         roles=roles,
     )

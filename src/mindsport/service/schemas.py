@@ -273,6 +273,15 @@ class HistoryItem(BaseModel):
     sigma: float
 
 
+class CurveItem(BaseModel):
+    """A point of a whole-history league's smoothed skill curve: the skill at the time step
+    starting at ``time`` (POSIX seconds for dated matches), given every game of the league."""
+
+    time: float
+    mu: float
+    sigma: float
+
+
 class PlayerOut(BaseModel):
     league: str
     player: str
@@ -281,7 +290,14 @@ class PlayerOut(BaseModel):
     sigma: float
     exposed: float
     games: int
-    history: list[HistoryItem]
+    history: list[HistoryItem] = Field(
+        description="The rating after each of the player's games (online leagues; empty in a "
+        "whole-history league)."
+    )
+    curve: list[CurveItem] = Field(
+        description="The smoothed skill at each time step the player played in (whole-history "
+        "leagues, model trueskill-history; empty in an online league)."
+    )
 
 
 class LeagueOut(BaseModel):

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from mindsport.store.league import LeagueModel, PlayerState
     from mindsport.store.store import (
         DEFAULT_DATABASE_URL,
+        CurvePoint,
         HistoryPoint,
         IngestResult,
         LeaderboardEntry,
@@ -31,6 +32,7 @@ _EXPORTS = {
     "LeagueModel": "mindsport.store.league",
     "PlayerState": "mindsport.store.league",
     "DEFAULT_DATABASE_URL": "mindsport.store.store",
+    "CurvePoint": "mindsport.store.store",
     "HistoryPoint": "mindsport.store.store",
     "IngestResult": "mindsport.store.store",
     "LeaderboardEntry": "mindsport.store.store",
@@ -48,6 +50,7 @@ lazy_exports(__name__, _EXPORTS)
 
 __all__ = [
     "DEFAULT_DATABASE_URL",
+    "CurvePoint",
     "HistoryPoint",
     "IngestResult",
     "LeaderboardEntry",

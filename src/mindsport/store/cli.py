@@ -38,7 +38,16 @@ if TYPE_CHECKING:
     from mindsport.rating.registry import Display
     from mindsport.store.store import Store
 
-__all__ = ["DbOption", "app", "commands", "keys_app", "leagues_app", "open_store", "register"]
+__all__ = [
+    "DbOption",
+    "app",
+    "commands",
+    "keys_app",
+    "leagues_app",
+    "open_store",
+    "rating_figure",
+    "register",
+]
 
 DEFAULT_LEAGUE = "main"
 
@@ -217,17 +226,23 @@ def player(
     plot: Annotated[
         Path | None,
         typer.Option(
-            help="Write a PNG plot of the rating (and its deviation band) over time.",
+            help="Write a PNG plot of the rating (and its deviation band) over time; in a "
+            "whole-history league, the smoothed skill curve with its mu ± 2 sigma band.",
             callback=output_file,
         ),
     ] = None,
     last: int = typer.Option(10, min=0, help="History rows to print."),
     db: str | None = DbOption,
 ) -> None:
-    """Show a player's rating and history (optionally plot it)."""
+    """Show a player's rating and history (optionally plot it).
+
+    In a whole-history league (model ``trueskill-history``) the history is the player's smoothed
+    skill curve: his skill at each time step he played in, given every game of the league.
+    """
     with open_store(db, create=False) as store:
         rec = store.player(league, player_id)
-        d = store.league_model(league).display
+        lm = store.league_model(league)
+        d = lm.display
     console = _console()
     dev = f", {d.deviation_label} {rec.state.sigma:.3f}" if d.deviation_label else ""
     console.print(
@@ -235,7 +250,15 @@ def player(
         f"{dev}, {d.conservative} {rec.exposed:.3f}, {rec.games} games",
         highlight=False,
     )
-    if last and rec.history:
+    if last and lm.smoothed and rec.curve:
+        table = _table(title="smoothed skill curve (given every game)")
+        cols = ["time step", d.value_label, d.deviation_label or "sigma"]
+        for col in cols:
+            table.add_column(col, justify="right")
+        for c in rec.curve[-last:]:
+            table.add_row(f"{c.time:g}", f"{c.mu:.3f}", f"{c.sigma:.3f}")
+        console.print(table)
+    elif last and rec.history:
         table = _table()
         cols = ["match", "time", d.value_label] + ([d.deviation_label] if d.deviation_label else [])
         for col in cols:
@@ -245,11 +268,15 @@ def player(
             table.add_row(*row, *([f"{h.sigma:.3f}"] if d.deviation_label else []))
         console.print(table)
     if plot is not None:
-        _plot(rec.player, rec.history, plot, d)
+        fig = rating_figure(rec.player, rec.curve if lm.smoothed else rec.history, d, lm.smoothed)
+        _save(fig, plot)
         console.print(f"plot written to {plot}")
 
 
-def _plot(name: str, history: list[Any], path: Path, display: Display) -> None:
+def rating_figure(name: str, points: list[Any], display: Display, smoothed: bool) -> Any:
+    """A matplotlib figure of a player's rating over time: ``points`` (each with ``time``,
+    ``mu``, ``sigma``) as a line, with a ``mu ± sigma`` band when the model has a deviation
+    (``smoothed``: a whole-history league's skill curve, with a ``mu ± 2 sigma`` band)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -257,23 +284,29 @@ def _plot(name: str, history: list[Any], path: Path, display: Display) -> None:
 
     fig = Figure(figsize=(8, 4), dpi=100)
     ax = fig.add_subplot()
-    t = [h.time for h in history]
-    mu = [h.mu for h in history]
+    t = [h.time for h in points]
+    mu = [h.mu for h in points]
+    value = f"smoothed {display.value_label}" if smoothed else display.value_label
     if display.deviation_label is not None:
-        sd = [h.sigma for h in history]
+        k = 2.0 if smoothed else 1.0
+        sd = [k * h.sigma for h in points]
         ax.fill_between(
             t,
             [m - s for m, s in zip(mu, sd, strict=True)],
             [m + s for m, s in zip(mu, sd, strict=True)],
             alpha=0.25,
-            label=f"{display.value_label} ± {display.deviation_label}",
+            label=f"{value} ± {'2 ' if smoothed else ''}{display.deviation_label}",
         )
-    ax.plot(t, mu, marker=".", label=display.value_label)
-    ax.set_title(f"{name}: rating history")
+    ax.plot(t, mu, marker=".", label=value)
+    ax.set_title(f"{name}: {'smoothed skill curve' if smoothed else 'rating history'}")
     ax.set_xlabel("time")
     ax.set_ylabel(display.value_label)
     ax.legend(loc="best")
     fig.tight_layout()
+    return fig
+
+
+def _save(fig: Any, path: Path) -> None:
     try:
         fig.savefig(os.fspath(path))
     except OSError as exc:
@@ -516,10 +549,11 @@ def leagues_models() -> None:
     from mindsport.rating.registry import MODELS, Estimate
 
     for spec in MODELS.values():
-        if spec.estimate is not Estimate.ONLINE:  # a league rates online
-            continue
         d = spec.display
-        typer.echo(f"{spec.name}: {spec.title} - {spec.summary}; leaderboard: {d.conservative}")
+        how = "" if spec.estimate is Estimate.ONLINE else f" ({spec.estimate.value})"
+        typer.echo(
+            f"{spec.name}: {spec.title}{how} - {spec.summary}; leaderboard: {d.conservative}"
+        )
         for p in spec.params:
             typer.echo(f"    {p.name} = {p.default!r}  ({p.allowed()}) {p.help}")
 

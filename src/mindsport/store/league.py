@@ -7,6 +7,11 @@ They hold the model's replay state (:class:`mindsport.rating.replayers.ArrayRepl
 ``sigma`` the deviation the registry names for the model (TrueSkill's sigma, Glicko-2's RD; 0
 for models without one), ``extra`` the other fields the replayer keeps (Elo's games and 2400 flag,
 Glicko-2's volatility, the time of the last game when drift or rating periods use it).
+
+A whole-history model (:class:`~mindsport.rating.registry.Estimate` ``WHOLE_HISTORY``, such as
+``trueskill-history``) has no replay state: its ratings are ``Rating(mu, sigma)`` values stored
+as ``mu`` and ``sigma``, each player's smoothed skill at his last time step, derived from the
+league's whole match log at once (:meth:`LeagueModel.history`).
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from mindsport.errors import MindsportError
-from mindsport.rating.registry import Display, ModelSpec
+from mindsport.rating.registry import Display, Estimate, ModelSpec
 
 __all__ = ["LeagueModel", "PlayerState", "VirtualPlayers"]
 
@@ -63,20 +68,37 @@ class LeagueModel:
         self.name = spec.name
         self.params = dict(params)
         self.model = spec.build(**self.params)
+        #: whether the model estimates skills from the whole history at once (no replay state)
+        self.smoothed = spec.estimate is Estimate.WHOLE_HISTORY
+        #: whether the model rates virtual players (:class:`VirtualPlayers`)
+        self.virtual = False
+        self.fields: tuple[str, ...] = ("mu", "sigma")
+        self.stored: tuple[str, ...] = self.fields
+        self.n_value: int = 2
+        self._casts: list[type] = [float, float]
+        #: a whole-history model's convergence tolerance: a stored curve is rewritten when it
+        #: moves by more (0 for an online model)
+        self.tolerance = 0.0
+        if self.smoothed:  # a rating is its mu and sigma, no replay state
+            self.tolerance = float(getattr(self.model, "tolerance", 0.0))
+            prior = self.model.rating()
+            self._new_row: tuple[float, ...] = (float(prior.mu), float(prior.sigma))
+            self.sigma_col: int | None = 1
+            self.extra_cols: tuple[int, ...] = ()
+            return
         probe = self.replayer()
         for attr in ("fields", "stored", "new_state", "make", "set_state", "table"):
             if not hasattr(probe, attr):
                 raise MindsportError(
                     f"model {spec.name!r}: its replayer keeps no state rows a store can hold"
                 )
-        #: whether the model rates virtual players (:class:`VirtualPlayers`)
         self.virtual = isinstance(probe, VirtualPlayers)
-        self.fields: tuple[str, ...] = probe.fields
-        self.stored: tuple[str, ...] = probe.stored
-        self.n_value: int = probe.n_value
-        self._new_row: tuple[float, ...] = tuple(probe.new_state())
+        self.fields = probe.fields
+        self.stored = probe.stored
+        self.n_value = probe.n_value
+        self._new_row = tuple(probe.new_state())
         dev = spec.display.deviation
-        self.sigma_col: int | None = self.fields.index(dev) if dev is not None else None
+        self.sigma_col = self.fields.index(dev) if dev is not None else None
         self.extra_cols = tuple(
             i for i, f in enumerate(self.stored) if i != 0 and i != self.sigma_col
         )
@@ -94,6 +116,14 @@ class LeagueModel:
     def replayer(self) -> Any:
         """A fresh replayer of the model (its state starts empty)."""
         return self.model.replayer()
+
+    def history(self, matches: Sequence[Any]) -> Any:
+        """A whole-history model's settled graph of ``matches``
+        (:class:`~mindsport.rating.through_time.SkillHistory`: ``add`` more results, read
+        ``curve(player)``)."""
+        if not self.smoothed:
+            raise MindsportError(f"model {self.name!r} rates online: it keeps no whole history")
+        return self.model.history(matches)
 
     # conversions -------------------------------------------------------------------------
     def row(self, state: PlayerState) -> list[float]:
@@ -123,10 +153,17 @@ class LeagueModel:
 
     def to_rating(self, state: PlayerState) -> Any:
         """The model's rating value of a stored player."""
+        if self.smoothed:
+            return self.model.rating(float(state.mu), float(state.sigma))
         return self.replayer().make(*self.row(state)[: self.n_value])
 
     def to_state(self, rating: Any) -> PlayerState:
         """The stored columns of a rating value (hidden state at its new-player value)."""
+        if self.smoothed:
+            mu, sigma = getattr(rating, "mu", None), getattr(rating, "sigma", None)
+            if not isinstance(mu, float) or not isinstance(sigma, float):
+                raise MindsportError(f"{rating!r} is not a rating of model {self.name!r}")
+            return PlayerState(mu, sigma)
         values = self.replayer().unpack(rating)
         if values is None:
             raise MindsportError(f"{rating!r} is not a rating of model {self.name!r}")

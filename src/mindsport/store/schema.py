@@ -15,7 +15,12 @@
   luck, kind ``deal``, with its ``deal`` id), derived; ``key`` is the JSON list naming it,
   ``name`` its shown name.
   Never players: they appear on no leaderboard, search or player page.
-* ``rating_history``: the rating after every match a player took part in, derived.
+* ``rating_history``: the rating after every match a player took part in, derived (online
+  models).
+* ``skill_curve``: a whole-history model's smoothed skill of each player at every time step he
+  played in (``time_value``: the step's start on the match log's time axis), derived from the
+  whole match log; a later result (late ones included) revises the earlier points. Databases of
+  earlier versions get the table when opened.
 * ``api_keys``: API keys, as SHA-256 hashes (the key itself is never stored) with a public
   prefix to find them: write keys of one league (``role`` ``write``) and admin keys
   (``role`` ``admin``, no league), each with an optional expiry and a revocation time.
@@ -54,6 +59,7 @@ __all__ = [
     "metadata",
     "rating_history",
     "ratings",
+    "skill_curve",
     "virtual_ratings",
 ]
 
@@ -145,6 +151,16 @@ rating_history = Table(
     Column("games", Integer, nullable=False),
     Index("ix_ms_history_player", "league_id", "player", "time_value", "seq"),
     Index("ix_ms_history_order", "league_id", "time_value", "seq"),
+)
+
+skill_curve = Table(
+    "ms_skill_curve",
+    metadata,
+    _league_key(),
+    Column("player", String(200), primary_key=True),
+    Column("time_value", Double, primary_key=True),
+    Column("mu", Double, nullable=False),
+    Column("sigma", Double, nullable=False),
 )
 
 api_keys = Table(

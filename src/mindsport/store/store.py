@@ -11,6 +11,20 @@ Source of truth and derived data
     player had just before that position (read back from the history). A match at or after the
     latest time is the special case of an empty suffix: it is applied to the current ratings.
 
+Whole-history leagues
+    A league whose model estimates skills from the whole history at once (``trueskill-history``,
+    :class:`~mindsport.rating.through_time.TrueSkillThroughTime`) keeps, derived in the same
+    transaction as the matches, each player's smoothed skill at his last time step
+    (``ms_ratings``: leaderboard, player and predictions read it as for any league) and his whole
+    smoothed curve (``ms_skill_curve``: one point per time step he played in); no per-match
+    history. New results, late ones included, are added to the league's settled graph
+    (:class:`~mindsport.rating.through_time.SkillHistory` ``add``: message passing re-converges
+    from where it stood), and the curves and ratings of the players whose values moved are
+    rewritten whole. The graph is kept in memory per league, tagged with the league's
+    ``last_seq``; when that does not match the database (another process wrote, or the store
+    just opened) it is rebuilt from the match log. :meth:`Store.recompute` rebuilds it from
+    scratch.
+
 Games of chance
     A match's ``roles``, ``deal`` and ``luck`` (:class:`~mindsport.match.Match`) are kept in the
     log for every league. A model whose replayer rates virtual players
@@ -87,7 +101,8 @@ from mindsport.errors import ConflictError, DatabaseError, MindsportError, NotFo
 from mindsport.match import Match, id_problem, text_problem, time_value
 from mindsport.matchmaking import MAX_POOL, Pairing, matchmake, parse_shape
 from mindsport.rating.batch import DAY, PlayerIndex, encode_columns
-from mindsport.rating.registry import MODELS, Display, Estimate, ModelSpec, UnknownModelError
+from mindsport.rating.registry import MODELS, Display, ModelSpec, UnknownModelError
+from mindsport.rating.trueskill import ConvergenceError
 from mindsport.store.commit import GroupCommitter, WorkItem
 from mindsport.store.keys import (
     PREFIX_LENGTH,
@@ -109,6 +124,7 @@ from mindsport.store.schema import (
     metadata,
     rating_history,
     ratings,
+    skill_curve,
     virtual_ratings,
 )
 
@@ -117,6 +133,7 @@ __all__ = [
     "GROUP_MATCHES",
     "MAX_ID_LENGTH",
     "MAX_OFFSET",
+    "CurvePoint",
     "HistoryPoint",
     "IngestResult",
     "LeaderboardEntry",
@@ -261,7 +278,8 @@ class League:
 
 @dataclass(frozen=True, slots=True)
 class IngestResult:
-    """What a write did: new matches, identical re-posts ignored, matches replayed because late."""
+    """What a write did: new matches, identical re-posts ignored, matches replayed because late
+    (none in a whole-history league: late results revise the smoothed past in place)."""
 
     added: int
     duplicates: int
@@ -317,7 +335,22 @@ class HistoryPoint:
 
 
 @dataclass(frozen=True, slots=True)
+class CurvePoint:
+    """A point of a whole-history league's smoothed skill curve: the player's skill (``mu``,
+    ``sigma``) at the time step starting at ``time`` (on the match log's time axis: POSIX
+    seconds for datetimes), given all the league's matches."""
+
+    time: float
+    mu: float
+    sigma: float
+
+
+@dataclass(frozen=True, slots=True)
 class PlayerRecord:
+    """A player's rating in a league: rank, state, games, and how the rating went: ``history``
+    (an online league: the rating after each match) or ``curve`` (a whole-history league: the
+    smoothed skill at each time step he played in)."""
+
     league: str
     player: str
     rank: int
@@ -325,6 +358,7 @@ class PlayerRecord:
     exposed: float
     games: int
     history: list[HistoryPoint] = field(default_factory=list)
+    curve: list[CurvePoint] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -416,22 +450,27 @@ def _encode(m: Match) -> dict[str, Any]:
 
 
 def _decode(row: Any) -> Match:
+    return _match_of(row._mapping)
+
+
+def _match_of(r: Mapping[str, Any]) -> Match:
+    """The match of a stored row's columns (or of an encoded match)."""
     t: datetime | float | int
-    if row.time_iso is not None:
-        t = datetime.fromisoformat(row.time_iso)
+    if r["time_iso"] is not None:
+        t = datetime.fromisoformat(r["time_iso"])
     else:
-        tv = float(row.time_value)
+        tv = float(r["time_value"])
         t = int(tv) if tv.is_integer() and abs(tv) < 2**53 else tv
     return Match(
-        row.match_id,
+        r["match_id"],
         t,
-        row.teams,
-        row.ranks,
-        row.weights,
-        row.scores,
-        roles=row.roles,
-        deal=row.deal,
-        luck=row.luck,
+        r["teams"],
+        r["ranks"],
+        r["weights"],
+        r["scores"],
+        roles=r["roles"],
+        deal=r["deal"],
+        luck=r["luck"],
     )
 
 
@@ -595,6 +634,36 @@ class _Player:
     last_time: float
 
 
+#: a stored skill curve: its times (on the match log's axis), means and deviations
+_Curve = tuple[tuple[float, ...], Any, Any]
+
+
+@dataclass(slots=True)
+class _Smoothed:
+    """A whole-history league's settled graph (``history``, a
+    :class:`~mindsport.rating.through_time.SkillHistory`) of its match log up to ``last_seq``,
+    with what the database holds of it: each player's curve, games and last match time."""
+
+    last_seq: int
+    history: Any
+    curves: dict[str, _Curve]
+    games: dict[str, int]
+    last_time: dict[str, float]
+
+
+#: key of the after-commit callbacks in a write connection's ``info``
+_AFTER_COMMIT = "mindsport_after_commit"
+
+
+def _unsettled(model: LeagueModel, exc: ConvergenceError) -> StoreError:
+    """A post refused because the league's whole-history model did not settle within the
+    league's own limit on sweeps (a setting of the league, so a refusal, not a crash)."""
+    return StoreError(
+        f"league model {model.name!r} {model.params}: {exc}; nothing was written (raise the "
+        "league's max_sweeps or tolerance: mindsport leagues set)"
+    )
+
+
 # --------------------------------------------------------------------------------------------
 
 
@@ -607,9 +676,8 @@ class Store:
     database that cannot be used (unreachable, login refused, not a database, a missing SQLite
     file with ``create=False``) raises :class:`~mindsport.errors.DatabaseError` naming it (the
     password hidden) and the fix. ``models``: the rating models leagues
-    may use, by name (default: every online model of :data:`mindsport.rating.registry.MODELS`;
-    a whole-history model has no match-by-match state to keep). Use as
-    a context manager or call :meth:`close`.
+    may use, by name (default: every model of :data:`mindsport.rating.registry.MODELS`, the
+    whole-history ones included). Use as a context manager or call :meth:`close`.
 
     Ratings are derived by the model's replayer (:mod:`mindsport.rating.replayers`, the engine
     :func:`mindsport.history.replay` runs): every registered model with every setting, e.g.
@@ -629,12 +697,10 @@ class Store:
         shown = _shown_url(self.url)
         if not create:
             _require_existing(self.url, shown)
-        self._models: Mapping[str, ModelSpec] = (
-            {n: s for n, s in MODELS.items() if s.estimate is Estimate.ONLINE}
-            if models is None
-            else dict(models)
-        )
+        self._models: Mapping[str, ModelSpec] = dict(MODELS if models is None else models)
         self._model_cache: dict[str, LeagueModel] = {}
+        # whole-history leagues' settled graphs, by league id and model settings
+        self._smoothed: dict[tuple[int, str], _Smoothed] = {}
         self._sql_cache: dict[str, str] = {}
         self._local = threading.local()
         self._readers: list[Any] = []  # the connections of _fetch, one per thread
@@ -720,10 +786,23 @@ class Store:
 
     @contextmanager
     def _write(self) -> Iterator[Connection]:
+        """A write transaction; what :meth:`_after_commit` registers runs once it committed."""
         with self._writer_lock, self.engine.connect() as conn:
             conn.execution_options(mindsport_write=True)
-            with conn.begin():
-                yield conn
+            after: list[Callable[[], None]] = []
+            conn.info[_AFTER_COMMIT] = after
+            try:
+                with conn.begin():
+                    yield conn
+            finally:
+                conn.info.pop(_AFTER_COMMIT, None)
+            for fn in after:
+                fn()
+
+    @staticmethod
+    def _after_commit(conn: Connection, fn: Callable[[], None]) -> None:
+        """Run ``fn`` once the write transaction of ``conn`` has committed (never on rollback)."""
+        conn.info[_AFTER_COMMIT].append(fn)
 
     @contextmanager
     def _read(self) -> Iterator[Connection]:
@@ -1304,10 +1383,10 @@ class Store:
                     self._sql("UPDATE ms_leagues SET last_seq = ?, max_time = ? WHERE id = ?"),
                     (seq, latest if old_max is None else max(old_max, latest), lid),
                 )
-                current = self._current(conn, lid, new)
+                current = {} if model.smoothed else self._current(conn, lid, new)
             progress = requests[0].progress if len(requests) == 1 else None
             first = min(new, key=lambda r: (r["time_value"], r["seq"]))
-            independent = old_max is None or first["time_value"] >= old_max
+            independent = model.smoothed or old_max is None or first["time_value"] >= old_max
             if not independent and not model.virtual:
                 # late, but maybe no recorded match comes after a new one of the same player:
                 # then nothing recorded depends on the new matches and they are appended
@@ -1317,7 +1396,9 @@ class Store:
                     for t in r["teams"]
                     for p in t
                 )
-            if independent:
+            if model.smoothed:  # the past is revised in place, nothing is replayed
+                self._smooth(conn, lid, model, new, progress)
+            elif independent:
                 self._append(conn, lid, model, new, progress, current)
             else:
                 pos = (first["time_value"], first["seq"])
@@ -1611,15 +1692,17 @@ class Store:
         A model that rates virtual players (a role sits in every game of its role) is replayed
         from the start: their states at ``pos`` are not kept.
 
+        A whole-history model rebuilds its graph from the whole log (:meth:`_smooth`).
+
         Returns the number of matches re-rated.
         """
         h, m = rating_history.c, matches.c
+        if model.smoothed:
+            return self._smooth(conn, lid, model, None, progress)
         if model.virtual:
             pos, new_seqs = None, None
         if pos is None:
-            conn.execute(delete(rating_history).where(h.league_id == lid))
-            conn.execute(delete(ratings).where(ratings.c.league_id == lid))
-            conn.execute(delete(virtual_ratings).where(virtual_ratings.c.league_id == lid))
+            self._clear_derived(conn, lid)
             after_m = m.league_id == lid
         else:
             t, s = pos
@@ -1673,6 +1756,157 @@ class Store:
         if virtual is not None:
             self._write_virtual(conn, lid, virtual)
         return len(rows)
+
+    @staticmethod
+    def _clear_derived(conn: Connection, lid: int) -> None:
+        """Delete every derived row of league ``lid`` (what any model keeps)."""
+        for table in (rating_history, ratings, virtual_ratings, skill_curve):
+            conn.execute(delete(table).where(table.c.league_id == lid))
+
+    def _smooth(
+        self,
+        conn: Connection,
+        lid: int,
+        model: LeagueModel,
+        new: list[dict[str, Any]] | None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> int:
+        """Bring a whole-history league's derived rows up to its match log, whose matches
+        ``new`` (None: rebuild from scratch) were just inserted.
+
+        The league's settled graph is taken from the in-memory cache when it holds the log
+        just before ``new``; the new matches are added to it (re-converging from where the
+        messages stood). Otherwise it is built from the whole log and every derived row is
+        rewritten. The curves and current ratings of the players whose curve changed (a new
+        time step, or a point that moved by more than the model's convergence tolerance, the
+        precision the message passing settles to) are rewritten whole. The graph goes back to
+        the cache once the transaction has committed. Returns the number of matches the graph
+        was built from (0 when it was updated in place). A match the model refuses raises
+        :class:`StoreError`.
+        """
+        m = matches.c
+        last_seq = int(
+            conn.execute(select(leagues.c.last_seq).where(leagues.c.id == lid)).scalar_one()
+        )
+        key = (lid, json.dumps([model.name, model.params], sort_keys=True))
+        with self._cache_lock:
+            kept = self._smoothed.pop(key, None)
+            for stale in [k for k in self._smoothed if k[0] == lid]:  # of earlier settings
+                del self._smoothed[stale]
+        rows: list[dict[str, Any]]
+        if new is not None and kept is not None and kept.last_seq == last_seq - len(new):
+            rows = sorted(new, key=lambda r: (r["time_value"], r["seq"]))
+            try:
+                kept.history.add([_match_of(r) for r in rows])
+            except MindsportError as exc:  # refused before anything changed: keep the graph
+                with self._cache_lock:
+                    self._smoothed.setdefault(key, kept)
+                raise StoreError(f"model {model.name!r} rejected a match: {exc}") from exc
+            except ConvergenceError as exc:  # the graph is dropped (rebuilt on the next post)
+                raise _unsettled(model, exc) from exc
+            rebuilt = 0
+        else:
+            rows = [
+                dict(r._mapping)
+                for r in conn.execute(
+                    select(*_REPLAY_COLUMNS).where(m.league_id == lid).order_by(m.time_value, m.seq)
+                )
+            ]
+            try:
+                history = model.history([_match_of(r) for r in rows])
+            except MindsportError as exc:
+                raise StoreError(f"model {model.name!r} rejected a match: {exc}") from exc
+            except ConvergenceError as exc:
+                raise _unsettled(model, exc) from exc
+            kept = _Smoothed(last_seq, history, {}, {}, {})
+            self._clear_derived(conn, lid)
+            rebuilt = len(rows)
+        kept.last_seq = last_seq
+        played: set[str] = set()  # their games and last times change: always rewritten
+        for r in rows:
+            tv = float(r["time_value"])
+            for team in r["teams"]:
+                for p in team:
+                    kept.games[p] = kept.games.get(p, 0) + 1
+                    kept.last_time[p] = max(kept.last_time.get(p, tv), tv)
+                    played.add(p)
+        changed: list[str] = []
+        moved = model.tolerance
+        for p in kept.history.players:
+            c = kept.history.curve(p)
+            old = kept.curves.get(p)
+            if (  # a chain only grows: the same length is the same time steps
+                p not in played
+                and old is not None
+                and len(old[0]) == len(c)
+                and float(np.max(np.abs(old[1] - c.mu))) <= moved
+                and float(np.max(np.abs(old[2] - c.sigma))) <= moved
+            ):
+                continue
+            times = tuple(time_value(t) if isinstance(t, datetime) else float(t) for t in c.times)
+            kept.curves[p] = (times, c.mu, c.sigma)
+            changed.append(p)
+        self._write_curves(conn, lid, model, kept, changed, clear=rebuilt > 0 or new is None)
+        if progress is not None:
+            progress(len(rows), len(rows))
+        done = kept
+
+        def keep() -> None:
+            with self._cache_lock:
+                self._smoothed[key] = done
+
+        self._after_commit(conn, keep)
+        return rebuilt
+
+    def _write_curves(
+        self,
+        conn: Connection,
+        lid: int,
+        model: LeagueModel,
+        kept: _Smoothed,
+        players: list[str],
+        clear: bool,
+    ) -> None:
+        """Write the curves and current ratings of ``players`` whole (``clear``: the league's
+        derived rows were deleted, nothing to replace)."""
+        c = skill_curve.c
+        if not clear:
+            for chunk in _chunks(players):
+                conn.execute(delete(skill_curve).where(c.league_id == lid, c.player.in_(chunk)))
+        cur = _cursor(conn)
+        self._insert_many(
+            cur,
+            "INSERT INTO ms_skill_curve (league_id, player, time_value, mu, sigma)",
+            "(?, ?, ?, ?, ?)",
+            [
+                (lid, p, t, mu, sd)
+                for p in players
+                for t, mu, sd in zip(
+                    kept.curves[p][0],
+                    kept.curves[p][1].tolist(),
+                    kept.curves[p][2].tolist(),
+                    strict=True,
+                )
+            ],
+        )
+        current = []
+        for p in players:
+            _, mus, sds = kept.curves[p]
+            state = PlayerState(float(mus[-1]), float(sds[-1]))
+            current.append(
+                (lid, p, state.mu, state.sigma, "null", model.exposed(state), kept.games[p],
+                 kept.last_time[p])
+            )  # fmt: skip
+        self._insert_many(
+            cur,
+            "INSERT INTO ms_ratings (league_id, player, mu, sigma, extra, exposed, games, "
+            "last_time)",
+            "(?, ?, ?, ?, JSON(?), ?, ?, ?)",
+            current,
+            " ON CONFLICT (league_id, player) DO UPDATE SET mu = excluded.mu, "
+            "sigma = excluded.sigma, extra = excluded.extra, exposed = excluded.exposed, "
+            "games = excluded.games, last_time = excluded.last_time",
+        )
 
     def recompute(
         self, league: str | None = None, *, progress: Callable[[int, int], None] | None = None
@@ -1809,6 +2043,7 @@ class Store:
                 )
             ).scalar()
             points: list[HistoryPoint] = []
+            curve: list[CurvePoint] = []
             if history:
                 h, m = rating_history.c, matches.c
                 q = (
@@ -1825,6 +2060,15 @@ class Store:
                     HistoryPoint(r.match_id, r.seq, r.time_value, r.mu, r.sigma)
                     for r in conn.execute(q)
                 ]
+                c = skill_curve.c
+                curve = [
+                    CurvePoint(r.time_value, r.mu, r.sigma)
+                    for r in conn.execute(
+                        select(c.time_value, c.mu, c.sigma)
+                        .where(c.league_id == lid, c.player == player)
+                        .order_by(c.time_value)
+                    )
+                ]
         return PlayerRecord(
             league,
             player,
@@ -1833,6 +2077,7 @@ class Store:
             row.exposed,
             row.games,
             points,
+            curve,
         )
 
     def team_states(
