@@ -61,8 +61,7 @@ def test_swiss_from_results_and_with_bots(tmp_path: Path) -> None:
     # names in square brackets are shown as written, not read as console markup
     names = ["a", "[b]", "c", "d", "e", "[red]f"]
     rows += [
-        f"1,{1 + i // 3},{p},{s}"
-        for i, (p, s) in enumerate(zip(names, (4, 2, 0) * 2, strict=True))
+        f"1,{1 + i // 3},{p},{s}" for i, (p, s) in enumerate(zip(names, (4, 2, 0) * 2, strict=True))
     ]
     results.write_text("\n".join(rows) + "\n")
     result = runner.invoke(app, ["swiss", "--results", str(results)])
