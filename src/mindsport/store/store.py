@@ -1000,18 +1000,12 @@ class Store:
     def _insert_many(
         self, cur: Any, head: str, row: str, rows: list[tuple[Any, ...]], tail: str = ""
     ) -> None:
-        """``head VALUES row, row, ... tail`` for ``rows``: SQLite runs one prepared statement per
-        row (a C loop); PostgreSQL gets statements of many rows each (one round trip and one
-        plan per thousand rows, not per row)."""
-        if not rows:
-            return
-        if self.is_sqlite:
+        """``head VALUES row tail`` for each of ``rows``, as one prepared statement run per row:
+        SQLite in a C loop; PostgreSQL (psycopg) in pipeline mode, every row sent without
+        waiting for the answer to the previous one. The statement's text does not depend on the
+        number of rows, so the driver converts it once and the server plans it once."""
+        if rows:
             cur.executemany(self._sql(f"{head} VALUES {row}{tail}"), rows)
-            return
-        one = self._sql(row)
-        for chunk in _chunks(rows, 1000):
-            values = ", ".join([one] * len(chunk))
-            cur.execute(f"{head} VALUES {values}{tail}", [v for r in chunk for v in r])
 
     def _sql(self, text: str) -> str:
         """Driver SQL from ``text`` written with ``?`` placeholders and ``JSON(?)`` for a JSON
