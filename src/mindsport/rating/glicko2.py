@@ -184,13 +184,8 @@ class Glicko2:
         """
         if not isinstance(player, Glicko2Rating):
             raise ShapeError(f"Glicko2: player must be a Glicko2Rating, got {player!r}")
-        games = results if type(results) is list else list(results)
+        games = list(results)
         for item in games:
-            if type(item) is tuple and len(item) == 2:
-                o, score = item
-                number = type(score) is int or type(score) is float
-                if type(o) is Glicko2Rating and number and 0 <= score <= 1:
-                    continue
             self._check_result(item)
         m = len(games)
         buf = [float(player.rating), float(player.rd), float(player.volatility)]
