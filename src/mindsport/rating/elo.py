@@ -276,7 +276,7 @@ class EloReplayer(ArrayReplayer):
         return EloRating(values[0], int(values[1]), bool(values[2]))
 
     def unpack(self, value: Any) -> tuple[float, ...] | None:
-        if type(value) is not EloRating or type(value.games) is not int:
+        if not isinstance(value, EloRating) or not isinstance(value.games, int):
             return None
         return (float(value.rating), float(value.games), 1.0 if value.reached_2400 else 0.0)
 

@@ -298,7 +298,7 @@ class Glicko2Replayer(ArrayReplayer):
         return Glicko2Rating(*values)
 
     def unpack(self, value: Any) -> tuple[float, ...] | None:
-        if type(value) is not Glicko2Rating:
+        if not isinstance(value, Glicko2Rating):
             return None
         return (float(value.rating), float(value.rd), float(value.volatility))
 

@@ -64,7 +64,7 @@ def split_teams(
         if not v:
             raise ShapeError(f"{model}: team {i} is empty")
         for j, r in enumerate(v):
-            if type(r) is not cls and not isinstance(r, cls):
+            if not isinstance(r, cls):
                 name = (
                     cls.__name__ if isinstance(cls, type) else " or ".join(c.__name__ for c in cls)
                 )

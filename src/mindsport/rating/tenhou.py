@@ -250,7 +250,7 @@ class TenhouReplayer(ArrayReplayer):
         return TenhouR(values[0], int(values[1]))
 
     def unpack(self, value: Any) -> tuple[float, ...] | None:
-        if type(value) is not TenhouR or type(value.games) is not int:
+        if not isinstance(value, TenhouR) or not isinstance(value.games, int):
             return None
         return (float(value.rating), float(value.games))
 
