@@ -506,6 +506,34 @@ class _LeagueRow:
     max_time: float | None
 
 
+_LEAGUE_ROW_SQL = (
+    "SELECT id, name, model, params, last_seq, max_time FROM ms_leagues WHERE name = ?"
+)
+
+
+def _league_row(row: Sequence[Any]) -> _LeagueRow:
+    """A league's row from the columns of :data:`_LEAGUE_ROW_SQL`."""
+    params = json.loads(row[3]) if isinstance(row[3], str) else row[3]
+    return _LeagueRow(int(row[0]), row[1], row[2], dict(params), int(row[4]), row[5])
+
+
+_KNOWN_SQL = "SELECT match_id, digest FROM ms_matches WHERE league_id = "  # + id, condition
+
+_CURRENT_SQL = (  # completed by the league id's placeholder and a condition on the player
+    "SELECT player, mu, sigma, extra, games, last_time FROM ms_ratings WHERE league_id = "
+)
+
+
+def _players_of(rows: Iterable[Sequence[Any]]) -> dict[str, _Player]:
+    """Current ratings from the rows of :data:`_CURRENT_SQL`."""
+    players: dict[str, _Player] = {}
+    for p, mu, sigma, extra, games, last_time in rows:
+        if isinstance(extra, str):
+            extra = json.loads(extra)
+        players[p] = _Player(PlayerState(mu, sigma, extra), games, last_time)
+    return players
+
+
 def _check_league_name(name: str) -> None:
     """A name no league can have is simply not found (and never reaches the database)."""
     if not isinstance(name, str) or not _LEAGUE_NAME.match(name):
@@ -702,6 +730,7 @@ class Store:
         # whole-history leagues' settled graphs, by league id and model settings
         self._smoothed: dict[tuple[int, str], _Smoothed] = {}
         self._sql_cache: dict[str, str] = {}
+        self._league_ids: dict[str, int] = {}  # league name -> id, as last read
         self._local = threading.local()
         self._readers: list[Any] = []  # the connections of _fetch, one per thread
         self._cache_lock = threading.Lock()
@@ -974,9 +1003,7 @@ class Store:
         """
         _check_league_name(name)
         cur = _cursor(conn)
-        q = self._sql(
-            "SELECT id, name, model, params, last_seq, max_time FROM ms_leagues WHERE name = ?"
-        )
+        q = self._sql(_LEAGUE_ROW_SQL)
         if self.is_sqlite:
             cur.execute(q, (name,))
             row = cur.fetchone()
@@ -987,8 +1014,7 @@ class Store:
                 row = cur.fetchone()
         if row is None:
             raise NotFoundError(f"league {name!r} does not exist")
-        params = json.loads(row[3]) if isinstance(row[3], str) else row[3]
-        return _LeagueRow(int(row[0]), row[1], row[2], dict(params), int(row[4]), row[5])
+        return _league_row(row)
 
     def _pipeline(self, conn: Connection) -> AbstractContextManager[Any]:
         """PostgreSQL: statements sent without waiting for each answer (psycopg's pipeline
@@ -1270,36 +1296,93 @@ class Store:
         """One transaction for ``requests`` (all to one league); returns each request's result
         or the error that refused it."""
         league = requests[0].league
+        ids = list({mid for r in requests for mid in r.encoded})
+        names = sorted(
+            {p for r in requests for enc in r.encoded.values() for t in enc["teams"] for p in t}
+        )
         with self._write() as conn:
             try:
-                row = self._lock_league(conn, league)
+                row, known, current = self._lock_and_read(conn, league, ids, names)
             except NotFoundError as exc:
                 made = requests[0].create  # a creating request is always alone
                 if made is None:
                     return [exc for _ in requests]
                 self._insert_league(conn, league, made[0], dict(made[1]))
-                row = self._lock_league(conn, league)
-            return self._ingest(conn, row, requests)
+                row, known, current = self._lock_league(conn, league), {}, {}
+            return self._ingest(conn, row, requests, known, current)
 
-    def _ingest(
-        self, conn: Connection, row: Any, requests: Sequence[_Request]
-    ) -> list[IngestResult | MindsportError]:
-        """Append the matches of ``requests`` (in order) to the league of ``row`` (locked)."""
-        lid = row.id
-        model = self.model_for(row.model, row.params)
-        ids = list({mid for r in requests for mid in r.encoded})
+    def _lock_and_read(
+        self, conn: Connection, name: str, ids: Sequence[str], names: Sequence[str]
+    ) -> tuple[_LeagueRow, dict[str, str], dict[str, _Player]]:
+        """:meth:`_lock_league`, then the digests of the match ids ``ids`` already recorded in
+        the league and the current ratings of the players ``names`` that have one.
+
+        PostgreSQL: the lock and the three reads go in one round trip (pipelined; each read
+        runs after the lock is granted, so it sees the last writer's commit)."""
+        if self.is_sqlite:
+            row = self._lock_league(conn, name)
+            return row, self._known(conn, row.id, ids), self._current_of(conn, row.id, names)
+        _check_league_name(name)
+        driver = conn.connection.driver_connection
+        # the league's id as last seen (ids never change; checked below): with it the planner
+        # looks each id up in the unique index even before the table has statistics
+        guess = self._league_ids.get(name)
+        league_of = "(SELECT id FROM ms_leagues WHERE name = %s)" if guess is None else "%s"
+        key: Any = name if guess is None else guess
+        # one cursor per statement: the answers are read after one sync for all of them
+        lock, league, digests, ratings_now = (driver.cursor() for _ in range(4))  # type: ignore[union-attr]
+        with driver.pipeline() as pipeline:  # type: ignore[union-attr]
+            lock.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_LOCK_SPACE, name))
+            league.execute(_LEAGUE_ROW_SQL.replace("?", "%s"), (name,))
+            # planned for the values given (not prepared): a generic plan made while the
+            # tables are young and without statistics scans the whole league instead
+            digests.execute(
+                _KNOWN_SQL + league_of + " AND match_id = ANY(%s)", (key, list(ids)), prepare=False
+            )
+            ratings_now.execute(
+                _CURRENT_SQL + league_of + " AND player = ANY(%s)",
+                (key, list(names)),
+                prepare=False,
+            )
+            pipeline.sync()
+            found = league.fetchone()
+            known = dict(digests.fetchall())
+            current = _players_of(ratings_now.fetchall())
+        if found is None:
+            self._league_ids.pop(name, None)
+            raise NotFoundError(f"league {name!r} does not exist")
+        row = _league_row(found)
+        self._league_ids[name] = row.id
+        if guess is not None and guess != row.id:  # the league was made again: read again
+            return row, self._known(conn, row.id, ids), self._current_of(conn, row.id, names)
+        return row, known, current
+
+    def _known(self, conn: Connection, lid: int, ids: Sequence[str]) -> dict[str, str]:
+        """The digests of the match ids ``ids`` already recorded in league ``lid``."""
         known: dict[str, str] = {}
         cur = _cursor(conn)
         for chunk in _chunks(ids):
             cur.execute(
-                self._sql(
-                    "SELECT match_id, digest FROM ms_matches WHERE league_id = ? AND match_id IN ("
-                    + ",".join("?" * len(chunk))
-                    + ")"
-                ),
+                self._sql(_KNOWN_SQL + "? AND match_id IN (" + ",".join("?" * len(chunk)) + ")"),
                 (lid, *chunk),
             )
             known.update(cur.fetchall())
+        return known
+
+    def _ingest(
+        self,
+        conn: Connection,
+        row: _LeagueRow,
+        requests: Sequence[_Request],
+        known: Mapping[str, str],
+        current: dict[str, _Player],
+    ) -> list[IngestResult | MindsportError]:
+        """Append the matches of ``requests`` (in order) to the league of ``row`` (locked);
+        ``known``: the digests of their ids already recorded; ``current``: the current ratings
+        of their players (those that have one)."""
+        lid = row.id
+        model = self.model_for(row.model, row.params)
+        cur = _cursor(conn)
         accepted: dict[str, str] = {}  # new match ids of this group so far -> digest
         new: list[dict[str, Any]] = []
         per_request: list[list[dict[str, Any]] | MindsportError] = []
@@ -1345,7 +1428,26 @@ class Store:
         old_max = row.max_time
         if new:
             stamp = now.strftime("%Y-%m-%d %H:%M:%S.%f") if self.is_sqlite else now
-            with self._pipeline(conn):  # PostgreSQL: one round trip for the three
+            progress = requests[0].progress if len(requests) == 1 else None
+            first = min(new, key=lambda r: (r["time_value"], r["seq"]))
+            independent = model.smoothed or old_max is None or first["time_value"] >= old_max
+            if not independent and not model.virtual:
+                # late, but maybe no recorded match comes after a new one of the same player:
+                # then nothing recorded depends on the new matches and they are appended
+                independent = all(
+                    p not in current or current[p].last_time <= r["time_value"]
+                    for r in new
+                    for t in r["teams"]
+                    for p in t
+                )
+            # appended matches are rated before anything is written, so that their derived rows
+            # go with them (PostgreSQL: one round trip for every row the commit writes)
+            write_derived = (
+                None
+                if model.smoothed or not independent
+                else self._append(conn, lid, model, new, progress, current)
+            )
+            with self._pipeline(conn):
                 self._insert_many(
                     cur,
                     "INSERT INTO ms_matches (league_id, seq, match_id, time_value, time_iso, "
@@ -1377,24 +1479,11 @@ class Store:
                     self._sql("UPDATE ms_leagues SET last_seq = ?, max_time = ? WHERE id = ?"),
                     (seq, latest if old_max is None else max(old_max, latest), lid),
                 )
-                current = {} if model.smoothed else self._current(conn, lid, new)
-            progress = requests[0].progress if len(requests) == 1 else None
-            first = min(new, key=lambda r: (r["time_value"], r["seq"]))
-            independent = model.smoothed or old_max is None or first["time_value"] >= old_max
-            if not independent and not model.virtual:
-                # late, but maybe no recorded match comes after a new one of the same player:
-                # then nothing recorded depends on the new matches and they are appended
-                independent = all(
-                    p not in current or current[p].last_time <= r["time_value"]
-                    for r in new
-                    for t in r["teams"]
-                    for p in t
-                )
+                if write_derived is not None:
+                    write_derived()
             if model.smoothed:  # the past is revised in place, nothing is replayed
                 self._smooth(conn, lid, model, new, progress)
-            elif independent:
-                self._append(conn, lid, model, new, progress, current)
-            else:
+            elif write_derived is None:
                 pos = (first["time_value"], first["seq"])
                 new_seqs = {r["seq"] for r in new}
                 replayed = self._replay(conn, lid, model, pos, progress, new_seqs) - len(new)
@@ -1629,39 +1718,33 @@ class Store:
         lid: int,
         model: LeagueModel,
         new: list[dict[str, Any]],
-        progress: Callable[[int, int], None] | None = None,
-        players: dict[str, _Player] | None = None,
-    ) -> None:
-        """Apply matches that no recorded match depends on (they come after every recorded match
-        of their players) to the current ratings; ``players``: those ratings, if already read."""
+        progress: Callable[[int, int], None] | None,
+        players: dict[str, _Player],
+    ) -> Callable[[], None]:
+        """Rate matches that no recorded match depends on (they come after every recorded match
+        of their players) from ``players``, the current ratings of their players (updated in
+        place); returns the write of their derived rows."""
         new = sorted(new, key=lambda r: (r["time_value"], r["seq"]))
-        if players is None:
-            players = self._current(conn, lid, new)
         virtual = self._virtual(conn, lid, new) if model.virtual else None
         history, touched = self._rate_all(lid, model, new, players, progress, virtual)
-        self._write_derived(conn, lid, model, history, players, touched, clear=False)
-        if virtual is not None:
-            self._write_virtual(conn, lid, virtual)
 
-    def _current(
-        self, conn: Connection, lid: int, rows: list[dict[str, Any]]
-    ) -> dict[str, _Player]:
-        """The current ratings of the players of ``rows`` that have one."""
-        names = sorted({p for r in rows for t in r["teams"] for p in t})
+        def write() -> None:
+            self._write_derived(conn, lid, model, history, players, touched, clear=False)
+            if virtual is not None:
+                self._write_virtual(conn, lid, virtual)
+
+        return write
+
+    def _current_of(self, conn: Connection, lid: int, names: Sequence[str]) -> dict[str, _Player]:
+        """The current ratings of the players ``names`` that have one in league ``lid``."""
         players: dict[str, _Player] = {}
         cur = _cursor(conn)
         for chunk in _chunks(names):
             cur.execute(
-                self._sql(
-                    "SELECT player, mu, sigma, extra, games, last_time FROM ms_ratings "
-                    "WHERE league_id = ? AND player IN (" + ",".join("?" * len(chunk)) + ")"
-                ),
+                self._sql(_CURRENT_SQL + "? AND player IN (" + ",".join("?" * len(chunk)) + ")"),
                 (lid, *chunk),
             )
-            for p, mu, sigma, extra, games, last_time in cur.fetchall():
-                if isinstance(extra, str):
-                    extra = json.loads(extra)
-                players[p] = _Player(PlayerState(mu, sigma, extra), games, last_time)
+            players.update(_players_of(cur.fetchall()))
         return players
 
     def _replay(
