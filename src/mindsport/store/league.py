@@ -93,6 +93,9 @@ class LeagueModel:
                     f"model {spec.name!r}: its replayer keeps no state rows a store can hold"
                 )
         self.virtual = isinstance(probe, VirtualPlayers)
+        # rating values are made and taken apart by a replayer's ``make``/``unpack``, which
+        # read none of its state: one replayer serves every conversion
+        self._values = probe
         self.fields = probe.fields
         self.stored = probe.stored
         self.n_value = probe.n_value
@@ -155,7 +158,7 @@ class LeagueModel:
         """The model's rating value of a stored player."""
         if self.smoothed:
             return self.model.rating(float(state.mu), float(state.sigma))
-        return self.replayer().make(*self.row(state)[: self.n_value])
+        return self._values.make(*self.row(state)[: self.n_value])
 
     def to_state(self, rating: Any) -> PlayerState:
         """The stored columns of a rating value (hidden state at its new-player value)."""
@@ -164,7 +167,7 @@ class LeagueModel:
             if not isinstance(mu, float) or not isinstance(sigma, float):
                 raise MindsportError(f"{rating!r} is not a rating of model {self.name!r}")
             return PlayerState(mu, sigma)
-        values = self.replayer().unpack(rating)
+        values = self._values.unpack(rating)
         if values is None:
             raise MindsportError(f"{rating!r} is not a rating of model {self.name!r}")
         return self.state([*values, *self._new_row[self.n_value :]])

@@ -66,6 +66,7 @@ Idempotency
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -80,8 +81,14 @@ from typing import Any
 
 import numpy as np
 from sqlalchemy import (
+    JSON,
     Connection,
+    DateTime,
+    Double,
     Engine,
+    Integer,
+    String,
+    Text,
     and_,
     create_engine,
     delete,
@@ -532,6 +539,65 @@ def _players_of(rows: Iterable[Sequence[Any]]) -> dict[str, _Player]:
             extra = json.loads(extra)
         players[p] = _Player(PlayerState(mu, sigma, extra), games, last_time)
     return players
+
+
+_HISTORY_INSERT = (
+    "INSERT INTO ms_rating_history (league_id, player, seq, time_value, mu, sigma, extra, games)",
+    "(?, ?, ?, ?, ?, ?, JSON(?), ?)",
+)
+
+
+def _occurrence(codes: Any) -> Any:
+    """For each entry of the integer array ``codes``, how many equal entries come before it."""
+    order = np.argsort(codes, kind="stable")
+    ranked = codes[order]
+    starts = np.flatnonzero(np.r_[True, ranked[1:] != ranked[:-1]])
+    within = np.arange(len(codes)) - np.repeat(starts, np.diff(np.r_[starts, len(codes)]))
+    out = np.empty(len(codes), dtype=np.int64)
+    out[order] = within
+    return out
+
+
+_HEAD = re.compile(r"INSERT INTO (\w+) \(([\w, ]+)\)$")
+
+
+@functools.cache
+def _json_insert(head: str, tail: str) -> tuple[str, int]:
+    """PostgreSQL's ``INSERT ... SELECT ... FROM json_array_elements(rows)`` for ``head``
+    (``INSERT INTO table (columns)``) and ``tail``: each column of each row read back as its
+    type in the schema (a JSON column's value comes as its JSON text); and the row width.
+
+    Numbers travel as JSON text: Python writes a float's shortest exact form and the server
+    reads it back to the same double."""
+    found = _HEAD.match(head)
+    if found is None:
+        raise StoreError(f"not an insert head: {head!r}")
+    table = metadata.tables[found.group(1)]
+    names = [c.strip() for c in found.group(2).split(",")]
+    picked = ", ".join(f"{_json_cast(table.c[n].type, f'(e->>{i})')}" for i, n in enumerate(names))
+    return f"{head} SELECT {picked} FROM json_array_elements(%s::json) AS r(e){tail}", len(names)
+
+
+def _json_cast(kind: Any, value: str) -> str:
+    """``value`` (JSON text of one row's field) as a column of SQL type ``kind``."""
+    if isinstance(kind, Integer):
+        return f"{value}::int8"
+    if isinstance(kind, Double):
+        return f"{value}::float8"
+    if isinstance(kind, DateTime):
+        return f"{value}::timestamptz"
+    if isinstance(kind, JSON):
+        return f"{value}::json"
+    if isinstance(kind, (String, Text)):
+        return value
+    raise StoreError(f"no JSON form for a column of type {kind!r}")
+
+
+def _json_value(value: Any) -> Any:
+    """What the JSON encoder writes for the values it does not know (timestamps)."""
+    if isinstance(value, datetime):
+        return value.isoformat()
+    raise TypeError(f"cannot send {type(value).__name__} as JSON: {value!r}")
 
 
 def _check_league_name(name: str) -> None:
@@ -1026,12 +1092,20 @@ class Store:
     def _insert_many(
         self, cur: Any, head: str, row: str, rows: list[tuple[Any, ...]], tail: str = ""
     ) -> None:
-        """``head VALUES row tail`` for each of ``rows``, as one prepared statement run per row:
-        SQLite in a C loop; PostgreSQL (psycopg) in pipeline mode, every row sent without
-        waiting for the answer to the previous one. The statement's text does not depend on the
-        number of rows, so the driver converts it once and the server plans it once."""
-        if rows:
+        """``head VALUES row tail`` for each of ``rows`` (``head`` is ``INSERT INTO table
+        (columns)``). SQLite: one prepared statement run per row, in a C loop. PostgreSQL: one
+        statement for all the rows, sent as one JSON array of rows that the server takes apart
+        (:func:`_json_insert`), so neither the driver nor the server works per statement; its
+        text does not depend on the number of rows, so it is prepared and planned once."""
+        if not rows:
+            return
+        if self.is_sqlite:
             cur.executemany(self._sql(f"{head} VALUES {row}{tail}"), rows)
+            return
+        sql, width = _json_insert(head, tail)
+        if any(len(r) != width for r in rows):
+            raise StoreError(f"{head}: rows of {width} values expected")
+        cur.execute(sql, (json.dumps(rows, default=_json_value),))
 
     def _sql(self, text: str) -> str:
         """Driver SQL from ``text`` written with ``?`` placeholders and ``JSON(?)`` for a JSON
@@ -1522,30 +1596,36 @@ class Store:
         players: dict[str, _Player],
         progress: Callable[[int, int], None] | None = None,
         virtual: dict[tuple[str, ...], tuple[float, float]] | None = None,
-    ) -> tuple[list[dict[str, Any]], set[str]]:
+    ) -> tuple[list[tuple[Any, ...]], set[str]]:
         """Replay ``rows`` (in order) on ``players`` through the model's replayer (the replay
-        engine's); returns history rows and touched players. A model that rates virtual players
-        (:class:`~mindsport.store.league.VirtualPlayers`) starts from ``virtual`` (their states,
-        updated in place). A match the model refuses raises :class:`StoreError` naming it."""
+        engine's); returns the history rows (the columns of :data:`_HISTORY_INSERT`) and the
+        touched players, whose entries of ``players`` it updates. A model that rates virtual
+        players (:class:`~mindsport.store.league.VirtualPlayers`) starts from ``virtual`` (their
+        states, updated in place). A match the model refuses raises :class:`StoreError` naming
+        it."""
         rows = list(rows)
         replayer = model.replayer()
         if model.virtual:
             replayer.load_virtual(virtual or {})
         index = PlayerIndex()
+        games_before: list[int] = []  # by player code: games recorded before these rows
         for p in dict.fromkeys(p for r in rows for t in r["teams"] for p in t):
+            code = index.get(p)
             known = players.get(p)
+            games_before.append(0 if known is None else known.games)
             if known is not None:
-                replayer.set_state(index.get(p), model.row(known.state))
-        history: list[dict[str, Any]] = []
-        touched: set[str] = set()
-        latest: dict[str, tuple[int, float, int]] = {}  # player -> (history row, time, games)
+                replayer.set_state(code, model.row(known.state))
+        games_so_far = np.array(games_before, dtype=np.int64)
+        history: list[tuple[Any, ...]] = []
+        last: dict[str, int] = {}  # player -> his last history row
         width = len(model.stored)
         plain = not model.extra_cols  # mu and sigma only: no JSON extra
         sigma_col = model.sigma_col  # post columns are the stored fields, a prefix of the fields
         for start in range(0, len(rows), _REPLAY_CHUNK):
             chunk = rows[start : start + _REPLAY_CHUNK]
+            tvs = [float(r["time_value"]) for r in chunk]
             times = np.array(
-                [r["time_value"] / DAY if r.get("time_iso") else r["time_value"] for r in chunk],
+                [tv / DAY if r.get("time_iso") else tv for r, tv in zip(chunk, tvs, strict=True)],
                 dtype=np.float64,
             )
             block = encode_columns(
@@ -1571,53 +1651,48 @@ class Store:
                     raise
                 mid = chunk[int(at)]["match_id"]
                 raise StoreError(f"match {mid!r}: model rejected it: {exc}") from exc
-            post = fed.post[:, :width].tolist()
+            # one history row per slot (a player in a match), built column by column
+            codes = block.players
+            n_slots = np.diff(block.player_ptr[block.team_ptr])
+            match_of = np.repeat(np.arange(len(chunk)), n_slots)
+            games = _occurrence(codes) + games_so_far[codes] + 1
+            games_so_far += np.bincount(codes, minlength=len(games_so_far))
             ids = index.ids
-            names = [ids[c] for c in block.players.tolist()]
-            slot = 0
-            for r, n_slots in zip(
-                chunk, np.diff(block.player_ptr[block.team_ptr]).tolist(), strict=True
-            ):
-                tv = float(r["time_value"])
-                seq = int(r["seq"])
-                for _ in range(n_slots):
-                    p = names[slot]
-                    row = post[slot]
-                    if plain:
-                        mu, extra = row[0], None
-                        sigma = 0.0 if sigma_col is None else row[sigma_col]
-                    else:
-                        st = model.state(row)
-                        mu, sigma, extra = st.mu, st.sigma, st.extra
-                    prev = latest.get(p)
-                    if prev is not None:
-                        games = prev[2] + 1
-                    else:
-                        known = players.get(p)
-                        games = 1 if known is None else known.games + 1
-                    latest[p] = (len(history), tv, games)
-                    history.append(
-                        {
-                            "league_id": lid,
-                            "player": p,
-                            "seq": seq,
-                            "time_value": tv,
-                            "mu": mu,
-                            "sigma": sigma,
-                            "extra": extra,
-                            "games": games,
-                        }
-                    )
-                    slot += 1
+            names = [ids[c] for c in codes.tolist()]
+            post = fed.post[: len(names), :width]  # the players' slots come first
+            mus = post[:, 0].tolist()
+            if plain:
+                sigmas = [0.0] * len(names) if sigma_col is None else post[:, sigma_col].tolist()
+                extras = ["null"] * len(names)
+            else:
+                states = [model.state(r) for r in post.tolist()]
+                mus = [st.mu for st in states]
+                sigmas = [st.sigma for st in states]
+                extras = ["null" if st.extra is None else json.dumps(st.extra) for st in states]
+            first = len(history)
+            history.extend(
+                zip(
+                    [lid] * len(names),
+                    names,
+                    np.array([int(r["seq"]) for r in chunk])[match_of].tolist(),
+                    np.array(tvs)[match_of].tolist(),
+                    mus,
+                    sigmas,
+                    extras,
+                    games.tolist(),
+                    strict=True,
+                )
+            )
+            last.update(zip(names, range(first, len(history)), strict=True))
             if progress is not None:
                 progress(min(start + _REPLAY_CHUNK, len(rows)), len(rows))
-        for p, (at, tv, games) in latest.items():
+        for p, at in last.items():
             h = history[at]
-            players[p] = _Player(PlayerState(h["mu"], h["sigma"], h["extra"]), games, tv)
-            touched.add(p)
+            extra = None if h[6] == "null" else json.loads(h[6])
+            players[p] = _Player(PlayerState(h[4], h[5], extra), h[7], h[3])
         if model.virtual and virtual is not None:
             virtual.update(replayer.virtual_states())
-        return history, touched
+        return history, set(last)
 
     def _virtual(
         self, conn: Connection, lid: int, rows: list[dict[str, Any]]
@@ -1660,7 +1735,7 @@ class Store:
         conn: Connection,
         lid: int,
         model: LeagueModel,
-        history: list[dict[str, Any]],
+        history: list[tuple[Any, ...]],
         players: dict[str, _Player],
         touched: set[str],
         clear: bool,
@@ -1668,25 +1743,7 @@ class Store:
         # driver-level statements: the SQL toolkit's per-row parameter work cost more than
         # the database's own (``clear``: the league's rows were deleted, the upsert inserts)
         cur = _cursor(conn)
-        self._insert_many(
-            cur,
-            "INSERT INTO ms_rating_history (league_id, player, seq, time_value, mu, sigma, "
-            "extra, games)",
-            "(?, ?, ?, ?, ?, ?, JSON(?), ?)",
-            [
-                (
-                    lid,
-                    h["player"],
-                    h["seq"],
-                    h["time_value"],
-                    h["mu"],
-                    h["sigma"],
-                    "null" if h["extra"] is None else json.dumps(h["extra"]),
-                    h["games"],
-                )
-                for h in history
-            ],
-        )
+        self._insert_many(cur, *_HISTORY_INSERT, history)
         self._insert_many(
             cur,
             "INSERT INTO ms_ratings (league_id, player, mu, sigma, extra, exposed, games, "
