@@ -470,3 +470,42 @@ def test_bulk_ingest_and_recompute_equal_the_object_replay(tmp_path: Path) -> No
     for p, r in expected.items():
         assert abs(got[p].mu - r.mu) < 1e-9 and abs(got[p].sigma - r.sigma) < 1e-9
         assert abs(again[p].mu - r.mu) < 1e-9
+
+
+def test_awkward_values_come_back_bit_for_bit(db_url: str) -> None:
+    """Numbers at full precision, tiny and large, and ids beyond ASCII are stored and read back
+    exactly (PostgreSQL gets each table's rows as one JSON text that the server takes apart),
+    and the ratings equal calling the model match by match, bit for bit."""
+    from mindsport.rating.trueskill import TrueSkill
+
+    env = TrueSkill()
+    ids = ["Zoë", "选手一", 'a"b\\c', "emoji \U0001f600", "x y"]
+    times = [1e-300, 0.1 + 0.2, 10 / 3, 123456789.12345679, 7258118399.999999]
+    ms = [
+        Match(
+            f"m{i}\u00e9",
+            t,
+            [[ids[i]], [ids[(i + 1) % 5]]],
+            [0, 1],
+            [[0.1 + 0.2], [1 / 3]],
+            [7.000000000000001, 1e-300],
+        )
+        for i, t in enumerate(times)
+    ]
+    expect: dict[str, Any] = {}
+    for m in ms:
+        groups = [tuple(expect.get(p, env.rating()) for p in t) for t in m.teams]
+        new = env.rate(groups, ranks=list(m.ranks), weights=m.weights)
+        for t, rs in zip(m.teams, new, strict=True):
+            expect.update(zip(t, rs, strict=True))
+    with Store(db_url) as st:
+        st.create_league("odd")
+        st.add_matches("odd", ms)
+        back = {m.id: m for m in st.matches("odd")}
+        for m in ms:
+            got = back[m.id]
+            assert (got.time, got.teams, got.ranks) == (m.time, m.teams, m.ranks)
+            assert (got.weights, got.scores) == (m.weights, m.scores)
+        assert st.ratings("odd") == expect
+        last = st.player("odd", ids[0]).history[-1]
+        assert (last.mu, last.sigma) == (expect[ids[0]].mu, expect[ids[0]].sigma)

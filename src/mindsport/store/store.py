@@ -594,9 +594,12 @@ def _json_cast(kind: Any, value: str) -> str:
 
 
 def _json_value(value: Any) -> Any:
-    """What the JSON encoder writes for the values it does not know (timestamps)."""
+    """What the JSON encoder writes for the values it does not know (timestamps, numpy
+    numbers)."""
     if isinstance(value, datetime):
         return value.isoformat()
+    if isinstance(value, np.generic):
+        return value.item()
     raise TypeError(f"cannot send {type(value).__name__} as JSON: {value!r}")
 
 
