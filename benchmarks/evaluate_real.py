@@ -7,7 +7,8 @@ set of the TrueSkill paper), Twilight Imperium 4 (4.8k free-for-all games of 3-6
 Models, online (one match ahead): mindsport's TrueSkill (factor graph; ``trueskill-drift`` also
 fits its skill drift over idle days; ``trueskill-margin`` also observes each two-team match's
 score margin, ATP sets or Halo kills: the ``cardplay`` model, which without roles, deals or luck
-is TrueSkill with score margins, fitting ``margin_scale`` and ``margin_noise`` too), Elo (fitted
+is TrueSkill with score margins, fitting ``margin_scale``, ``margin_noise`` and the skill drift
+over idle days too), Elo (fitted
 constant K), Elo with the FIDE K schedule (not fitted), Glicko-2 (one game per rating period),
 Tenhou R (fitted: only the probability scale of its win curve), the naive pairwise TrueSkill, and
 as peers the reference ``trueskill`` package (PyPI, 0.4.5; on ATP it takes mindsport's fitted
@@ -131,8 +132,9 @@ GRIDS: dict[str, dict[str, tuple[Any, ...]]] = {
     "pypi-trueskill": dict(MODELS["trueskill"].grid),
     # mindsport's TrueSkill with skill drift over idle time (variance += drift^2 x days away)
     "trueskill-drift": {**MODELS["trueskill"].grid, "drift": (0.0, 0.02, 0.05, 0.1, 0.2)},
-    # mindsport's TrueSkill with score margins (the margin settings per data set: MARGIN_GRIDS)
-    "trueskill-margin": dict(MODELS["trueskill"].grid),
+    # mindsport's TrueSkill with score margins and drift (the margin settings per data set:
+    # MARGIN_GRIDS)
+    "trueskill-margin": {**MODELS["trueskill"].grid, "drift": (0.0, 0.02, 0.05, 0.1, 0.2)},
     "openskill-pl": {
         "beta": (3.0, 25 / 6, 6.0, 9.0, 13.0, 18.0),
         "tau": (0.0, 0.04, 25 / 300, 0.2, 0.4),
