@@ -46,10 +46,10 @@ into the JSON file and the table shows everything recorded so far):
     .venv/bin/python benchmarks/evaluate_real.py --datasets atp --models trueskill-margin
     .venv/bin/python benchmarks/evaluate_real.py --table-only
 
-(The online models take about 12 minutes of one core (7 of them on ATP), the whole-history ones on TI4 and Halo a
-few minutes plus the peer ``trueskillthroughtime``'s refits, mindsport's whole-history models on
-ATP 4 minutes without margins and 8 with; each step can be re-run alone, and runs of different
-steps may share the JSON file.)
+(The online models take about 12 minutes of one core, 7 of them on ATP; the whole-history
+ones on TI4 and Halo a few minutes plus the peer ``trueskillthroughtime``'s refits; mindsport's
+whole-history models on ATP 4 minutes without margins and 8 with. Each step can be re-run alone,
+and runs of different steps may share the JSON file.)
 """
 
 from __future__ import annotations
