@@ -57,6 +57,20 @@ def assert_matches_reference(
         assert got[p].sigma == pytest.approx(sigma, abs=tol), p
 
 
+def rate_one_by_one(ms: list[Match]) -> dict[str, Any]:
+    """Each player's rating after calling ``TrueSkill().rate`` on ``ms`` match by match."""
+    from mindsport.rating.trueskill import TrueSkill
+
+    env = TrueSkill()
+    expect: dict[str, Any] = {}
+    for m in ms:
+        groups = [tuple(expect.get(p, env.rating()) for p in t) for t in m.teams]
+        new = env.rate(groups, ranks=list(m.ranks), weights=m.weights)
+        for t, rs in zip(m.teams, new, strict=True):
+            expect.update(zip(t, rs, strict=True))
+    return expect
+
+
 def test_ingest_in_order_equals_reference(db_url: str, reference: Any) -> None:
     rng = random.Random(1)
     ms = random_matches(120, rng)
@@ -121,9 +135,6 @@ def test_equal_times_keep_commit_order(db_url: str, reference: Any) -> None:
 def test_multi_team_and_partial_play_equal_direct_model_replay(db_url: str) -> None:
     """Teams of several sizes, unranked teams and weights: the store equals calling the model
     match by match."""
-    from mindsport.rating.trueskill import TrueSkill
-
-    env = TrueSkill()
     rng = random.Random(3)
     pool = [f"q{i}" for i in range(10)]
     ms = []
@@ -133,12 +144,7 @@ def test_multi_team_and_partial_play_equal_direct_model_replay(db_url: str) -> N
         ranks: list[int | None] = [0, 1, 1, None] if i % 3 == 0 else rng.sample(range(4), 4)
         weights = [[1.0], [0.5, 1.0], [1.0], [1.0, 0.25]] if i % 4 == 0 else None
         ms.append(Match(f"m{i}", float(i), teams, ranks, weights))
-    expect: dict[str, Any] = {}
-    for m in ms:
-        groups = [tuple(expect.get(p, env.rating()) for p in t) for t in m.teams]
-        new = env.rate(groups, ranks=list(m.ranks), weights=m.weights)
-        for t, rs in zip(m.teams, new, strict=True):
-            expect.update(zip(t, rs, strict=True))
+    expect = rate_one_by_one(ms)
     with Store(db_url) as st:
         st.create_league("ffa")
         late = ms[:]
@@ -476,9 +482,6 @@ def test_awkward_values_come_back_bit_for_bit(db_url: str) -> None:
     """Numbers at full precision, tiny and large, and ids beyond ASCII are stored and read back
     exactly (PostgreSQL gets each table's rows as one JSON text that the server takes apart),
     and the ratings equal calling the model match by match, bit for bit."""
-    from mindsport.rating.trueskill import TrueSkill
-
-    env = TrueSkill()
     ids = ["Zoë", "选手一", 'a"b\\c', "emoji \U0001f600", "x y"]
     times = [1e-300, 0.1 + 0.2, 10 / 3, 123456789.12345679, 7258118399.999999]
     ms = [
@@ -492,12 +495,7 @@ def test_awkward_values_come_back_bit_for_bit(db_url: str) -> None:
         )
         for i, t in enumerate(times)
     ]
-    expect: dict[str, Any] = {}
-    for m in ms:
-        groups = [tuple(expect.get(p, env.rating()) for p in t) for t in m.teams]
-        new = env.rate(groups, ranks=list(m.ranks), weights=m.weights)
-        for t, rs in zip(m.teams, new, strict=True):
-            expect.update(zip(t, rs, strict=True))
+    expect = rate_one_by_one(ms)
     with Store(db_url) as st:
         st.create_league("odd")
         st.add_matches("odd", ms)
