@@ -1063,27 +1063,9 @@ class Store:
             return League(name, new_model, new_params, row.last_seq)
 
     def _lock_league(self, conn: Connection, name: str) -> _LeagueRow:
-        """The league row, with the league's write lock held until the transaction ends.
-
-        PostgreSQL: a transaction-scoped advisory lock on the league's name (a FIFO queue of
-        writers; other leagues are not blocked), then the row is read, so it is the latest
-        committed version (lock and read go in one round trip, pipelined). SQLite:
-        ``BEGIN IMMEDIATE`` already holds the write lock.
-        """
-        _check_league_name(name)
-        cur = _cursor(conn)
-        q = self._sql(_LEAGUE_ROW_SQL)
-        if self.is_sqlite:
-            cur.execute(q, (name,))
-            row = cur.fetchone()
-        else:
-            with conn.connection.driver_connection.pipeline():  # type: ignore[union-attr]
-                cur.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_LOCK_SPACE, name))
-                cur.execute(q, (name,))
-                row = cur.fetchone()
-        if row is None:
-            raise NotFoundError(f"league {name!r} does not exist")
-        return _league_row(row)
+        """The league row, with the league's write lock held until the transaction ends
+        (:meth:`_lock_and_read` with nothing more to read)."""
+        return self._lock_and_read(conn, name, (), ())[0]
 
     def _pipeline(self, conn: Connection) -> AbstractContextManager[Any]:
         """PostgreSQL: statements sent without waiting for each answer (psycopg's pipeline
@@ -1391,15 +1373,24 @@ class Store:
     def _lock_and_read(
         self, conn: Connection, name: str, ids: Sequence[str], names: Sequence[str]
     ) -> tuple[_LeagueRow, dict[str, str], dict[str, _Player]]:
-        """:meth:`_lock_league`, then the digests of the match ids ``ids`` already recorded in
-        the league and the current ratings of the players ``names`` that have one.
+        """The league row, with the league's write lock held until the transaction ends; then
+        the digests of the match ids ``ids`` already recorded in the league and the current
+        ratings of the players ``names`` that have one.
 
-        PostgreSQL: the lock and the three reads go in one round trip (pipelined; each read
-        runs after the lock is granted, so it sees the last writer's commit)."""
-        if self.is_sqlite:
-            row = self._lock_league(conn, name)
-            return row, self._known(conn, row.id, ids), self._current_of(conn, row.id, names)
+        PostgreSQL: a transaction-scoped advisory lock on the league's name (a FIFO queue of
+        writers; other leagues are not blocked), then the reads, all in one round trip
+        (pipelined; each read runs after the lock is granted, so it sees the last writer's
+        commit). SQLite: ``BEGIN IMMEDIATE`` already holds the write lock.
+        """
         _check_league_name(name)
+        if self.is_sqlite:
+            cur = _cursor(conn)
+            cur.execute(self._sql(_LEAGUE_ROW_SQL), (name,))
+            found = cur.fetchone()
+            if found is None:
+                raise NotFoundError(f"league {name!r} does not exist")
+            row = _league_row(found)
+            return row, self._known(conn, row.id, ids), self._current_of(conn, row.id, names)
         driver = conn.connection.driver_connection
         # the league's id as last seen (ids never change; checked below): with it the planner
         # looks each id up in the unique index even before the table has statistics
@@ -1413,18 +1404,22 @@ class Store:
             league.execute(_LEAGUE_ROW_SQL.replace("?", "%s"), (name,))
             # planned for the values given (not prepared): a generic plan made while the
             # tables are young and without statistics scans the whole league instead
-            digests.execute(
-                _KNOWN_SQL + league_of + " AND match_id = ANY(%s)", (key, list(ids)), prepare=False
-            )
-            ratings_now.execute(
-                _CURRENT_SQL + league_of + " AND player = ANY(%s)",
-                (key, list(names)),
-                prepare=False,
-            )
+            if ids:
+                digests.execute(
+                    _KNOWN_SQL + league_of + " AND match_id = ANY(%s)",
+                    (key, list(ids)),
+                    prepare=False,
+                )
+            if names:
+                ratings_now.execute(
+                    _CURRENT_SQL + league_of + " AND player = ANY(%s)",
+                    (key, list(names)),
+                    prepare=False,
+                )
             pipeline.sync()
             found = league.fetchone()
-            known = dict(digests.fetchall())
-            current = _players_of(ratings_now.fetchall())
+            known = dict(digests.fetchall()) if ids else {}
+            current = _players_of(ratings_now.fetchall()) if names else {}
         if found is None:
             self._league_ids.pop(name, None)
             raise NotFoundError(f"league {name!r} does not exist")
