@@ -17,10 +17,11 @@ model and ``elo-mmr-py`` (2.0.0, Elo-MMR).
 
 Models, whole history (refitted before each block, see ``benchmarks/rolling.py``):
 mindsport's whole-history TrueSkill (``trueskill-history``; ``trueskill-history-margin`` with
-score margins), ``trueskillthroughtime`` (1.1.0, the same model in the peer's code; it takes
-``trueskill-history``'s fitted settings, since a search through its pure-Python convergence would
-take hours, and converges with the same tolerance, at most 30 iterations as by its default) and
-``whr`` (2.2.0, Whole-History Rating).
+score margins; ``trueskill-history-dynamics`` also fits the per-game dynamics ``tau``, skill
+that moves with each game played as well as with time), ``trueskillthroughtime`` (1.1.0, the
+same model in the peer's code; it takes ``trueskill-history``'s fitted settings, since a search
+through its pure-Python convergence would take hours, and converges with the same tolerance, at
+most 30 iterations as by its default) and ``whr`` (2.2.0, Whole-History Rating).
 
 Protocol: matches in time order; settings chosen on the first 70% by predictive log-likelihood
 (coordinate descent over a coarse grid: :func:`mindsport.history.fit` for the online models, the
@@ -89,14 +90,23 @@ ALL_MODELS = (
     "openskill-pl",
     "elo-mmr",
     "trueskill-history",
+    "trueskill-history-dynamics",
     "trueskill-history-margin",
     "trueskillthroughtime",
     "whr",
 )
 #: Models refitted on the whole history before each block, and how blocks are cut per data set.
-ROLLING = ("trueskill-history", "trueskill-history-margin", "trueskillthroughtime", "whr")
+ROLLING = (
+    "trueskill-history",
+    "trueskill-history-dynamics",
+    "trueskill-history-margin",
+    "trueskillthroughtime",
+    "whr",
+)
 #: mindsport's whole-history models (the others are peers in ``benchmarks/rolling.py``)
-OURS_HISTORY = ("trueskill-history", "trueskill-history-margin")
+OURS_HISTORY = ("trueskill-history", "trueskill-history-dynamics", "trueskill-history-margin")
+#: The per-game dynamics searched by ``trueskill-history-dynamics`` (skill change per game).
+DYNAMICS_GRID = {"tau": (0.0, 0.1, 0.2, 0.4, 0.7, 1.0, 1.5)}
 #: Models that observe score margins, and the margin settings searched per data set: the score
 #: difference in sets (ATP) or kills (Halo 2) times ``margin_scale`` is the observed performance
 #: difference, seen with deviation ``margin_noise``.
@@ -395,6 +405,8 @@ def history_grid(name: str, ds: str) -> dict[str, tuple[Any, ...]]:
     """The settings a whole-history model searches on data set ``ds``."""
     if name == "trueskill-history-margin":
         return {**HISTORY_GRIDS["trueskill-history"][ds], **MARGIN_GRIDS[ds]}
+    if name == "trueskill-history-dynamics":
+        return {**HISTORY_GRIDS["trueskill-history"][ds], **DYNAMICS_GRID}
     return HISTORY_GRIDS[name][ds]
 
 

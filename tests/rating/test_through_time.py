@@ -178,14 +178,17 @@ def test_days_are_the_time_steps_of_datetimes(ttt: Any) -> None:
 # ---------------------------------------------------------------- online TrueSkill
 
 
-def filtered_like_online(model: Any, online: Any, ms: list[Match], fast: bool) -> SkillHistory:
+def filtered_like_online(
+    model: Any, online: Any, ms: list[Match], fast: bool, start: Rating | None = None
+) -> SkillHistory:
     """One forward sweep from scratch of ``model``'s history of ``ms``, checked against the
-    ``online`` replay: each player's filtered skill at each of his time steps is his online
-    rating after his last game (played, weight > 0) of that step. Returns the history."""
+    ``online`` replay (every player starting from ``start``, by default the model's prior):
+    each player's filtered skill at each of his time steps is his online rating after his last
+    game (played, weight > 0) of that step. Returns the history."""
     h = SkillHistory(model)
     h.add(ms)  # settles; then one forward sweep from scratch
     h._filter()
-    prior = {p: model.rating() for p in h.players}
+    prior = {p: start or model.rating() for p in h.players}
     r = replay(online, ms, predict=False, fast=fast, initial=prior)
     last: dict[tuple[str, float], Rating] = {}
     for m, (_, after) in zip(ms, r.history, strict=True):
@@ -214,6 +217,43 @@ def test_one_forward_sweep_is_online_filtering() -> None:
     # the online model starts everybody from the same prior but with a cap far away
     online = TrueSkill(sigma=1e3, tau=0.0, drift=drift, draw_probability=0.1)
     filtered_like_online(model, online, ms, fast=False)
+
+
+def test_per_game_dynamics_filter_like_online_tau() -> None:
+    # one game a step: the link after a step widens by tau^2 (its one game) and the drift, as
+    # online TrueSkill widens a player before each game; online adds tau^2 before the first
+    # game as well, so it starts from the prior narrowed by tau
+    ms = random_duels(9, 300, 16, per_step=1, draws=0.1)
+    tau, drift = 0.6, 0.2
+    model = TrueSkillThroughTime(drift=drift, tau=tau, draw_probability=0.1)
+    online = TrueSkill(sigma=1e3, tau=tau, drift=drift, draw_probability=0.1)
+    start = Rating(MU, math.sqrt(SIGMA**2 - tau**2))
+    h = filtered_like_online(model, online, ms, fast=True, start=start)
+    plain = SkillHistory(TrueSkillThroughTime(drift=drift, draw_probability=0.1))
+    plain.add(ms)
+    plain._filter()
+    moved = max(float(np.abs(h.curve(p).sigma - plain.curve(p).sigma).max()) for p in h.players)
+    assert moved > 0.1  # without the dynamics the filter differs
+
+
+def test_one_game_a_step_makes_per_game_dynamics_a_drift() -> None:
+    # four players, each in exactly one game at every step one unit apart: tau^2 per game is
+    # drift^2 per unit of time, so the two models are one (and the peer checks the drift)
+    rng = random.Random(3)
+    ms = []
+    for t in range(40):
+        a, b, c, d = rng.sample("wxyz", 4)
+        ms.append(Match(f"g{t}a", t, [[a], [b]], rng.choice([[0, 1], [1, 0]])))
+        ms.append(Match(f"g{t}b", t, [[c], [d]], rng.choice([[0, 1], [1, 0], [0, 0]])))
+    by_game = TrueSkillThroughTime(drift=0.0, tau=0.5, tolerance=1e-10).history(ms)
+    by_time = TrueSkillThroughTime(drift=0.5, tau=0.0, tolerance=1e-10).history(ms)
+    for p in "wxyz":
+        a, b = by_game.curve(p), by_time.curve(p)
+        assert np.abs(a.mu - b.mu).max() < 1e-7 and np.abs(a.sigma - b.sigma).max() < 1e-7
+    # after the last step: one game's dynamics, not the time's
+    assert by_game.rating("w", at=45).sigma ** 2 == pytest.approx(
+        by_game.rating("w").sigma ** 2 + 0.5**2, rel=1e-12
+    )
 
 
 def with_scores(ms: list[Match], seed: int) -> list[Match]:
@@ -318,15 +358,18 @@ def exact_moments(cov: np.ndarray, diff: np.ndarray, signs: tuple[float, ...]) -
     return mean, np.sqrt(var.diagonal())
 
 
-def test_two_games_on_a_chain_against_numerical_integration() -> None:
+@pytest.mark.parametrize("tau", [0.0, 2.0])
+def test_two_games_on_a_chain_against_numerical_integration(tau: float) -> None:
     # a beats b at time 0, c beats a at time 4: skills (a0, a1, b0, c4); a tree, so expectation
-    # propagation is close to exact (not equal: two probit factors meet on a's chain)
+    # propagation is close to exact (not equal: two probit factors meet on a's chain); a's
+    # link widens by the drift over 4 units and, with tau, by his one game at time 0
     drift, dt = 1.5, 4.0
-    model = TrueSkillThroughTime(drift=drift, draw_probability=0.0, tolerance=1e-10)
+    model = TrueSkillThroughTime(drift=drift, tau=tau, draw_probability=0.0, tolerance=1e-10)
     games = [Match("g1", 0, [["a"], ["b"]], [0, 1]), Match("g2", dt, [["c"], ["a"]], [0, 1])]
     h = model.history(games)
     cov = np.zeros((4, 4))
-    cov[:2, :2] = [[SIGMA**2, SIGMA**2], [SIGMA**2, SIGMA**2 + drift**2 * dt]]
+    link = drift**2 * dt + tau**2
+    cov[:2, :2] = [[SIGMA**2, SIGMA**2], [SIGMA**2, SIGMA**2 + link]]
     cov[2, 2] = cov[3, 3] = SIGMA**2
     diff = np.array([[1.0, 0, -1, 0], [0, 1, 0, -1]])
     mean, sd = exact_moments(cov, diff, (1.0, -1.0))
@@ -370,8 +413,9 @@ def test_between_and_after_steps_the_skill_is_the_random_walk() -> None:
 # ---------------------------------------------------------------- incremental use
 
 
-def test_incremental_adds_equal_a_full_recompute() -> None:
-    model = TrueSkillThroughTime(drift=0.4, draw_probability=0.1, tolerance=1e-8)
+@pytest.mark.parametrize("tau", [0.0, 0.5])
+def test_incremental_adds_equal_a_full_recompute(tau: float) -> None:
+    model = TrueSkillThroughTime(drift=0.4, tau=tau, draw_probability=0.1, tolerance=1e-8)
     ms = random_games(5, 420, 30, partial=True)
     h = model.history(ms[:60])
     for k in range(60, len(ms), 12):  # day by day (two steps a batch)
@@ -422,6 +466,29 @@ def test_a_game_between_variables_that_exist_already() -> None:
     for p in "abc":
         assert h.rating(p).mu == pytest.approx(full.rating(p).mu, abs=1e-8)
         assert h.rating(p).sigma == pytest.approx(full.rating(p).sigma, abs=1e-8)
+
+
+def test_a_late_game_at_a_step_widens_the_link_to_the_next() -> None:
+    # the late game adds no variable, but a's step 0 now holds two games: with tau its link to
+    # step 5 is wider, which only a sweep from that link can tell the later steps
+    ms = [
+        Match("g1", 0, [["a"], ["b"]], [0, 1]),
+        Match("g2", 5, [["a"], ["c"]], [1, 0]),
+        Match("g3", 9, [["c"], ["a"]], [1, 0]),
+    ]
+    late = Match("g0", 0, [["b"], ["a"]], [1, 0])
+    for tau in (0.0, 3.0):
+        model = TrueSkillThroughTime(drift=0.3, tau=tau, draw_probability=0.0, tolerance=1e-10)
+        h = model.history(ms)
+        h.add([late])
+        full = model.history([late, *ms])
+        assert h.variables == full.variables == 6
+        for p in "abc":
+            a, b = h.curve(p), full.curve(p)
+            assert np.abs(a.mu - b.mu).max() < 1e-8 and np.abs(a.sigma - b.sigma).max() < 1e-8
+    # and the dynamics are felt: a's uncertainty at step 5 grows with tau
+    still = TrueSkillThroughTime(drift=0.3, draw_probability=0.0).history([late, *ms])
+    assert full.curve("a").sigma[1] > still.curve("a").sigma[1] + 0.1
 
 
 def test_a_new_result_revises_the_past() -> None:

@@ -58,6 +58,15 @@ def _change(pi0: float, tau0: float, pi1: float, tau1: float) -> float:
 
 
 @jit
+def _link(
+    v: int, n: int, v_time: np.ndarray, drift2: float, v_games: np.ndarray, tau2: float
+) -> float:
+    """Variance of the skill's change from variable ``v`` to the player's next one ``n``: the
+    drift over the time between them and the per-game dynamics of ``v``'s games."""
+    return drift2 * (v_time[n] - v_time[v]) + tau2 * v_games[v]
+
+
+@jit
 def _set_forward(
     v: int,
     v_time: np.ndarray,
@@ -67,6 +76,8 @@ def _set_forward(
     bwd: np.ndarray,
     lik: np.ndarray,
     drift2: float,
+    v_games: np.ndarray,
+    tau2: float,
 ) -> float:
     """Recompute the message into ``v`` from its past; return the change of ``v``'s marginal."""
     p = prev[v]
@@ -75,7 +86,9 @@ def _set_forward(
         ntau = prior[v, 1]
     else:
         npi, ntau = _forget(
-            fwd[p, 0] + lik[p, 0], fwd[p, 1] + lik[p, 1], drift2 * (v_time[v] - v_time[p])
+            fwd[p, 0] + lik[p, 0],
+            fwd[p, 1] + lik[p, 1],
+            _link(p, v, v_time, drift2, v_games, tau2),
         )
     opi = fwd[v, 0] + bwd[v, 0] + lik[v, 0]
     otau = fwd[v, 1] + bwd[v, 1] + lik[v, 1]
@@ -94,6 +107,8 @@ def _set_backward(
     bwd: np.ndarray,
     lik: np.ndarray,
     drift2: float,
+    v_games: np.ndarray,
+    tau2: float,
 ) -> float:
     """Recompute the message into ``v`` from its future; return the change of its marginal."""
     n = next_[v]
@@ -102,7 +117,9 @@ def _set_backward(
         ntau = 0.0
     else:
         npi, ntau = _forget(
-            bwd[n, 0] + lik[n, 0], bwd[n, 1] + lik[n, 1], drift2 * (v_time[n] - v_time[v])
+            bwd[n, 0] + lik[n, 0],
+            bwd[n, 1] + lik[n, 1],
+            _link(v, n, v_time, drift2, v_games, tau2),
         )
     opi = fwd[v, 0] + bwd[v, 0] + lik[v, 0]
     otau = fwd[v, 1] + bwd[v, 1] + lik[v, 1]
@@ -323,6 +340,8 @@ def _sweep_once(
     beta: float,
     margin_s2: float,
     drift2: float,
+    v_games: np.ndarray,
+    tau2: float,
     tolerance: float,
     max_inner: int,
     forward_only: bool,
@@ -345,7 +364,7 @@ def _sweep_once(
             flags[k, 0] = False
             for i in range(v_ptr[k], v_ptr[k + 1]):
                 v = order_v[i]
-                d = _set_forward(v, v_time, prev, prior, fwd, bwd, lik, drift2)
+                d = _set_forward(v, v_time, prev, prior, fwd, bwd, lik, drift2, v_games, tau2)
                 if d > tolerance:
                     delta = max(delta, d)
                     flags[k, 2] = True
@@ -368,7 +387,7 @@ def _sweep_once(
             flags[k, 1] = False
             for i in range(v_ptr[k], v_ptr[k + 1]):
                 v = order_v[i]
-                d = _set_backward(v, v_time, next_, fwd, bwd, lik, drift2)
+                d = _set_backward(v, v_time, next_, fwd, bwd, lik, drift2, v_games, tau2)
                 if d > tolerance:
                     delta = max(delta, d)
                     flags[k, 2] = True
@@ -411,6 +430,8 @@ def _level_balance(
     prior: np.ndarray,
     mean: np.ndarray,
     drift2: float,
+    v_games: np.ndarray,
+    tau2: float,
 ) -> np.ndarray:
     """The level shift that best restores the balance of the prior and drift factors.
 
@@ -434,13 +455,13 @@ def _level_balance(
             k = 2
             weight = prior[v, 0]
             force = prior[v, 1] - weight * mean[v]
-        elif drift2 > 0.0:  # the drift resists a change of level between steps
+        elif drift2 > 0.0 or tau2 * v_games[p] > 0.0:  # the links resist a change of level
             idx[2] = node[p]
             idx[3] = min(node[p] + 1, n_nodes - 1)
             coef[2] = frac[p] - 1.0
             coef[3] = -frac[p]
             k = 4
-            weight = 1.0 / (drift2 * (v_time[v] - v_time[p]))
+            weight = 1.0 / _link(p, v, v_time, drift2, v_games, tau2)
             force = -weight * (mean[v] - mean[p])
         else:
             continue
@@ -562,6 +583,8 @@ def sweep(
     beta: float,
     margin_s2: float,
     drift2: float,
+    v_games: np.ndarray,
+    tau2: float,
     tolerance: float,
     max_inner: int,
     max_sweeps: int,
@@ -602,7 +625,7 @@ def sweep(
         delta, bad = _sweep_once(
             order_v, v_ptr, order_g, g_ptr, v_step, v_time, prev, next_, prior, fwd, bwd, lik,
             team_ptr, slot_ptr, rank, s_var, s_weight, msg, g_margin, z, beta, margin_s2, drift2,
-            tolerance, max_inner, forward_only, ws, flags, count,
+            v_games, tau2, tolerance, max_inner, forward_only, ws, flags, count,
         )  # fmt: skip
         if bad >= 0:
             return -1, delta, bad, count[0]
@@ -621,7 +644,9 @@ def sweep(
             # the balance of priors and drift, then the level's own convergence extrapolated
             # (its change shrinks about geometrically from sweep to sweep: Aitken's step)
             _means(fwd, bwd, lik, after)
-            c = _level_balance(node, frac, n_nodes, v_time, prev, prior, after, drift2)
+            c = _level_balance(
+                node, frac, n_nodes, v_time, prev, prior, after, drift2, v_games, tau2
+            )
             _shift_level(
                 c, node, frac, prev, next_, fwd, bwd, lik, s_var, s_weight, msg, team_ptr,
                 slot_ptr, v_step, tolerance, flags,
@@ -662,6 +687,8 @@ def marginals_at(
     bwd: np.ndarray,
     lik: np.ndarray,
     drift2: float,
+    v_games: np.ndarray,
+    tau2: float,
     out_mu: np.ndarray,
     out_var: np.ndarray,
 ) -> None:
@@ -669,9 +696,10 @@ def marginals_at(
 
     At a time step of the player's chain this is the variable's marginal; between two steps it
     is what a variable placed there would hold without games of its own (the message from the
-    past, widened by the drift up to then, times the message from the future, widened from
-    there); before the first step the prior takes the place of the past, after the last the
-    future says nothing. ``players[k] < 0`` (unknown player): ``default_prior``.
+    past, widened by the drift up to then and the dynamics of the past step's games, times the
+    message from the future, widened from there); before the first step the prior takes the
+    place of the past, after the last the future says nothing. ``players[k] < 0`` (unknown
+    player): ``default_prior``.
     """
     for k in range(players.shape[0]):
         p = players[k]
@@ -691,7 +719,9 @@ def marginals_at(
             else:
                 if v >= 0:
                     pi, tau = _forget(
-                        fwd[v, 0] + lik[v, 0], fwd[v, 1] + lik[v, 1], drift2 * (t - v_time[v])
+                        fwd[v, 0] + lik[v, 0],
+                        fwd[v, 1] + lik[v, 1],
+                        drift2 * (t - v_time[v]) + tau2 * v_games[v],
                     )
                 else:
                     pi = player_prior[p, 0]
