@@ -47,8 +47,10 @@ matches) the graph settles in about 25 sweeps.
 A :class:`SkillHistory` holds the settled graph. :meth:`SkillHistory.add` takes new results (a
 day's games, or late results from the past) and re-converges from the messages as they stand:
 the sweeps start at the new games and variables and redo only what moves by more than
-``tolerance`` (on a long history, a day's results move the level of the whole history a little,
-so a tight tolerance revisits much of it).
+``tolerance``. On a long history a day's results move nearly every variable a little, and not
+only by a shift of the overall level (on ATP, 99.9% of the player-days by more than 1e-6, 86%
+even with the best level shift taken out), so the tolerance sets how much an add redoes: about
+half of a recompute's game updates at 1e-6, an eighth at 1e-4.
 
 >>> from mindsport.match import Match
 >>> model = TrueSkillThroughTime(draw_probability=0.0, drift=0.5)
