@@ -39,6 +39,7 @@ from mindsport.rating import (
     TenhouR,
     TenhouRating,
     TrueSkill,
+    batch,
 )
 from mindsport.rating.batch import (
     BatchInputError,
@@ -450,8 +451,12 @@ def test_empty_unplayed_and_lazy_sequences() -> None:
         r.ratings["zz"]
 
 
-def test_player_index_by_value_whatever_the_string_objects() -> None:
+@pytest.mark.parametrize("from_players", [0, batch.BY_IDENTITY_PLAYERS])
+def test_player_index_by_value_whatever_the_string_objects(
+    from_players: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Equal ids are one player whether or not they are the same string object."""
+    monkeypatch.setattr(batch, "BY_IDENTITY_PLAYERS", from_players)
     rng = np.random.default_rng(3)
     names = [f"player-{i}" for i in range(3000)]
     index = PlayerIndex()
@@ -467,3 +472,27 @@ def test_player_index_by_value_whatever_the_string_objects() -> None:
             assert expected.setdefault(p, len(expected)) == c
     assert index.ids == list(expected)
     assert index.codes(["player-0", "nobody-yet"]).tolist() == [expected["player-0"], len(expected)]
+
+
+@pytest.mark.parametrize("n_names", [300, 20_000])
+@pytest.mark.parametrize("from_players", [0, batch.BY_IDENTITY_PLAYERS])
+def test_player_index_in_groups_against_a_dict(
+    n_names: int, from_players: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Teams of ids in, indices out, as a plain dict numbering ids by first appearance gives:
+    calls large and small, growing tables, ids shared or equal copies, new ids among old; with
+    look-ups by identity from the first player on, and from the usual index size."""
+    monkeypatch.setattr(batch, "BY_IDENTITY_PLAYERS", from_players)
+    rng = np.random.default_rng(n_names)
+    names = [f"p{i}" for i in range(n_names)]
+    index = PlayerIndex()
+    expected: dict[str, int] = {}
+    for size in (3, 5000, 100, 40_000, 1, 7000):
+        teams = [
+            tuple(names[i] if rng.random() < 0.8 else f"p{i}" for i in row)
+            for row in rng.integers(0, n_names, (size, 2)).tolist()
+        ]
+        got = index.codes_in(teams, 2 * size).tolist()
+        want = [expected.setdefault(p, len(expected)) for t in teams for p in t]
+        assert got == want
+    assert index.ids == list(expected)

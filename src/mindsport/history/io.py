@@ -218,8 +218,23 @@ def _field_of(message: str) -> str | None:
     return None
 
 
+def _share_ids(obj: Any, ids: dict[str, str]) -> None:
+    """Make the player ids of a parsed match's ``teams`` the file's one string per player
+    (less memory, and players found by identity when the matches are rated); anything that is
+    not a list of lists of strings is left for the match's own checks."""
+    teams = obj.get("teams") if isinstance(obj, dict) else None
+    if isinstance(teams, list):
+        obj["teams"] = [
+            [ids.setdefault(p, p) if isinstance(p, str) else p for p in t]
+            if isinstance(t, list)
+            else t
+            for t in teams
+        ]
+
+
 def _iter_jsonl(path: str) -> Iterator[tuple[int, Match]]:
     seen: set[str] = set()
+    ids: dict[str, str] = {}
     with open(path, encoding="utf-8") as fh:
         for line_no, line in enumerate(fh, 1):
             if not line.strip():
@@ -228,6 +243,7 @@ def _iter_jsonl(path: str) -> Iterator[tuple[int, Match]]:
                 obj = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise MatchFileError(path, line_no, None, f"invalid JSON: {exc.msg}") from None
+            _share_ids(obj, ids)
             m = _match_from_json(obj, path, line_no)
             if m.id in seen:
                 raise MatchFileError(path, line_no, "id", f"match id {m.id!r} appears twice")
@@ -410,8 +426,10 @@ def _long_rows(m: Match) -> Iterator[dict[str, Any]]:
 def _group_long(
     path: str, rows: Iterable[tuple[int, dict[str, Any]]], parse_time: bool
 ) -> Iterator[tuple[int, Match]]:
-    """Turn (line, row-dict) pairs with raw values into matches (rows of a match consecutive)."""
+    """Turn (line, row-dict) pairs with raw values into matches (rows of a match consecutive);
+    a player id is one string object however many rows name it."""
     seen: set[str] = set()
+    ids: dict[str, str] = {}
     cur: _LongBuilder | None = None
     for line, row in rows:
         mid = row.get("match_id")
@@ -472,6 +490,7 @@ def _group_long(
             seen.add(mid)
             cur = _LongBuilder(path, mid, line, time_raw)
         p = str(player).strip()
+        p = ids.setdefault(p, p)
         if any(p in ms for ms in cur.members.values()):
             raise MatchFileError(
                 path, line, "player", f"player {p!r} appears twice in match {mid!r}"

@@ -5,7 +5,7 @@ players as dense integer indices (:class:`PlayerIndex`). Blocks are built from
 :class:`~mindsport.match.Match` objects (:func:`encode_matches`), from the columns of stored
 records (:func:`encode_columns`, the one encoder both use) or straight from a long-format table
 without any per-match Python object (:func:`block_from_long_table`). The encoders iterate at C
-level (list comprehensions, :func:`itertools.chain`, dict look-ups mapped over the players), so
+level (list comprehensions, :func:`itertools.chain`, player look-ups over whole arrays), so
 encoding costs a few hundred nanoseconds per match.
 
 >>> from mindsport.match import Match
@@ -17,6 +17,7 @@ encoding costs a few hundred nanoseconds per match.
 
 from __future__ import annotations
 
+import ctypes
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -50,17 +51,42 @@ class BatchInputError(MindsportError):
     """A block of matches is malformed (names the match or what is wrong)."""
 
 
+#: Look-ups of at least this many ids, in an index of at least this many players, go by identity
+#: first; below, the dict alone is faster (small dicts stay in the processor's caches).
+BY_IDENTITY_FROM = 256
+BY_IDENTITY_PLAYERS = 16_384
+
+
+def _addresses(objs: NDArray[np.object_]) -> NDArray[np.intp]:
+    """The addresses of the objects an object array holds, without a Python int for each: the
+    array's buffer of object pointers seen as integers (valid while ``objs`` lives)."""
+    buffer = (ctypes.c_ssize_t * len(objs)).from_address(objs.ctypes.data)
+    return np.ctypeslib.as_array(buffer)
+
+
 class PlayerIndex:
     """Player id <-> dense integer index, growing as new players appear.
 
     The ids map to their indices in a dict that numbers a missing key itself (a
     :class:`~collections.defaultdict` counting from 0), so :meth:`codes` assigns and looks up in
     one C-level pass over the players.
+
+    Large look-ups (:meth:`codes`, :meth:`codes_in`) in a large index try the ids by identity
+    first (:data:`BY_IDENTITY_FROM`, :data:`BY_IDENTITY_PLAYERS`). The dict's
+    own key objects, one per player and alive as long as the index, have their addresses in a
+    compiled table (:mod:`mindsport.rating.indexkernels`); an id that is that very object (as in
+    a history whose matches share their id strings) is found there, many at once, instead of by
+    a dict look-up each, which at random among 100,000 players waits on memory for about 400 ns.
+    Any other id (an equal string made elsewhere) goes through the dict: the result is the same.
     """
 
     def __init__(self) -> None:
         self._ids: list[str] = []
         self._index: defaultdict[str, int] = defaultdict(count().__next__)
+        # the identity table: addresses of the first ``_known`` keys of the dict -> their index
+        self._addr = np.zeros(0, np.intp)
+        self._code = np.zeros(0, np.int64)
+        self._known = 0
 
     def __len__(self) -> int:
         self._sync()
@@ -80,12 +106,45 @@ class PlayerIndex:
 
     def codes(self, players: Sequence[str]) -> I64:
         """Indices of many players, new ones numbered in order of first appearance."""
-        return np.fromiter(map(self._index.__getitem__, players), np.int64, len(players))
+        return self._lookup(players, len(players))
 
     def codes_in(self, groups: Sequence[Sequence[str]], n: int) -> I64:
         """:meth:`codes` of the ``n`` players of ``groups`` (sequences of players, e.g. teams)
         in order, without a list of them in between."""
-        return np.fromiter(map(self._index.__getitem__, chain.from_iterable(groups)), np.int64, n)
+        return self._lookup(chain.from_iterable(groups), n)
+
+    def _lookup(self, players: Iterable[str], n: int) -> I64:
+        get = self._index.__getitem__
+        if n < BY_IDENTITY_FROM or len(self._index) < BY_IDENTITY_PLAYERS:
+            return np.fromiter(map(get, players), np.int64, n)
+        from mindsport.rating.indexkernels import find
+
+        objs = np.fromiter(players, object, n)
+        self._remember()
+        out = np.empty(n, np.int64)
+        missed = find(self._addr, self._code, _addresses(objs), out)
+        if len(missed):  # new players, or ids that are not the dict's own objects
+            out[missed] = np.fromiter(map(get, objs[missed].tolist()), np.int64, len(missed))
+        return out
+
+    def _remember(self) -> None:
+        """Put the key objects of the players numbered since the last call into the identity
+        table (a new table, twice as large, when it would be more than half full)."""
+        from mindsport.rating.indexkernels import remember
+
+        n = len(self._index)
+        if 2 * n >= len(self._addr):  # (an empty table too: a probe needs an empty slot)
+            size = 1 << max(10, (2 * n).bit_length())
+            self._addr = np.zeros(size, np.intp)
+            self._code = np.zeros(size, np.int64)
+            self._known = 0
+        if n == self._known:
+            return
+        self._sync()
+        new = self._ids[self._known : n]
+        addresses = np.fromiter(map(id, new), np.intp, len(new))
+        remember(self._addr, self._code, addresses, np.arange(self._known, n, dtype=np.int64))
+        self._known = n
 
     def many(self, players: Sequence[str]) -> I64:
         """Indices of many players (:meth:`codes` of their ids as strings)."""
