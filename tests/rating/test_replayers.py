@@ -476,12 +476,14 @@ def test_player_index_by_value_whatever_the_string_objects(
 
 @pytest.mark.parametrize("n_names", [300, 20_000])
 @pytest.mark.parametrize("from_players", [0, batch.BY_IDENTITY_PLAYERS])
+@pytest.mark.parametrize("shared", [0.8, 0.0])
 def test_player_index_in_groups_against_a_dict(
-    n_names: int, from_players: int, monkeypatch: pytest.MonkeyPatch
+    n_names: int, from_players: int, shared: float, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Teams of ids in, indices out, as a plain dict numbering ids by first appearance gives:
-    calls large and small, growing tables, ids shared or equal copies, new ids among old; with
-    look-ups by identity from the first player on, and from the usual index size."""
+    calls large and small, growing tables, ids shared (the share ``shared``) or equal copies,
+    new ids among old; with look-ups by identity from the first player on, and from the usual
+    index size (copies only: the index gives up on identity after the first large look-up)."""
     monkeypatch.setattr(batch, "BY_IDENTITY_PLAYERS", from_players)
     rng = np.random.default_rng(n_names)
     names = [f"p{i}" for i in range(n_names)]
@@ -489,7 +491,7 @@ def test_player_index_in_groups_against_a_dict(
     expected: dict[str, int] = {}
     for size in (3, 5000, 100, 40_000, 1, 7000):
         teams = [
-            tuple(names[i] if rng.random() < 0.8 else f"p{i}" for i in row)
+            tuple(names[i] if rng.random() < shared else f"p{i}" for i in row)
             for row in rng.integers(0, n_names, (size, 2)).tolist()
         ]
         got = index.codes_in(teams, 2 * size).tolist()

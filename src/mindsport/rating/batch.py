@@ -77,7 +77,8 @@ class PlayerIndex:
     compiled table (:mod:`mindsport.rating.indexkernels`); an id that is that very object (as in
     a history whose matches share their id strings) is found there, many at once, instead of by
     a dict look-up each, which at random among 100,000 players waits on memory for about 400 ns.
-    Any other id (an equal string made elsewhere) goes through the dict: the result is the same.
+    Any other id (an equal string made elsewhere) goes through the dict: the result is the same;
+    when most ids of a look-up are such copies, later look-ups skip the identity table.
     """
 
     def __init__(self) -> None:
@@ -87,6 +88,7 @@ class PlayerIndex:
         self._addr = np.zeros(0, np.intp)
         self._code = np.zeros(0, np.int64)
         self._known = 0
+        self._by_identity = True
 
     def __len__(self) -> int:
         self._sync()
@@ -115,7 +117,7 @@ class PlayerIndex:
 
     def _lookup(self, players: Iterable[str], n: int) -> I64:
         get = self._index.__getitem__
-        if n < BY_IDENTITY_FROM or len(self._index) < BY_IDENTITY_PLAYERS:
+        if n < BY_IDENTITY_FROM or len(self._index) < BY_IDENTITY_PLAYERS or not self._by_identity:
             return np.fromiter(map(get, players), np.int64, n)
         from mindsport.rating.indexkernels import find
 
@@ -124,7 +126,11 @@ class PlayerIndex:
         out = np.empty(n, np.int64)
         missed = find(self._addr, self._code, _addresses(objs), out)
         if len(missed):  # new players, or ids that are not the dict's own objects
+            before = len(self._index)
             out[missed] = np.fromiter(map(get, objs[missed].tolist()), np.int64, len(missed))
+            copies = len(missed) - (len(self._index) - before)
+            if 2 * copies > n:  # ids made apart from the index's own: the dict alone is faster
+                self._by_identity = False
         return out
 
     def _remember(self) -> None:
