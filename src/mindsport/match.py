@@ -91,9 +91,8 @@ def id_problem(value: object) -> str | None:
         return f"is not a string ({type(value).__name__})"
     if not value:
         return "is empty"
-    why = text_problem(value)
-    if why is not None:
-        return why
+    if _FORBIDDEN.search(value) is not None:
+        return text_problem(value)
     if value.isspace():
         return "is whitespace only"
     return None
@@ -135,13 +134,13 @@ def time_value(t: Time) -> float:
 
 def _time_problem(t: object) -> str | None:
     if isinstance(t, datetime):
-        lo = datetime.fromtimestamp(MIN_TIME, UTC).replace(tzinfo=None)
-        hi = datetime.fromtimestamp(MAX_TIME, UTC).replace(tzinfo=None)
         try:
             v = time_value(t)
         except (OverflowError, ValueError):  # an offset pushing year 1 or 9999 out of range
             v = math.inf
         if not MIN_TIME <= v < MAX_TIME:
+            lo = datetime.fromtimestamp(MIN_TIME, UTC).replace(tzinfo=None)
+            hi = datetime.fromtimestamp(MAX_TIME, UTC).replace(tzinfo=None)
             return f"{t.isoformat()} is outside [{lo.isoformat()}Z, {hi.isoformat()}Z)"
         return None
     if isinstance(t, bool) or not isinstance(t, int | float):

@@ -11,6 +11,7 @@ import pytest
 
 from mindsport.errors import MindsportError
 from mindsport.history import Match, MatchFileError, iter_matches, read_matches, write_matches
+from mindsport.match import InvalidMatchError
 
 
 def sample() -> list[Match]:
@@ -171,3 +172,24 @@ def test_unknown_extension_and_missing_file(tmp_path: Path) -> None:
         read_matches(tmp_path / "none.csv")
     write_matches(tmp_path / "m.txt", numeric(), format="csv")
     assert read_matches(tmp_path / "m.txt", format="csv") == numeric()
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            {"time": datetime(1700, 1, 1)},
+            "time: 1700-01-01T00:00:00 is outside [1800-01-01T00:00:00Z, 2200-01-01T00:00:00Z)",
+        ),
+        ({"id": "a\x00b"}, "contains the control character U+0000 at position 1"),
+        ({"id": "x\ud800"}, "contains the lone surrogate U+D800 at position 1"),
+        ({"id": " \t"}, "contains the control character U+0009 at position 1"),
+        ({"id": "  "}, "is whitespace only"),
+        ({"teams": [["p"], ["q\x7f"]]}, "player id 'q\\x7f' contains the control character U+007F"),
+    ],
+)
+def test_a_match_names_what_is_wrong(change: dict[str, object], message: str) -> None:
+    fields: dict[str, object] = {"id": "m", "time": 0, "teams": [["p"], ["q"]], "ranks": [0, 1]}
+    with pytest.raises(InvalidMatchError) as info:
+        Match(**{**fields, **change})  # type: ignore[arg-type]
+    assert message in str(info.value)
