@@ -764,6 +764,27 @@ def _unsettled(model: LeagueModel, exc: ConvergenceError) -> StoreError:
 # --------------------------------------------------------------------------------------------
 
 
+def _latest_history(lid: int, names: Sequence[str]) -> Any:
+    """The latest history row of each of the players ``names`` of league ``lid`` (none for a
+    player without one): for each player one backward step of the index on (league, player,
+    time, seq), found from his row of the ratings table (every player with history has one),
+    not a pass over all his rows."""
+    h, r = rating_history.c, ratings.c
+    later = rating_history.alias("later")
+    last_id = (
+        select(later.c.id)
+        .where(later.c.league_id == r.league_id, later.c.player == r.player)
+        .order_by(later.c.time_value.desc(), later.c.seq.desc())
+        .limit(1)
+        .scalar_subquery()
+    )
+    return (
+        select(h.player, h.mu, h.sigma, h.extra, h.games, h.time_value)
+        .select_from(ratings.join(rating_history, h.id == last_id))
+        .where(r.league_id == lid, r.player.in_(names))
+    )
+
+
 class Store:
     """Leagues, their match logs and derived ratings in one SQL database.
 
@@ -1860,25 +1881,16 @@ class Store:
                 rows = affected
             old_seqs = [r["seq"] for r in rows if new_seqs is None or r["seq"] not in new_seqs]
             for chunk in _chunks(old_seqs):
-                conn.execute(delete(rating_history).where(h.league_id == lid, h.seq.in_(chunk)))
+                # every row to delete lies at or after the time of pos: the history's time index
+                # finds them in that range instead of among all the league's rows
+                conn.execute(
+                    delete(rating_history).where(
+                        h.league_id == lid, h.time_value >= pos[0], h.seq.in_(chunk)
+                    )
+                )
             names = sorted({p for r in rows for t in r["teams"] for p in t})
             for chunk in _chunks(names):
-                latest = (
-                    select(
-                        h.player,
-                        h.mu,
-                        h.sigma,
-                        h.extra,
-                        h.games,
-                        h.time_value,
-                        func.row_number()
-                        .over(partition_by=h.player, order_by=(h.time_value.desc(), h.seq.desc()))
-                        .label("rn"),
-                    )
-                    .where(h.league_id == lid, h.player.in_(chunk))
-                    .subquery()
-                )
-                for lr in conn.execute(select(latest).where(latest.c.rn == 1)):
+                for lr in conn.execute(_latest_history(lid, chunk)):
                     players[lr.player] = _Player(
                         PlayerState(lr.mu, lr.sigma, lr.extra), lr.games, lr.time_value
                     )
