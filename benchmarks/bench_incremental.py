@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,9 @@ from rich.table import Table
 
 from mindsport.history import Match, load_matches
 from mindsport.rating.through_time import SkillHistory, TrueSkillThroughTime
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import rolling  # the benchmarks' time helpers, beside this script
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 #: settings near those fitted on ATP by ``benchmarks/evaluate_real.py`` (trueskill-history)
@@ -59,10 +62,6 @@ def means(h: SkillHistory) -> dict[tuple[str, Any], tuple[float, float]]:
     return out
 
 
-def days_of(t: Any) -> float:
-    return t.timestamp() / 86400.0 if isinstance(t, datetime) else float(t)
-
-
 def level_removed(times: np.ndarray, change: np.ndarray, n_nodes: int) -> np.ndarray:
     """``change`` less its least-squares piecewise linear fit in time (``n_nodes`` nodes at
     quantiles of ``times``)."""
@@ -83,7 +82,7 @@ def reach_table(before: list[Match], day: list[Match], n_nodes: int) -> Table:
     b = means(model.history(before + day))
     keys = [k for k in a if k in b]
     change = np.array([b[k][0] - a[k][0] for k in keys])
-    times = np.array([days_of(k[1]) for k in keys])
+    times = np.array([rolling.days(k[1]) for k in keys])
     rest = level_removed(times, change, n_nodes)
     table = Table(
         title=f"Reach of one day ({len(day)} matches) over {len(keys):,} skill variables: "

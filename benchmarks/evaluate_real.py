@@ -68,7 +68,7 @@ import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -520,13 +520,6 @@ def print_table(results: dict[str, dict[str, dict[str, Any]]]) -> None:
             )
 
 
-def _day(t: Any) -> date:
-    """The calendar day of a match time (a number counts as days since 1970-01-01)."""
-    if isinstance(t, datetime):
-        return t.date()
-    return date(1970, 1, 1) + timedelta(days=math.floor(t))
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--data", type=Path, default=DATA, help="the shared data folder")
@@ -590,7 +583,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             key = ds
             if args.since is not None:
                 key = f"{ds}-since-{args.since.isoformat()}"
-                matches = [m for m in matches if _day(m.time) >= args.since]
+                start = rolling.days(datetime.combine(args.since, datetime.min.time()))
+                matches = [m for m in matches if rolling.days(m.time) >= start]
             print(
                 f"{key}: {len(matches)} matches loaded in {time.perf_counter() - t0:.1f}s",
                 file=sys.stderr,
