@@ -58,12 +58,10 @@ def _change(pi0: float, tau0: float, pi1: float, tau1: float) -> float:
 
 
 @jit
-def _link(
-    v: int, n: int, v_time: np.ndarray, drift2: float, v_games: np.ndarray, tau2: float
-) -> float:
-    """Variance of the skill's change from variable ``v`` to the player's next one ``n``: the
-    drift over the time between them and the per-game dynamics of ``v``'s games."""
-    return drift2 * (v_time[n] - v_time[v]) + tau2 * v_games[v]
+def _link(elapsed: float, games: float, drift2: float, tau2: float) -> float:
+    """Variance of a skill's change over ``elapsed`` time from a step where the player played
+    ``games`` games: the drift over the time and the per-game dynamics of those games."""
+    return drift2 * elapsed + tau2 * games
 
 
 @jit
@@ -88,7 +86,7 @@ def _set_forward(
         npi, ntau = _forget(
             fwd[p, 0] + lik[p, 0],
             fwd[p, 1] + lik[p, 1],
-            _link(p, v, v_time, drift2, v_games, tau2),
+            _link(v_time[v] - v_time[p], v_games[p], drift2, tau2),
         )
     opi = fwd[v, 0] + bwd[v, 0] + lik[v, 0]
     otau = fwd[v, 1] + bwd[v, 1] + lik[v, 1]
@@ -119,7 +117,7 @@ def _set_backward(
         npi, ntau = _forget(
             bwd[n, 0] + lik[n, 0],
             bwd[n, 1] + lik[n, 1],
-            _link(v, n, v_time, drift2, v_games, tau2),
+            _link(v_time[n] - v_time[v], v_games[v], drift2, tau2),
         )
     opi = fwd[v, 0] + bwd[v, 0] + lik[v, 0]
     otau = fwd[v, 1] + bwd[v, 1] + lik[v, 1]
@@ -455,16 +453,17 @@ def _level_balance(
             k = 2
             weight = prior[v, 0]
             force = prior[v, 1] - weight * mean[v]
-        elif drift2 > 0.0 or tau2 * v_games[p] > 0.0:  # the links resist a change of level
+        else:  # the link from the previous step resists a change of level (if it can widen)
+            link = _link(v_time[v] - v_time[p], v_games[p], drift2, tau2)
+            if link <= 0.0:
+                continue
             idx[2] = node[p]
             idx[3] = min(node[p] + 1, n_nodes - 1)
             coef[2] = frac[p] - 1.0
             coef[3] = -frac[p]
             k = 4
-            weight = 1.0 / _link(p, v, v_time, drift2, v_games, tau2)
+            weight = 1.0 / link
             force = -weight * (mean[v] - mean[p])
-        else:
-            continue
         for x in range(k):
             r[idx[x]] += coef[x] * force
             for y in range(k):
@@ -721,7 +720,7 @@ def marginals_at(
                     pi, tau = _forget(
                         fwd[v, 0] + lik[v, 0],
                         fwd[v, 1] + lik[v, 1],
-                        drift2 * (t - v_time[v]) + tau2 * v_games[v],
+                        _link(t - v_time[v], v_games[v], drift2, tau2),
                     )
                 else:
                     pi = player_prior[p, 0]
@@ -730,7 +729,7 @@ def marginals_at(
                     bpi, btau = _forget(
                         bwd[after, 0] + lik[after, 0],
                         bwd[after, 1] + lik[after, 1],
-                        drift2 * (v_time[after] - t),
+                        _link(v_time[after] - t, 0.0, drift2, tau2),  # no games at t
                     )
                     pi += bpi
                     tau += btau
