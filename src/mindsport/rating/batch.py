@@ -4,9 +4,11 @@ A :class:`MatchBlock` holds matches in CSR layout (teams per match, player slots
 players as dense integer indices (:class:`PlayerIndex`). Blocks are built from
 :class:`~mindsport.match.Match` objects (:func:`encode_matches`), from the columns of stored
 records (:func:`encode_columns`, the one encoder both use) or straight from a long-format table
-without any per-match Python object (:func:`block_from_long_table`). The encoders iterate at C
-level (list comprehensions, :func:`itertools.chain`, player look-ups over whole arrays), so
-encoding costs a few hundred nanoseconds per match.
+without any per-match Python object (:func:`block_from_long_table`). The encoders run at C
+level: lists of teams are read by compiled code (:mod:`mindsport.rating.layoutkernels`: the
+numbers of teams, the team sizes and the addresses of the player ids, which the player index looks
+up by identity), other sequences by list comprehensions and :func:`itertools.chain`, so encoding
+costs a few hundred nanoseconds per match.
 
 >>> from mindsport.match import Match
 >>> index = PlayerIndex()
@@ -19,9 +21,10 @@ from __future__ import annotations
 
 import ctypes
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cache
 from itertools import chain, count, islice, repeat
 from typing import Any
 
@@ -55,6 +58,9 @@ class BatchInputError(MindsportError):
 #: first; below, the dict alone is faster (small dicts stay in the processor's caches).
 BY_IDENTITY_FROM = 256
 BY_IDENTITY_PLAYERS = 16_384
+
+#: blocks of at least this many matches are read by compiled code (:func:`_walk_teams`)
+WALK_FROM = 64
 
 
 def _addresses(objs: NDArray[np.object_]) -> NDArray[np.intp]:
@@ -115,19 +121,44 @@ class PlayerIndex:
         in order, without a list of them in between."""
         return self._lookup(chain.from_iterable(groups), n)
 
+    def codes_at(
+        self,
+        addresses: I64,
+        ids_at: Callable[[I64], list[str]],
+        ids: Callable[[], Iterable[str]],
+    ) -> I64:
+        """:meth:`codes` of players given by the addresses of their id objects (as
+        :func:`~mindsport.rating.layoutkernels.walk_teams` reads them): ``ids_at(positions)`` gives
+        the id objects at some positions, ``ids()`` all of them in order (each alive meanwhile)."""
+        n = len(addresses)
+        if not self._identity(n):
+            return np.fromiter(map(self._index.__getitem__, ids()), np.int64, n)
+        return self._by_address(addresses, ids_at)
+
+    def _identity(self, n: int) -> bool:
+        """Whether a look-up of ``n`` ids goes by identity first."""
+        return (
+            n >= BY_IDENTITY_FROM and len(self._index) >= BY_IDENTITY_PLAYERS and self._by_identity
+        )
+
     def _lookup(self, players: Iterable[str], n: int) -> I64:
-        get = self._index.__getitem__
-        if n < BY_IDENTITY_FROM or len(self._index) < BY_IDENTITY_PLAYERS or not self._by_identity:
-            return np.fromiter(map(get, players), np.int64, n)
+        if not self._identity(n):
+            return np.fromiter(map(self._index.__getitem__, players), np.int64, n)
+        objs = np.fromiter(players, object, n)
+        return self._by_address(_addresses(objs), lambda at: objs[at].tolist())
+
+    def _by_address(self, addresses: NDArray[np.intp], ids_at: Callable[[I64], list[str]]) -> I64:
+        """Look-ups by identity in the table, then by the dict for the ids not found there."""
         from mindsport.rating.indexkernels import find
 
-        objs = np.fromiter(players, object, n)
         self._remember()
+        n = len(addresses)
         out = np.empty(n, np.int64)
-        missed = find(self._addr, self._code, _addresses(objs), out)
+        missed = find(self._addr, self._code, addresses, out)
         if len(missed):  # new players, or ids that are not the dict's own objects
             before = len(self._index)
-            out[missed] = np.fromiter(map(get, objs[missed].tolist()), np.int64, len(missed))
+            get = self._index.__getitem__
+            out[missed] = np.fromiter(map(get, ids_at(missed)), np.int64, len(missed))
             copies = len(missed) - (len(self._index) - before)
             if 2 * copies > n:  # ids made apart from the index's own: the dict alone is faster
                 self._by_identity = False
@@ -235,16 +266,29 @@ def encode_columns(
 ) -> MatchBlock:
     """A block from per-match columns: each match's teams (player ids), ranks (None:
     unranked), weights (None: everyone played fully) and ``times`` (already in the time unit).
+
+    Lists of lists and tuples are read by compiled code (:func:`_walk_teams`); other sequences
+    go through Python.
     """
     n = len(teams)
-    teams_per_match = np.fromiter(map(len, teams), np.int64, n)
-    flat_teams = list(chain.from_iterable(teams))
-    sizes = np.fromiter(map(len, flat_teams), np.int64, len(flat_teams))
-    n_slots = int(sizes.sum())
-    try:  # ranks as numbers; None (unranked) needs the slower conversion to NaN
-        rank_col = np.fromiter(chain.from_iterable(ranks), np.float64, len(flat_teams))
-    except TypeError:
-        rank_col = np.array(list(chain.from_iterable(ranks)), dtype=np.float64)
+    walked = _walk_teams(teams)
+    if walked is None:
+        teams_per_match = np.fromiter(map(len, teams), np.int64, n)
+        flat_teams = list(chain.from_iterable(teams))
+        sizes = np.fromiter(map(len, flat_teams), np.int64, len(flat_teams))
+        n_slots = int(sizes.sum())
+        codes = index.codes_in(flat_teams, n_slots)
+    else:
+        teams_per_match, sizes, addresses = walked
+        n_slots = len(addresses)
+
+        def ids_at(slots: I64) -> list[str]:
+            return _ids_at(teams, teams_per_match, sizes, slots)
+
+        codes = index.codes_at(
+            addresses, ids_at, lambda: chain.from_iterable(chain.from_iterable(teams))
+        )
+    rank_col = _rank_column(ranks, teams_per_match)
     if weights.count(None) == n:
         w = np.ones(n_slots)
     else:
@@ -256,7 +300,79 @@ def encode_columns(
             np.float64,
             n_slots,
         )
-    return _block(teams_per_match, sizes, index.codes_in(flat_teams, n_slots), w, rank_col, times)
+    return _block(teams_per_match, sizes, codes, w, rank_col, times)
+
+
+def _walk_teams(teams: Sequence[Sequence[Sequence[str]]]) -> tuple[I64, I64, I64] | None:
+    """Teams per match, team sizes and the addresses of the ids, read by compiled code from a
+    list of lists or tuples (None: ``teams`` has another shape or type; go through Python)."""
+    from mindsport.rating import layoutkernels
+
+    if type(teams) is not list or len(teams) < WALK_FROM or not layoutkernels.available():
+        return None
+    teams_per_match, sizes, addresses, bad = layoutkernels.walk_teams(
+        id(teams), id(tuple), id(list)
+    )
+    return None if bad >= 0 else (teams_per_match, sizes, addresses)
+
+
+def _ids_at(
+    teams: Sequence[Sequence[Sequence[str]]], teams_per_match: I64, sizes: I64, slots: I64
+) -> list[str]:
+    """The player ids at some slots of a block's teams (slots in increasing order)."""
+    team_ptr = np.concatenate(([0], np.cumsum(teams_per_match)))
+    player_ptr = np.concatenate(([0], np.cumsum(sizes)))
+    team = np.searchsorted(player_ptr, slots, "right") - 1
+    match = np.searchsorted(team_ptr, team, "right") - 1
+    return [
+        teams[m][t][k]
+        for m, t, k in zip(
+            match.tolist(),
+            (team - team_ptr[match]).tolist(),
+            (slots - player_ptr[team]).tolist(),
+            strict=True,
+        )
+    ]
+
+
+#: rank objects read by identity in compiled code: None (unranked, NaN) and the integers that
+#: CPython keeps one object each of; other ranks are converted in Python
+_RANK_OBJECTS: tuple[int | None, ...] = (None, *range(-5, 257))
+
+
+def _rank_column(ranks: Sequence[Sequence[float | None]], teams_per_match: I64) -> F64:
+    """Every team's rank as a float (NaN: unranked), in order."""
+    n_teams = int(teams_per_match.sum())
+    table = _rank_table()
+    if table is not None and type(ranks) is list:
+        from mindsport.rating import layoutkernels
+        from mindsport.rating.indexkernels import find
+
+        counts, addresses, bad = layoutkernels.walk_pairs(id(ranks), id(tuple), id(list))
+        if bad < 0 and np.array_equal(counts, teams_per_match):
+            out = np.empty(n_teams)
+            if len(find(table[0], table[1], addresses, out)) == 0:
+                return out
+    try:  # ranks as numbers; None (unranked) needs the slower conversion to NaN
+        return np.fromiter(chain.from_iterable(ranks), np.float64, n_teams)
+    except TypeError:
+        return np.array(list(chain.from_iterable(ranks)), dtype=np.float64)
+
+
+@cache
+def _rank_table() -> tuple[NDArray[np.intp], F64] | None:
+    """The identity table of :data:`_RANK_OBJECTS` (None: lists cannot be read compiled here)."""
+    from mindsport.rating import layoutkernels
+    from mindsport.rating.indexkernels import remember
+
+    if not layoutkernels.available():
+        return None
+    keys = np.zeros(1024, np.intp)
+    values = np.zeros(1024)
+    addresses = np.fromiter(map(id, _RANK_OBJECTS), np.intp, len(_RANK_OBJECTS))
+    ranks = np.array([np.nan if r is None else r for r in _RANK_OBJECTS], dtype=np.float64)
+    remember(keys, values, addresses, ranks)
+    return keys, values
 
 
 def match_times(times: Sequence[Any], time_unit: float | None = None) -> F64:
