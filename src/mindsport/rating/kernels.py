@@ -332,52 +332,70 @@ def update_match(
 
 @jit
 def rate_game(
-    buf: np.ndarray, settings: np.ndarray, teams: int, n: int, extra: bool, aux: np.ndarray
+    buf: np.ndarray,
+    settings: np.ndarray,
+    teams: int,
+    n: int,
+    extra: bool,
+    ordered: bool,
+    aux: np.ndarray,
 ) -> bool:
-    """:func:`update_match` for one game packed in ``buf``: the team pointers (``teams + 1``),
-    the ranks (``teams``, NaN unranked), the mu and the sigma of the ``n`` players and, with
-    ``extra``, their weights and elapsed times (else 1 and 0). The new mu and sigma overwrite
-    the old. ``settings``: the quantile of the draw margin, beta, tau, drift, the new-player
-    sigma, the sigma floor (0: none), the tolerance and the iteration limit. ``aux`` is empty
-    (players only, no offsets, no margin) or holds each slot's noise share and ``tau`` flag
-    (``n`` each; a virtual player, flags 0, has neither noise nor dynamics), each team's
-    offset (``teams``) and the observed margin ``(y, s2)`` (see :func:`update_match`)."""
+    """:func:`update_match` for one game packed in ``buf``: the team sizes (``teams``), the
+    ranks (``teams``, NaN unranked; with ``ordered``, input order: the kernel writes 0, 1, ...
+    there), the mu and the sigma of the ``n`` players and, with ``extra``, their weights and
+    elapsed times (else 1 and 0). The new mu and sigma overwrite the old. ``settings``: the
+    quantile of the draw margin, beta, tau, drift, the new-player sigma, the sigma floor (0:
+    none), the tolerance and the iteration limit. ``aux`` is empty (players only, no offsets, no
+    margin) or holds each slot's noise share and ``tau`` flag (``n`` each; a virtual player,
+    flags 0, has neither noise nor dynamics), each team's offset (``teams``) and the observed
+    margin ``(y, s2)`` (see :func:`update_match`)."""
     z, beta, tau, drift, sigma0, floor, tolerance = settings[:7]
     max_iterations = int(settings[7])
     ptr = np.empty(teams + 1, np.int64)
-    for t in range(teams + 1):
-        ptr[t] = int(buf[t])
-    rank = buf[teams + 1 : 2 * teams + 1]
-    at = 2 * teams + 1
+    ptr[0] = 0
+    for t in range(teams):
+        ptr[t + 1] = ptr[t] + int(buf[t])
+    rank = buf[teams : 2 * teams]
+    if ordered:
+        for t in range(teams):
+            rank[t] = t
+    at = 2 * teams
     mu = buf[at : at + n]
     sigma = buf[at + n : at + 2 * n]
+    # one scratch array for everything per slot and per team (this runs once per rate() call:
+    # allocations count); its slices are the arrays update_match takes
+    scratch = np.empty(5 * n + teams + 2)
+    pv = scratch[:n]
+    out_mu = scratch[n : 2 * n]
+    out_sigma = scratch[2 * n : 3 * n]
+    out_mu[:] = mu
+    out_sigma[:] = sigma
     if extra:
         w = buf[at + 2 * n : at + 3 * n]
-        elapsed = buf[at + 3 * n : at + 4 * n]
     else:
-        w = np.ones(n)
-        elapsed = np.zeros(n)
+        w = scratch[3 * n : 4 * n]
+        w[:] = 1.0
     if aux.shape[0] == 0:
-        noise = np.ones(n)
-        dyn = np.ones(n)
-        offset = np.zeros(teams)
-        margin = np.array([math.nan, 1.0])
+        noise = scratch[4 * n : 5 * n]
+        noise[:] = 1.0
+        offset = scratch[5 * n : 5 * n + teams]
+        offset[:] = 0.0
+        margin = scratch[5 * n + teams : 5 * n + teams + 2]
+        margin[0] = math.nan
+        margin[1] = 1.0
     else:
         noise = aux[:n]
-        dyn = aux[n : 2 * n]
         offset = aux[2 * n : 2 * n + teams]
         margin = aux[2 * n + teams : 2 * n + teams + 2]
-    pv = np.empty(n)
     tau2 = tau * tau
     for s in range(n):
-        if dyn[s] == 0.0:
+        if aux.shape[0] != 0 and aux[n + s] == 0.0:  # no dynamics (a virtual player)
             pv[s] = sigma[s] * sigma[s]
             continue
-        sg = drifted_sigma(sigma[s], elapsed[s], drift, sigma0)
+        elapsed = buf[at + 3 * n + s] if extra else 0.0
+        sg = drifted_sigma(sigma[s], elapsed, drift, sigma0)
         pv[s] = sg * sg + tau2
     iw, fw, lw = workspace(teams)
-    out_mu = mu.copy()
-    out_sigma = sigma.copy()
     ok = update_match(
         ptr, mu, pv, w, rank, z, beta, floor, tolerance, max_iterations,
         iw, fw, lw, out_mu, out_sigma, noise, offset, margin,

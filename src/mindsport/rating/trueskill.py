@@ -33,8 +33,7 @@ import math
 import numbers
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import accumulate
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -107,10 +106,9 @@ def _is_number(x: object) -> bool:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class _Game:
+class _Game(NamedTuple):
     """A validated game: per team, the dict keys (None for a tuple team), ratings, weights and
-    time away (for drift)."""
+    time away (for drift). (A named tuple: built on every ``rate`` call, it costs little.)"""
 
     keys: list[list[Hashable] | None]
     ratings: list[Sequence[Rating]]
@@ -443,11 +441,11 @@ class TrueSkill:
         margin, as :func:`kernels.rate_game` takes them (None: players only)."""
         rs = game.ratings
         n_teams = len(rs)
-        if ranks is None:
-            values = [0.0, *accumulate(map(float, map(len, rs))), *map(float, range(n_teams))]
+        values: list[float] = list(map(len, rs))  # team sizes
+        if ranks is None:  # input order: the kernel writes the ranks over a placeholder
+            values *= 2
         else:
             rank_list = self._order(ranks, n_teams)[2]
-            values = [0.0, *accumulate(map(float, map(len, rs)))]
             values += [math.nan if r is None else float(r) for r in rank_list]
         flat = [r for team in rs for r in team]
         n = len(flat)
@@ -457,14 +455,15 @@ class TrueSkill:
         if extra:
             values += [1.0] * n if game.weights is None else [x for w in game.weights for x in w]
             values += [0.0] * n if game.elapsed is None else [x for e in game.elapsed for x in e]
-        buf = np.array(values)
+        buf = np.array(values, np.float64)
         packed = _NO_AUX if aux is None else aux
-        if not _kernels().rate_game(buf, self._settings, n_teams, n, extra, packed):
+        ordered = ranks is None
+        if not _kernels().rate_game(buf, self._settings, n_teams, n, extra, ordered, packed):
             raise ConvergenceError(
                 f"message passing did not converge within {self.max_iterations} sweeps"
             )
         out = buf.tolist()
-        at = 2 * n_teams + 1
+        at = 2 * n_teams
         return list(map(trusted_rating, out[at : at + n], out[at + n : at + 2 * n]))
 
     def rate_1vs1(self, a: Rating, b: Rating, drawn: bool = False) -> tuple[Rating, Rating]:
