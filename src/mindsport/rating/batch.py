@@ -129,9 +129,12 @@ class PlayerIndex:
     ) -> I64:
         """:meth:`codes` of players given by the addresses of their id objects (as
         :func:`~mindsport.rating.layoutkernels.walk_teams` reads them): ``ids_at(positions)`` gives
-        the id objects at some positions, ``ids()`` all of them in order (each alive meanwhile)."""
+        the id objects at some positions, ``ids()`` all of them in order (each alive meanwhile).
+
+        The addresses cost nothing here, so a look-up goes by identity first once the index has
+        :data:`BY_IDENTITY_FROM` players, however many more (a small table is in cache too)."""
         n = len(addresses)
-        if not self._identity(n):
+        if n < BY_IDENTITY_FROM or len(self._index) < BY_IDENTITY_FROM or not self._by_identity:
             return np.fromiter(map(self._index.__getitem__, ids()), np.int64, n)
         return self._by_address(addresses, ids_at)
 
