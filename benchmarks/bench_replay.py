@@ -1,7 +1,9 @@
 """Replaying long histories: mindsport beside ``trueskill`` and ``openskill``, in one run.
 
-Synthetic histories (seeded): 1,000,000 one-against-one matches among 100,000 players and
-300,000 four-player free-for-all matches among 100,000 players (``--scale`` shrinks both).
+Synthetic histories (seeded): 1,000,000 one-against-one matches among 100,000 players,
+300,000 four-player free-for-all matches among 100,000 players and, for a small league whose
+players stay in the caches, 200,000 one-against-one matches among 1,000 players (``--scale``
+shrinks all three).
 
 1. ``replay(TrueSkill(), matches)`` from a list of ``Match`` objects, predictions and history
    kept (the documented way), beside the peers rating the same matches one by one with their
@@ -40,7 +42,11 @@ from mindsport.history import Match, replay
 from mindsport.rating import build_model, model_names
 from mindsport.rating.batch import MatchBlock, PlayerIndex, block_from_long_table
 
-SHAPES = {"1v1": (2, 1_000_000, 100_000), "ffa4": (4, 300_000, 100_000)}
+SHAPES = {
+    "1v1": (2, 1_000_000, 100_000),
+    "ffa4": (4, 300_000, 100_000),
+    "1v1, 1k players": (2, 200_000, 1_000),
+}
 
 
 def players_of(rng: np.random.Generator, n: int, k: int, n_players: int) -> np.ndarray:
