@@ -134,18 +134,17 @@ class PlayerIndex:
         The addresses cost nothing here, so a look-up goes by identity first once the index has
         :data:`BY_IDENTITY_FROM` players, however many more (a small table is in cache too)."""
         n = len(addresses)
-        if n < BY_IDENTITY_FROM or len(self._index) < BY_IDENTITY_FROM or not self._by_identity:
+        if not self._identity(n, BY_IDENTITY_FROM):
             return np.fromiter(map(self._index.__getitem__, ids()), np.int64, n)
         return self._by_address(addresses, ids_at)
 
-    def _identity(self, n: int) -> bool:
-        """Whether a look-up of ``n`` ids goes by identity first."""
-        return (
-            n >= BY_IDENTITY_FROM and len(self._index) >= BY_IDENTITY_PLAYERS and self._by_identity
-        )
+    def _identity(self, n: int, from_players: int) -> bool:
+        """Whether a look-up of ``n`` ids goes by identity first, in an index that does so from
+        ``from_players`` players on."""
+        return n >= BY_IDENTITY_FROM and len(self._index) >= from_players and self._by_identity
 
     def _lookup(self, players: Iterable[str], n: int) -> I64:
-        if not self._identity(n):
+        if not self._identity(n, BY_IDENTITY_PLAYERS):
             return np.fromiter(map(self._index.__getitem__, players), np.int64, n)
         objs = np.fromiter(players, object, n)
         return self._by_address(_addresses(objs), lambda at: objs[at].tolist())
