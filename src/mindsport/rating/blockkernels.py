@@ -2,7 +2,8 @@
 
 :func:`check_block` validates a :class:`~mindsport.rating.batch.MatchBlock` in one pass,
 :func:`count_pairs` counts the decided pairs of teams of each match (where the predictions go),
-:func:`first_tie` finds the first match with a tie.
+:func:`first_tie` finds the first match with a tie. :func:`team_pointers` reads the team sizes at
+the start of one game packed for a model's ``rate`` (TrueSkill, pairwise TrueSkill, Elo).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ __all__ = [
     "count_pairs",
     "first_tie",
     "load_match",
+    "team_pointers",
 ]
 
 #: what :func:`check_block`'s codes mean
@@ -138,3 +140,14 @@ def load_match(
         for c in range(width):
             rows[q, c] = table[p, c]
     return ns
+
+
+@jit
+def team_pointers(buf: np.ndarray, teams: int) -> np.ndarray:
+    """The team pointers (``teams + 1``) of one packed game whose buffer starts with the
+    ``teams`` team sizes."""
+    ptr = np.empty(teams + 1, np.int64)
+    ptr[0] = 0
+    for t in range(teams):
+        ptr[t + 1] = ptr[t] + int(buf[t])
+    return ptr

@@ -30,7 +30,6 @@ import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import accumulate
 from typing import Any, ClassVar, Literal
 
 import numpy as np
@@ -223,16 +222,16 @@ class Elo:
         flat = [r for t in values for r in t]
         n, n_teams = len(flat), len(values)
         nan = math.nan
-        buf = [0.0, *accumulate(map(float, map(len, values)))]
+        buf: list[float] = list(map(len, values))  # team sizes
         buf += [nan if r is None else float(r) for r in rk]
         buf += [float(r.rating) for r in flat]
         buf += [float(r.games) for r in flat]
         buf += [1.0 if r.reached_2400 else 0.0 for r in flat]
         buf += [x for w in ws for x in w]
         buf += [self.k_factor(r) for r in flat] if self._k_per_player else [0.0] * n
-        arr = np.array(buf)
+        arr = np.array(buf, np.float64)
         _kernels().elo_game(arr, self._settings, n_teams, n)
-        at = 2 * n_teams + 1
+        at = 2 * n_teams
         out = arr[at : at + 3 * n].tolist()
         new = [
             r if (x == r.rating and g == r.games) else EloRating(x, int(g), c != 0.0)

@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from mindsport.rating.blockkernels import block_sizes, load_match
+from mindsport.rating.blockkernels import block_sizes, load_match, team_pointers
 from mindsport.rating.compiled import (
     ahead_probability,
     difference_moments,
@@ -351,10 +351,7 @@ def rate_game(
     margin ``(y, s2)`` (see :func:`update_match`)."""
     z, beta, tau, drift, sigma0, floor, tolerance = settings[:7]
     max_iterations = int(settings[7])
-    ptr = np.empty(teams + 1, np.int64)
-    ptr[0] = 0
-    for t in range(teams):
-        ptr[t + 1] = ptr[t] + int(buf[t])
+    ptr = team_pointers(buf, teams)
     rank = buf[teams : 2 * teams]
     if ordered:
         for t in range(teams):
@@ -725,13 +722,11 @@ def pairwise_update(
 
 @jit
 def pairwise_game(buf: np.ndarray, settings: np.ndarray, teams: int, n: int) -> None:
-    """:func:`pairwise_update` for one game packed in ``buf``: team pointers, ranks, then the
+    """:func:`pairwise_update` for one game packed in ``buf``: team sizes, ranks, then the
     mu, sigma and weight of each player; the new mu and sigma overwrite the old."""
-    ptr = np.empty(teams + 1, np.int64)
-    for t in range(teams + 1):
-        ptr[t] = int(buf[t])
-    rank = buf[teams + 1 : 2 * teams + 1]
-    at = 2 * teams + 1
+    ptr = team_pointers(buf, teams)
+    rank = buf[teams : 2 * teams]
+    at = 2 * teams
     mu = buf[at : at + n]
     sigma = buf[at + n : at + 2 * n]
     var = sigma * sigma

@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from mindsport.rating.blockkernels import block_sizes, load_match
+from mindsport.rating.blockkernels import block_sizes, load_match, team_pointers
 from mindsport.rating.compiled import (
     fide_k,
     g_factor,
@@ -117,14 +117,12 @@ def elo_update(
 
 @jit
 def elo_game(buf: np.ndarray, settings: np.ndarray, teams: int, n: int) -> None:
-    """:func:`elo_update` for one game packed in ``buf``: team pointers (``teams + 1``), ranks
+    """:func:`elo_update` for one game packed in ``buf``: team sizes (``teams``), ranks
     (``teams``), then per player rating, games, reached, weight and K (used in K mode 2); the
     new rating, games and reached overwrite the old."""
-    ptr = np.empty(teams + 1, np.int64)
-    for t in range(teams + 1):
-        ptr[t] = int(buf[t])
-    rank = buf[teams + 1 : 2 * teams + 1]
-    at = 2 * teams + 1
+    ptr = team_pointers(buf, teams)
+    rank = buf[teams : 2 * teams]
+    at = 2 * teams
     state = np.empty((n, 3))
     for s in range(n):
         for c in range(3):

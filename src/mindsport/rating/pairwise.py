@@ -153,12 +153,9 @@ class PairwiseTrueSkill:
                 )
         flat = [r for t in values for r in t]
         n, n_teams = len(flat), len(values)
-        ptr = [0.0]
-        for t in values:
-            ptr.append(ptr[-1] + len(t))
         buf = np.array(
             [
-                *ptr,
+                *map(len, values),
                 *(math.nan if r is None else float(r) for r in rk),
                 *(r.mu for r in flat),
                 *(r.sigma for r in flat),
@@ -167,7 +164,7 @@ class PairwiseTrueSkill:
             dtype=np.float64,
         )
         _kernels().pairwise_game(buf, self._settings, n_teams, n)
-        at = 2 * n_teams + 1
+        at = 2 * n_teams
         out = buf[at : at + 2 * n].tolist()
         new = [
             r if w == 0 else trusted_rating(m, s)
