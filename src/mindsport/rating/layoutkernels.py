@@ -79,18 +79,18 @@ def _items(obj: int, tuple_type: int, list_type: int) -> tuple[int, int]:
 
 
 @_jit
-def walk_pairs(outer: int, tuple_type: int, list_type: int) -> tuple[np.ndarray, np.ndarray, int]:
-    """A list (at address ``outer``) of lists or tuples: the length of each and the addresses of
-    their items, in order; and -1, or the position of the first item that is neither a list nor
-    a tuple (the arrays are then empty)."""
-    base, n = _items(outer, tuple_type, list_type)
-    if n < 0:
-        return np.empty(0, np.int64), np.empty(0, np.int64), 0
+def _gather(
+    objs: np.ndarray, tuple_type: int, list_type: int
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """Lists or tuples at the addresses ``objs``: the length of each and the addresses of their
+    items, in order; and -1, or the position of the first that is neither a list nor a tuple
+    (the arrays are then empty)."""
+    n = objs.shape[0]
     counts = np.empty(n, np.int64)
     starts = np.empty(n, np.int64)
     total = 0
     for i in range(n):
-        start, k = _items(_word(base + WORD * i), tuple_type, list_type)
+        start, k = _items(objs[i], tuple_type, list_type)
         if k < 0:
             return np.empty(0, np.int64), np.empty(0, np.int64), i
         counts[i] = k
@@ -106,6 +106,20 @@ def walk_pairs(outer: int, tuple_type: int, list_type: int) -> tuple[np.ndarray,
 
 
 @_jit
+def walk_pairs(outer: int, tuple_type: int, list_type: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """A list (at address ``outer``) of lists or tuples: the length of each and the addresses of
+    their items, in order; and -1, or the position of the first item that is neither a list nor
+    a tuple (the arrays are then empty)."""
+    base, n = _items(outer, tuple_type, list_type)
+    if n < 0:
+        return np.empty(0, np.int64), np.empty(0, np.int64), 0
+    objs = np.empty(n, np.int64)
+    for i in range(n):
+        objs[i] = _word(base + WORD * i)
+    return _gather(objs, tuple_type, list_type)
+
+
+@_jit
 def walk_teams(
     outer: int, tuple_type: int, list_type: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
@@ -116,25 +130,10 @@ def walk_teams(
     teams_per_match, teams, bad = walk_pairs(outer, tuple_type, list_type)
     if bad >= 0:
         return teams_per_match, teams, teams, bad
-    sizes = np.empty(teams.shape[0], np.int64)
-    starts = np.empty(teams.shape[0], np.int64)
-    total = 0
-    t = 0
-    for i in range(teams_per_match.shape[0]):
-        for _ in range(teams_per_match[i]):
-            start, k = _items(teams[t], tuple_type, list_type)
-            if k < 0:
-                return np.empty(0, np.int64), teams[:0], teams[:0], i
-            sizes[t] = k
-            starts[t] = start
-            total += k
-            t += 1
-    leaves = np.empty(total, np.int64)
-    q = 0
-    for t in range(sizes.shape[0]):
-        for j in range(sizes[t]):
-            leaves[q] = _word(starts[t] + WORD * j)
-            q += 1
+    sizes, leaves, bad_team = _gather(teams, tuple_type, list_type)
+    if bad_team >= 0:  # the match holding that team
+        at = int(np.searchsorted(np.cumsum(teams_per_match), bad_team, side="right"))
+        return np.empty(0, np.int64), sizes, leaves, at
     return teams_per_match, sizes, leaves, -1
 
 
