@@ -3,6 +3,7 @@ stands or falls alone), late matches, and a refused ingest leaving nothing behin
 
 from __future__ import annotations
 
+import pickle
 import random
 import threading
 from datetime import UTC, datetime, timedelta, timezone
@@ -16,7 +17,7 @@ from mindsport.history import Match
 from mindsport.store import IngestResult, Store, StoreError, resolve_url
 from mindsport.store.commit import GroupCommitter, WorkItem
 from mindsport.store.schema import matches as matches_table
-from mindsport.store.store import _encode_batch, _Request
+from mindsport.store.store import _Request, prepare_matches
 
 TOL = 2e-5
 
@@ -74,7 +75,7 @@ def _request(league: str, ms: list[Match]) -> WorkItem[IngestResult]:
         domain=None,
         part=league,
         size=len(ms),
-        payload=_Request(league, _encode_batch(ms), len(ms), None, None),
+        payload=_Request(league, prepare_matches(ms).records, len(ms), None, None),
     )
 
 
@@ -165,6 +166,30 @@ def test_late_matches_nothing_depends_on_are_appended(db_url: str, reference: An
         final, hist = reference(sorted([*log, late, dep], key=lambda m: m.time))
         _states_equal(st, "main", final)
         assert len(st.player("main", "c").history) == len(hist["c"]) == 2
+
+
+def test_a_prepared_batch_travels_and_is_stored_as_its_matches(db_url: str, reference: Any) -> None:
+    """A batch prepared elsewhere (pickled, as between processes) is stored like the matches
+    themselves: the same counts, stored form and ratings as the reference replay."""
+    rng = random.Random(11)
+    ms = [
+        Match(f"g{i}", datetime(2024, 5, 1, tzinfo=UTC) + timedelta(hours=i),
+              [list(t) for t in (rng.sample("abcdefg", 2), rng.sample("hijk", 1))],
+              rng.choice([[0, 1], [1, 0], [0, 0]]))
+        for i in range(60)
+    ]  # fmt: skip
+    prepared = prepare_matches([*ms, ms[7]])  # an identical repeat counts once
+    assert prepared.size == 61 and len(prepared.records) == 60
+    travelled = pickle.loads(pickle.dumps(prepared))
+    with Store(db_url) as st:
+        st.create_league("main")
+        assert st.add_matches("main", travelled) == IngestResult(60, 1, 0)
+        assert st.add_matches("main", prepare_matches(ms[:5])) == IngestResult(0, 5, 0)
+        assert st.matches("main") == ms
+        final, _ = reference(ms)
+        _states_equal(st, "main", final)
+    with pytest.raises(ConflictError, match="'g3' appears twice"):
+        prepare_matches([*ms, Match("g3", ms[3].time, ms[3].teams, [None, 0])])
 
 
 def test_refused_ingest_with_create_leaves_no_league(db_url: str) -> None:

@@ -20,9 +20,11 @@ if TYPE_CHECKING:
         LeaderboardPage,
         League,
         PlayerRecord,
+        PreparedMatches,
         RoleAdvantage,
         Store,
         StoreError,
+        prepare_matches,
         resolve_url,
     )
 
@@ -39,9 +41,11 @@ _EXPORTS = {
     "LeaderboardPage": "mindsport.store.store",
     "League": "mindsport.store.store",
     "PlayerRecord": "mindsport.store.store",
+    "PreparedMatches": "mindsport.store.store",
     "RoleAdvantage": "mindsport.store.store",
     "Store": "mindsport.store.store",
     "StoreError": "mindsport.store.store",
+    "prepare_matches": "mindsport.store.store",
     "resolve_url": "mindsport.store.store",
 }
 
@@ -59,9 +63,11 @@ __all__ = [
     "LeagueModel",
     "PlayerRecord",
     "PlayerState",
+    "PreparedMatches",
     "RoleAdvantage",
     "Store",
     "StoreError",
     "UnknownModelError",
+    "prepare_matches",
     "resolve_url",
 ]

@@ -153,9 +153,11 @@ __all__ = [
     "MatchRefusedError",
     "PlayerRecord",
     "Prediction",
+    "PreparedMatches",
     "RoleAdvantage",
     "Store",
     "StoreError",
+    "prepare_matches",
     "resolve_url",
 ]
 
@@ -459,6 +461,15 @@ def _encode(m: Match) -> dict[str, Any]:
         "deal": m.deal,
         "luck": luck,
         "digest": _digest(tv, teams, ranks, weights, scores, roles, m.deal, luck),
+        # the stored text of the JSON columns teams, ranks, weights, scores, roles and luck
+        "json": (
+            json.dumps(teams),
+            _int_list_json(ranks),
+            "null" if weights is None else json.dumps(weights),
+            "null" if scores is None else json.dumps(scores),
+            "null" if roles is None else json.dumps(roles),
+            "null" if luck is None else json.dumps(luck),
+        ),
     }
 
 
@@ -615,11 +626,30 @@ def _check_league_name(name: str) -> None:
         raise NotFoundError(f"league {name!r} does not exist")
 
 
-def _encode_batch(items: Sequence[Match]) -> dict[str, dict[str, Any]]:
-    """The encoded matches of one request by id (an identical repeat counts once; a repeat with
-    other data is a :class:`ConflictError`)."""
+@dataclass(frozen=True, slots=True)
+class PreparedMatches:
+    """Matches checked and put in their stored form (one time axis, sorted-team digests), ready
+    for :meth:`Store.submit_matches`; made by :func:`prepare_matches`.
+
+    Preparing is the part of ingesting that needs no database, so it may run in another process
+    (a prepared batch pickles): the service prepares large posts in a worker process while the
+    database writer commits earlier ones.
+    """
+
+    #: the stored form of each match, by match id (an identical repeat counted once)
+    records: dict[str, dict[str, Any]]
+    #: matches given, identical repeats included
+    size: int
+
+
+def prepare_matches(matches: Iterable[Match]) -> PreparedMatches:
+    """``matches`` as a :class:`PreparedMatches`; raises for what no league can store: an id
+    longer than :data:`MAX_ID_LENGTH` (:class:`MatchRefusedError`) or one match id given twice
+    with different data (:class:`MatchConflictError`)."""
     encoded: dict[str, dict[str, Any]] = {}
-    for m in items:
+    size = 0
+    for m in matches:
+        size += 1
         if not isinstance(m, Match):
             raise StoreError(f"expected Match records, got {type(m).__name__}: {m!r}")
         if len(m.id) > MAX_ID_LENGTH:
@@ -641,7 +671,7 @@ def _encode_batch(items: Sequence[Match]) -> dict[str, dict[str, Any]]:
                 f"match {m.id!r} appears twice in the input with different data", m.id
             )
         encoded[m.id] = enc
-    return encoded
+    return PreparedMatches(encoded, size)
 
 
 @dataclass(slots=True)
@@ -1302,7 +1332,7 @@ class Store:
     def add_matches(
         self,
         league: str,
-        batch: Iterable[Match],
+        batch: Iterable[Match] | PreparedMatches,
         *,
         progress: Callable[[int, int], None] | None = None,
         create: tuple[str, Mapping[str, Any]] | None = None,
@@ -1322,21 +1352,22 @@ class Store:
     def submit_matches(
         self,
         league: str,
-        batch: Iterable[Match],
+        batch: Iterable[Match] | PreparedMatches,
         *,
         progress: Callable[[int, int], None] | None = None,
         create: tuple[str, Mapping[str, Any]] | None = None,
     ) -> Future[IngestResult]:
         """:meth:`add_matches` without waiting: the matches are checked here (bad input raises
-        at once) and queued for the group commit; the future completes after the commit."""
-        items = list(batch)
-        encoded = _encode_batch(items)
+        at once; a :class:`PreparedMatches` was checked when it was made) and queued for the
+        group commit; the future completes after the commit."""
+        prepared = batch if isinstance(batch, PreparedMatches) else prepare_matches(batch)
+        encoded = prepared.records
         made = None
         if create is not None:
             made = (create[0], self._check_new_league(league, create[0], create[1]))
         elif not encoded:
             self.get_league(league)
-        request = _Request(league, encoded, len(items), progress, made)
+        request = _Request(league, encoded, prepared.size, progress, made)
         return self._committer.submit(
             WorkItem(
                 domain=None if self.is_sqlite else league,
@@ -1553,8 +1584,8 @@ class Store:
                 self._insert_many(
                     cur,
                     "INSERT INTO ms_matches (league_id, seq, match_id, time_value, time_iso, "
-                    "teams, ranks, weights, scores, roles, deal, luck, digest, created_at)",
-                    "(?, ?, ?, ?, ?, JSON(?), JSON(?), JSON(?), JSON(?), JSON(?), ?, JSON(?), "
+                    "teams, ranks, weights, scores, roles, luck, deal, digest, created_at)",
+                    "(?, ?, ?, ?, ?, JSON(?), JSON(?), JSON(?), JSON(?), JSON(?), JSON(?), ?, "
                     "?, ?)",
                     [
                         (
@@ -1563,13 +1594,8 @@ class Store:
                             r["match_id"],
                             r["time_value"],
                             r["time_iso"],
-                            json.dumps(r["teams"]),
-                            _int_list_json(r["ranks"]),
-                            "null" if r["weights"] is None else json.dumps(r["weights"]),
-                            "null" if r["scores"] is None else json.dumps(r["scores"]),
-                            "null" if r["roles"] is None else json.dumps(r["roles"]),
+                            *r["json"],
                             r["deal"],
-                            "null" if r["luck"] is None else json.dumps(r["luck"]),
                             r["digest"],
                             stamp,
                         )
