@@ -3,7 +3,9 @@
 For each backend (a SQLite file, and PostgreSQL when a URL is given):
 
 1. start ``python -m mindsport.service`` on 127.0.0.1 (a free port) over an empty database with
-   one TrueSkill league and a write key (plus a second league for the isolation check);
+   one TrueSkill league and a write key (plus a second league for the isolation check); the
+   server prepares large posts in ``--prepare-workers`` worker processes (its default: one on a
+   machine with several CPUs; they exit by themselves when the server is killed);
 2. **measure**: ``--clients`` concurrent connections post the first half of ``--matches``
    matches (``--batch`` per request, in roughly time order, so concurrent commits also arrive
    late and exercise the replay of later matches); throughput and latency (p50/p99 per request)
@@ -25,6 +27,7 @@ a thread-per-client generator with a full HTTP client library uses several times
 
     python benchmarks/load_service.py                                  # SQLite, single matches
     python benchmarks/load_service.py --batch 1000 --matches 200000    # SQLite, batches
+    python benchmarks/load_service.py --batch 1000 --matches 200000 --prepare-workers 0
     python benchmarks/load_service.py --pg-url postgresql://u:p@127.0.0.1/db --skip-sqlite
     (or set MINDSPORT_TEST_POSTGRES_URL; its mindsport tables are dropped first)
 """
@@ -49,6 +52,7 @@ from sqlalchemy import func, select
 
 from mindsport.history import Match
 from mindsport.rating.trueskill import TrueSkill
+from mindsport.service.prepare import default_workers
 from mindsport.store import Store
 from mindsport.store.schema import leagues, metadata, rating_history
 from mindsport.store.store import resolve_url
@@ -93,9 +97,14 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_server(url: str, port: int, timeout: float = 60.0) -> subprocess.Popen[bytes]:
+def start_server(
+    url: str, port: int, workers: int | None = None, timeout: float = 60.0
+) -> subprocess.Popen[bytes]:
+    """``python -m mindsport.service`` on ``port``; ``workers``: its ``--prepare-workers``
+    (``None``: the server's default)."""
+    more = [] if workers is None else ["--prepare-workers", str(workers)]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "mindsport.service", "--db", url, "--port", str(port)],
+        [sys.executable, "-m", "mindsport.service", "--db", url, "--port", str(port), *more],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -237,7 +246,11 @@ def uptime() -> str:
 
 
 def run_backend(label: str, url: str, args: argparse.Namespace) -> tuple[bool, list[str]]:
-    print(f"\n== {label}: {args.matches} matches, {args.clients} clients, batch {args.batch}")
+    workers = default_workers() if args.prepare_workers is None else args.prepare_workers
+    print(
+        f"\n== {label}: {args.matches} matches, {args.clients} clients, batch {args.batch}, "
+        f"{workers} prepare workers"
+    )
     deadline = time.monotonic() + args.timeout
     with Store(url) as st:
         st.create_league(LEAGUE)
@@ -250,7 +263,7 @@ def run_backend(label: str, url: str, args: argparse.Namespace) -> tuple[bool, l
     reqs = [(request_bytes(LEAGUE, key, b), [m.id for m in b]) for b in batches]
     half = len(reqs) // 2
     port = free_port()
-    proc = start_server(url, port)
+    proc = start_server(url, port, args.prepare_workers)
     rows: list[str] = []
     acked: set[str] = set()
     try:
@@ -271,8 +284,8 @@ def run_backend(label: str, url: str, args: argparse.Namespace) -> tuple[bool, l
         print(f"{first.report()}  [{load} -> {uptime()}]")
         rate, p50, p99 = first.stats()
         rows.append(
-            f"| {label} | {args.clients} | {args.batch} | {rate:,.0f} | {p50:.1f} | {p99:.1f} "
-            f"| {load.split()[-3]} |"
+            f"| {label} | {args.clients} | {args.batch} | {workers} | {rate:,.0f} | {p50:.1f} "
+            f"| {p99:.1f} | {load.split()[-3]} |"
         )
         acked |= first.acked_ids
         crash = Phase("crash (until SIGKILL)")
@@ -293,7 +306,7 @@ def run_backend(label: str, url: str, args: argparse.Namespace) -> tuple[bool, l
         acked |= crash.acked_ids
         print(crash.report())
         print(f"server killed with SIGKILL (exit {proc.returncode}) after {len(acked)} acks")
-        proc = start_server(url, port)
+        proc = start_server(url, port, args.prepare_workers)
         again = Phase("recover (restart, re-post all)")
         asyncio.run(
             post_all(port, reqs, args.clients, again, stop_on_error=False, deadline=deadline)
@@ -416,6 +429,12 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=900.0, help="seconds per backend")
     ap.add_argument("--pg-url", default=os.environ.get("MINDSPORT_TEST_POSTGRES_URL"))
     ap.add_argument("--skip-sqlite", action="store_true")
+    ap.add_argument(
+        "--prepare-workers",
+        type=int,
+        default=None,
+        help="the server's worker processes for large posts (default: the server's default)",
+    )
     args = ap.parse_args()
     ok = True
     rows: list[str] = []
@@ -430,8 +449,11 @@ def main() -> int:
         rows += got
     else:
         print("\n== PostgreSQL: skipped (give --pg-url or set MINDSPORT_TEST_POSTGRES_URL)")
-    print("\n| database | clients | matches/request | matches/s | p50 ms | p99 ms | load |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+    print(
+        "\n| database | clients | matches/request | prepare workers | matches/s | p50 ms | p99 ms "
+        "| load |"
+    )
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in rows:
         print(r)
     print("\nALL OK" if ok else "\nFAILED")

@@ -7,6 +7,7 @@ import argparse
 import uvicorn
 
 from mindsport.service.app import create_app
+from mindsport.service.prepare import default_workers
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -15,8 +16,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--log-level", default="warning")
+    parser.add_argument(
+        "--prepare-workers",
+        type=int,
+        default=None,
+        help="worker processes parsing large posts of matches beside the database writer "
+        "(default: 1 on a machine with several CPUs, else 0)",
+    )
     args = parser.parse_args(argv)
-    uvicorn.run(create_app(args.db), host=args.host, port=args.port, log_level=args.log_level)
+    workers = default_workers() if args.prepare_workers is None else args.prepare_workers
+    if workers < 0:
+        parser.error(f"--prepare-workers: 0 or more, got {workers}")
+    app = create_app(args.db, prepare_workers=workers)
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
 
 
 if __name__ == "__main__":

@@ -59,6 +59,7 @@ from mindsport.service.limits import (
     MAX_ID_LENGTH,
 )
 from mindsport.service.page import render_page
+from mindsport.service.prepare import GC_THRESHOLD, PREPARE_FROM_BYTES, PreparePool
 from mindsport.service.schemas import (
     ID_PATTERN,
     LEAGUE_PATTERN,
@@ -109,9 +110,6 @@ ApiKeyHeader = Annotated[
 
 #: seconds between the interpreter's thread switches while the app runs (default 0.005)
 SWITCH_INTERVAL = 0.001
-#: allocations between collections of the garbage collector's youngest generation while the
-#: app runs (default 700)
-GC_THRESHOLD = 50_000
 
 
 class ServiceBusyError(MindsportError):
@@ -200,14 +198,16 @@ class _Runtime:
 class _MatchPoster:
     """``POST /api/leagues/{league}/matches`` as a plain ASGI endpoint (the hot path).
 
-    Key first (401/403/404), then the body (413 past the limit), then strict parsing (422), then
-    the store's group commit; the answer is sent once the matches are committed. Errors are
-    raised and turned into responses by the app's exception handlers.
+    Key first (401/403/404), then the body (413 past the limit), then strict parsing (422; a
+    large body in a worker process of ``pool`` when there is one), then the store's group commit;
+    the answer is sent once the matches are committed. Errors are raised and turned into
+    responses by the app's exception handlers.
     """
 
-    def __init__(self, store: Store, runtime: _Runtime) -> None:
+    def __init__(self, store: Store, runtime: _Runtime, pool: PreparePool | None) -> None:
         self.store = store
         self.runtime = runtime
+        self.pool = pool
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         league = scope["path_params"]["league"]
@@ -221,7 +221,12 @@ class _MatchPoster:
         body = await read_limited(
             _receive_chunks(receive), _header(scope, b"content-length"), MAX_BODY_BYTES
         )
-        if len(body) < 65_536:  # small: parse here; large: off the event loop
+        prepared = None
+        if self.pool is not None and len(body) >= PREPARE_FROM_BYTES:
+            prepared = await self.pool.prepare(body)
+        if prepared is not None:
+            future = self.store.submit_matches(league, prepared)
+        elif len(body) < PREPARE_FROM_BYTES:  # small: parse here; large: off the event loop
             future = self.store.submit_matches(league, parse_matches(body))
         else:
             future = await self.runtime.run(
@@ -313,12 +318,16 @@ def _league_out(lg: League) -> dict[str, Any]:
     return {"name": lg.name, "model": lg.model, "params": lg.params, "matches": lg.matches}
 
 
-def create_app(database_url: str | None = None, *, store: Store | None = None) -> FastAPI:
+def create_app(
+    database_url: str | None = None, *, store: Store | None = None, prepare_workers: int = 0
+) -> FastAPI:
     """The FastAPI application over the database at ``database_url`` (or an open ``store``).
 
     The store is opened here (tables created when missing) and closed at shutdown when the app
-    opened it.
+    opened it. With ``prepare_workers`` > 0, large posts of matches are parsed and prepared in
+    that many worker processes (:mod:`mindsport.service.prepare`), started with the app.
     """
+    pool = None if prepare_workers == 0 else PreparePool(prepare_workers)
     own = store is None
     st = Store(database_url) if store is None else store
     rt = _Runtime()
@@ -336,9 +345,13 @@ def create_app(database_url: str | None = None, *, store: Store | None = None) -
         thresholds = gc.get_threshold()
         gc.freeze()
         gc.set_threshold(GC_THRESHOLD, 20, 20)
+        if pool is not None:
+            pool.start()
         try:
             yield
         finally:
+            if pool is not None:
+                pool.close()
             gc.set_threshold(*thresholds)
             gc.unfreeze()
             sys.setswitchinterval(interval)
@@ -375,7 +388,7 @@ def create_app(database_url: str | None = None, *, store: Store | None = None) -
         return parse_model(raw, model)
 
     # -- the hot path -------------------------------------------------------------------------
-    app.poster = _MatchPoster(st, rt)
+    app.poster = _MatchPoster(st, rt, pool)
     app.router.routes.append(Route("/api/leagues/{league}/matches", app.poster, methods=["POST"]))
 
     # -- reads ----------------------------------------------------------------------------------

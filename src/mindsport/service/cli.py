@@ -17,10 +17,19 @@ def serve(
     host: str = typer.Option("127.0.0.1", help="Interface to listen on."),
     port: int = typer.Option(8000, min=0, max=65535, help="TCP port (0: any free port)."),
     db: str | None = DbOption,
+    prepare_workers: int | None = typer.Option(
+        None,
+        min=0,
+        help="Worker processes parsing large posts of matches beside the database writer "
+        "(default: 1 on a machine with several CPUs, else 0).",
+    ),
 ) -> None:
     """Run the HTTP service and leaderboard page (uvicorn)."""
     import uvicorn
 
     from mindsport.service.app import create_app
+    from mindsport.service.prepare import default_workers
 
-    uvicorn.run(create_app(db), host=host, port=port, log_level="info")
+    workers = default_workers() if prepare_workers is None else prepare_workers
+    app = create_app(db, prepare_workers=workers)
+    uvicorn.run(app, host=host, port=port, log_level="info")
