@@ -56,9 +56,9 @@ Transactions and concurrency
     ``synchronous=NORMAL`` is used with WAL: a committed transaction survives the process being
     killed (it is in the WAL file); only an operating-system crash or power loss can lose the
     last commits. Set ``MINDSPORT_SQLITE_SYNCHRONOUS=FULL`` for that too. The WAL is copied
-    back into the database file (a checkpoint, paid by the committing writer) once it holds
-    :data:`SQLITE_CHECKPOINT_PAGES` pages: a page that several commits change (an index page of
-    a busy player, the ratings) is copied once per checkpoint, not once per commit.
+    back into the database file (a checkpoint) by a background thread, not by the committing
+    writer (:mod:`mindsport.store.checkpoint`); the writes go through one connection of their
+    own with a large page cache, which stays warm from one transaction to the next.
 
 Idempotency
     A match id already in the league is ignored when the record is identical (same normalised
@@ -113,6 +113,7 @@ from mindsport.matchmaking import MAX_POOL, Pairing, matchmake, parse_shape
 from mindsport.rating.batch import DAY, PlayerIndex, encode_columns
 from mindsport.rating.registry import MODELS, Display, ModelSpec, UnknownModelError
 from mindsport.rating.trueskill import ConvergenceError
+from mindsport.store.checkpoint import Checkpointer
 from mindsport.store.commit import GroupCommitter, WorkItem
 from mindsport.store.keys import (
     PREFIX_LENGTH,
@@ -170,9 +171,12 @@ MAX_ID_LENGTH = 200
 #: most matches of one league one group commit takes from the queue (a larger request is that
 #: league's only one in the group)
 GROUP_MATCHES = 2_000
-#: SQLite pages (4 KiB) the write-ahead log grows to before it is checkpointed (SQLite's own
-#: default is 1,000: with it a stream of 1,000-match batches spent 15% of its time there)
+#: SQLite pages (4 KiB) of write-ahead log past which it is checkpointed while writers wait
+#: (see :mod:`mindsport.store.checkpoint`; below it checkpoints run beside the writers)
 SQLITE_CHECKPOINT_PAGES = 16_384
+#: page cache of the SQLite connection that writes, in MiB (SQLite's default is 2: a batch of
+#: 1,000 matches among 500 players changes about 1,000 pages, its players' index pages among them)
+SQLITE_WRITER_CACHE_MIB = 64
 #: largest leaderboard offset
 MAX_OFFSET = 1_000_000_000
 #: length of the public prefix of keys made by earlier versions
@@ -865,8 +869,24 @@ class Store:
         except (ArgumentError, ImportError) as exc:
             raise _unusable(shown, exc) from None
         self.is_sqlite = self.engine.dialect.name == "sqlite"
+        # SQLite: the writes go through one connection of their own, so its page cache stays
+        # warm from one transaction to the next (a connection that another one wrote after
+        # drops its whole cache when its next transaction starts)
+        self._writer_engine = (
+            self._make_engine(self.url, writer=True) if self.is_sqlite else self.engine
+        )
         self._writer_lock: AbstractContextManager[Any] = (
             _FifoLock() if self.is_sqlite else nullcontext()
+        )
+        self._checkpointer = (
+            Checkpointer(
+                self.engine.raw_connection,
+                os.path.abspath(f"{self.engine.url.database}-wal"),
+                self._writer_lock,
+                SQLITE_CHECKPOINT_PAGES * 4096,
+            )
+            if self.is_sqlite
+            else None
         )
         # SQLite: one writer for the whole file (its lock covers every league); PostgreSQL: one
         # writer per league, in parallel
@@ -905,7 +925,9 @@ class Store:
 
     # -- engine and transactions --------------------------------------------------------------
     @staticmethod
-    def _make_engine(url: str) -> Engine:
+    def _make_engine(url: str, *, writer: bool = False) -> Engine:
+        """An engine on ``url``; SQLite ``writer``: a pool of one connection with a page cache
+        of :data:`SQLITE_WRITER_CACHE_MIB`."""
         parsed = make_url(url)
         if parsed.get_backend_name() != "sqlite":
             return create_engine(url, pool_size=20, max_overflow=20, pool_recycle=1800)
@@ -917,7 +939,12 @@ class Store:
                 f"database {parsed.database!r}: folder {directory!r} does not exist "
                 "(create it first)"
             )
-        engine = create_engine(url, pool_size=8, max_overflow=32, connect_args={"timeout": 60.0})
+        engine = create_engine(
+            url,
+            pool_size=1 if writer else 8,
+            max_overflow=0 if writer else 32,
+            connect_args={"timeout": 60.0},
+        )
         sync = os.environ.get("MINDSPORT_SQLITE_SYNCHRONOUS", "NORMAL").upper()
         if sync not in ("OFF", "NORMAL", "FULL", "EXTRA"):
             raise StoreError(f"MINDSPORT_SQLITE_SYNCHRONOUS={sync!r}: use NORMAL or FULL")
@@ -930,9 +957,12 @@ class Store:
             cur.execute("PRAGMA busy_timeout=60000")
             cur.execute(f"PRAGMA synchronous={sync}")
             cur.execute("PRAGMA foreign_keys=ON")
-            cur.execute(f"PRAGMA wal_autocheckpoint={SQLITE_CHECKPOINT_PAGES}")
+            # the writer leaves checkpoints to the store's checkpoint thread
+            cur.execute(f"PRAGMA wal_autocheckpoint={0 if writer else SQLITE_CHECKPOINT_PAGES}")
             # after a checkpoint the log is cut back to this size (it is reused, not regrown)
             cur.execute(f"PRAGMA journal_size_limit={SQLITE_CHECKPOINT_PAGES * 4096}")
+            if writer:
+                cur.execute(f"PRAGMA cache_size=-{SQLITE_WRITER_CACHE_MIB * 1024}")
             cur.close()
 
         @event.listens_for(engine, "begin")
@@ -945,7 +975,7 @@ class Store:
     @contextmanager
     def _write(self) -> Iterator[Connection]:
         """A write transaction; what :meth:`_after_commit` registers runs once it committed."""
-        with self._writer_lock, self.engine.connect() as conn:
+        with self._writer_lock, self._writer_engine.connect() as conn:
             conn.execution_options(mindsport_write=True)
             after: list[Callable[[], None]] = []
             conn.info[_AFTER_COMMIT] = after
@@ -954,6 +984,8 @@ class Store:
                     yield conn
             finally:
                 conn.info.pop(_AFTER_COMMIT, None)
+            if self._checkpointer is not None:
+                self._checkpointer.committed()
             for fn in after:
                 fn()
 
@@ -1008,11 +1040,14 @@ class Store:
     def close(self) -> None:
         """Finish queued writes and release the connection pool."""
         self._committer.close()
+        if self._checkpointer is not None:
+            self._checkpointer.close()
         with self._cache_lock:
             readers, self._readers = self._readers, []
         for raw in readers:
             raw.invalidate()  # closed, not returned to the pool
         self.engine.dispose()
+        self._writer_engine.dispose()
 
     def __enter__(self) -> Store:
         return self

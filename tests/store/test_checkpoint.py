@@ -1,0 +1,77 @@
+"""SQLite checkpoints in the background: commits leave them to the store's thread, which copies
+the log back soon after, and a log that writers never leave time to rewind stays bounded.
+
+What SQLite has copied back is read from the WAL index (the ``-shm`` file, whose layout is
+SQLite's documented WAL-index format): ``mxFrame``, the frames in the log, at byte 16 of the
+header, and ``nBackfill``, the frames copied back, at byte 96. Asking SQLite instead (``PRAGMA
+wal_checkpoint``) would make the checkpoint it should only report.
+"""
+
+from __future__ import annotations
+
+import struct
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import mindsport.store.store as store_module
+from mindsport.history import Match
+from mindsport.store import Store
+from mindsport.store.checkpoint import PASSIVE_EVERY_SECONDS
+
+pytestmark = pytest.mark.skipif(sys.byteorder != "little", reason="reads the WAL index")
+
+
+def _frames(db: Path) -> tuple[int, int]:
+    """(frames in the log, frames copied back into the database file)."""
+    shm = Path(f"{db}-shm").read_bytes()
+    (mx_frame,) = struct.unpack_from("<I", shm, 16)
+    (backfilled,) = struct.unpack_from("<I", shm, 96)
+    return mx_frame, backfilled
+
+
+def _batch(start: int, n: int) -> list[Match]:
+    return [
+        Match(f"m{i}", i, [[f"a{i % 97}", f"b{(i * 7 + 1) % 97}"], [f"c{i % 89}"]], [i % 2, 0])
+        for i in range(start, start + n)
+    ]
+
+
+def test_commits_leave_checkpoints_to_the_background(tmp_path: Path) -> None:
+    db = tmp_path / "league.db"
+    with Store(f"sqlite:///{db}", create=True) as st:
+        st.create_league("main")
+        for k in range(5):
+            st.add_matches("main", _batch(100 * k, 100))
+        deadline = time.monotonic() + 20 * PASSIVE_EVERY_SECONDS + 10
+        mx_frame, backfilled = _frames(db)
+        while backfilled < mx_frame and time.monotonic() < deadline:
+            time.sleep(PASSIVE_EVERY_SECONDS / 4)
+            mx_frame, backfilled = _frames(db)
+        # far below the writer's automatic threshold, which is off anyway: only the thread
+        # copied these frames back
+        assert 0 < mx_frame < store_module.SQLITE_CHECKPOINT_PAGES
+        assert backfilled == mx_frame
+        assert st.match_count("main") == 500
+
+
+def test_a_log_never_left_idle_stays_bounded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pages = 64  # 256 KiB of log before writers wait for a checkpoint
+    monkeypatch.setattr(store_module, "SQLITE_CHECKPOINT_PAGES", pages)
+    db = tmp_path / "league.db"
+    wal = Path(f"{db}-wal")
+    largest = 0
+    with Store(f"sqlite:///{db}", create=True) as st:
+        st.create_league("main")
+        for k in range(60):  # back to back, with little time between the writes
+            st.add_matches("main", _batch(200 * k, 200))
+            largest = max(largest, wal.stat().st_size)
+        assert st.match_count("main") == 12_000
+    # every page of the database went through the log: a log never rewound would be at least
+    # as large as the database
+    assert db.stat().st_size > 20 * pages * 4096
+    assert largest < 6 * pages * 4096  # within a few commits of its limit
