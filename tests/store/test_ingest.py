@@ -75,7 +75,7 @@ def _request(league: str, ms: list[Match]) -> WorkItem[IngestResult]:
         domain=None,
         part=league,
         size=len(ms),
-        payload=_Request(league, prepare_matches(ms).records, len(ms), None, None),
+        payload=_Request(league, prepare_matches(ms), None, None),
     )
 
 

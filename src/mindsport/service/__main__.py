@@ -7,7 +7,6 @@ import argparse
 import uvicorn
 
 from mindsport.service.app import create_app
-from mindsport.service.prepare import default_workers
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -24,10 +23,9 @@ def main(argv: list[str] | None = None) -> None:
         "(default: 1 on a machine with several CPUs, else 0)",
     )
     args = parser.parse_args(argv)
-    workers = default_workers() if args.prepare_workers is None else args.prepare_workers
-    if workers < 0:
-        parser.error(f"--prepare-workers: 0 or more, got {workers}")
-    app = create_app(args.db, prepare_workers=workers)
+    if args.prepare_workers is not None and args.prepare_workers < 0:
+        parser.error(f"--prepare-workers: 0 or more, got {args.prepare_workers}")
+    app = create_app(args.db, prepare_workers=args.prepare_workers)
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
 
 

@@ -59,7 +59,12 @@ from mindsport.service.limits import (
     MAX_ID_LENGTH,
 )
 from mindsport.service.page import render_page
-from mindsport.service.prepare import GC_THRESHOLD, PREPARE_FROM_BYTES, PreparePool
+from mindsport.service.prepare import (
+    GC_THRESHOLD,
+    PREPARE_FROM_BYTES,
+    PreparePool,
+    default_workers,
+)
 from mindsport.service.schemas import (
     ID_PATTERN,
     LEAGUE_PATTERN,
@@ -319,15 +324,21 @@ def _league_out(lg: League) -> dict[str, Any]:
 
 
 def create_app(
-    database_url: str | None = None, *, store: Store | None = None, prepare_workers: int = 0
+    database_url: str | None = None,
+    *,
+    store: Store | None = None,
+    prepare_workers: int | None = 0,
 ) -> FastAPI:
     """The FastAPI application over the database at ``database_url`` (or an open ``store``).
 
     The store is opened here (tables created when missing) and closed at shutdown when the app
     opened it. With ``prepare_workers`` > 0, large posts of matches are parsed and prepared in
-    that many worker processes (:mod:`mindsport.service.prepare`), started with the app.
+    that many worker processes (:mod:`mindsport.service.prepare`), started with the app;
+    ``None``: as many as :func:`~mindsport.service.prepare.default_workers` (what the servers
+    of the command line use unless told).
     """
-    pool = None if prepare_workers == 0 else PreparePool(prepare_workers)
+    workers = default_workers() if prepare_workers is None else prepare_workers
+    pool = None if workers == 0 else PreparePool(workers)
     own = store is None
     st = Store(database_url) if store is None else store
     rt = _Runtime()

@@ -28,8 +28,6 @@ def serve(
     import uvicorn
 
     from mindsport.service.app import create_app
-    from mindsport.service.prepare import default_workers
 
-    workers = default_workers() if prepare_workers is None else prepare_workers
-    app = create_app(db, prepare_workers=workers)
+    app = create_app(db, prepare_workers=prepare_workers)
     uvicorn.run(app, host=host, port=port, log_level="info")

@@ -683,8 +683,7 @@ class _Request:
     """One caller's matches, queued for the group commit."""
 
     league: str
-    encoded: dict[str, dict[str, Any]]
-    size: int  # matches given, identical repeats included
+    matches: PreparedMatches
     progress: Callable[[int, int], None] | None
     create: tuple[str, Mapping[str, Any]] | None
 
@@ -1396,18 +1395,17 @@ class Store:
         at once; a :class:`PreparedMatches` was checked when it was made) and queued for the
         group commit; the future completes after the commit."""
         prepared = batch if isinstance(batch, PreparedMatches) else prepare_matches(batch)
-        encoded = prepared.records
         made = None
         if create is not None:
             made = (create[0], self._check_new_league(league, create[0], create[1]))
-        elif not encoded:
+        elif not prepared.records:
             self.get_league(league)
-        request = _Request(league, encoded, prepared.size, progress, made)
+        request = _Request(league, prepared, progress, made)
         return self._committer.submit(
             WorkItem(
                 domain=None if self.is_sqlite else league,
                 part=league,
-                size=max(1, len(encoded)),
+                size=max(1, len(prepared.records)),
                 payload=request,
                 alone=progress is not None or made is not None,
             )
@@ -1451,9 +1449,15 @@ class Store:
         """One transaction for ``requests`` (all to one league); returns each request's result
         or the error that refused it."""
         league = requests[0].league
-        ids = list({mid for r in requests for mid in r.encoded})
+        ids = list({mid for r in requests for mid in r.matches.records})
         names = sorted(
-            {p for r in requests for enc in r.encoded.values() for t in enc["teams"] for p in t}
+            {
+                p
+                for r in requests
+                for enc in r.matches.records.values()
+                for t in enc["teams"]
+                for p in t
+            }
         )
         with self._write() as conn:
             try:
@@ -1559,7 +1563,7 @@ class Store:
         for r in requests:
             mine: list[dict[str, Any]] = []
             refused: MindsportError | None = None
-            for mid, enc in r.encoded.items():
+            for mid, enc in r.matches.records.items():
                 old = known.get(mid)
                 digest = enc["digest"]
                 if old is not None:
@@ -1656,7 +1660,7 @@ class Store:
                 out.append(got)
                 continue
             late = replayed > 0 and any(x["time_value"] < old_max for x in got)
-            out.append(IngestResult(len(got), r.size - len(got), replayed if late else 0))
+            out.append(IngestResult(len(got), r.matches.size - len(got), replayed if late else 0))
         return out
 
     @staticmethod
