@@ -364,10 +364,11 @@ def check(url: str, matches: list[Match], acked: set[str]) -> bool:
         n = st.match_count(LEAGUE)
         stored = {m.id for m in st.matches(LEAGUE)}
         got = st.leaderboard(LEAGUE, limit=len(expect) + 10).entries
+        h = rating_history.c
         with st.engine.connect() as conn:
             lid_hist = conn.execute(
                 select(func.count())
-                .select_from(rating_history.join(leagues))
+                .select_from(rating_history.join(leagues, h.league_id == leagues.c.id))
                 .where(leagues.c.name == LEAGUE)
             ).scalar_one()
     ok = True

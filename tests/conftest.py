@@ -18,7 +18,7 @@ PG_SKIP = f"PostgreSQL tests need {PG_ENV} (e.g. postgresql://user:pw@127.0.0.1/
 
 
 def _fresh_postgres() -> str:
-    from sqlalchemy import create_engine
+    from sqlalchemy import create_engine, text
 
     from mindsport.store.schema import metadata
     from mindsport.store.store import resolve_url
@@ -26,7 +26,9 @@ def _fresh_postgres() -> str:
     url = resolve_url(os.environ[PG_ENV])
     engine = create_engine(url)
     try:
-        metadata.drop_all(engine)
+        with engine.begin() as conn:  # with whatever constraints a test added
+            for table in reversed(metadata.sorted_tables):
+                conn.execute(text(f"DROP TABLE IF EXISTS {table.name} CASCADE"))
     finally:
         engine.dispose()
     return url

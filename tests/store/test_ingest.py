@@ -10,12 +10,13 @@ from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
-from sqlalchemy import create_engine, update
+from sqlalchemy import create_engine, inspect, text, update
 
 from mindsport.errors import ConflictError, MindsportError, NotFoundError
 from mindsport.history import Match
 from mindsport.store import IngestResult, Store, StoreError, resolve_url
 from mindsport.store.commit import GroupCommitter, WorkItem
+from mindsport.store.schema import LEAGUE_DATA
 from mindsport.store.schema import matches as matches_table
 from mindsport.store.store import _Request, prepare_matches
 
@@ -242,3 +243,75 @@ def test_concurrent_clients_of_one_store_share_commits(db_url: str, reference: A
         assert sorted(m.id for m in committed) == sorted(m.id for m in ms)
         final, _ = reference(committed)
         _states_equal(st, "main", final)
+
+
+def _league_keys(url: str) -> set[str]:
+    """The tables of the match log and the derived tables with a foreign key to the leagues."""
+    engine = create_engine(url.replace("postgresql://", "postgresql+psycopg://"))
+    try:
+        with engine.connect() as conn:
+            found = inspect(conn)
+            return {
+                t
+                for t in LEAGUE_DATA
+                for key in found.get_foreign_keys(t)
+                if key["referred_table"] == "ms_leagues"
+            }
+    finally:
+        engine.dispose()
+
+
+def test_written_tables_have_no_league_foreign_key(db_url: str) -> None:
+    with Store(db_url) as st:
+        st.create_league("main")
+        st.add_match("main", Match("g", 1, [["a"], ["b"]], [0, 1]))
+    assert _league_keys(db_url) == set()
+
+
+def test_league_foreign_keys_of_an_earlier_version_are_dropped(db_url: str) -> None:
+    if not db_url.startswith("postgresql"):
+        pytest.skip("SQLite keeps the keys of an earlier version (dropping one rebuilds a table)")
+    postgres_url = db_url
+    ms = [Match(f"g{i}", i, [["a", "b"], ["c"]], [i % 2, 1 - i % 2]) for i in range(3)]
+    with Store(postgres_url) as st:
+        st.create_league("main")
+        st.add_matches("main", ms[:2])
+        before = st.states("main")
+    engine = create_engine(postgres_url.replace("postgresql://", "postgresql+psycopg://"))
+    with engine.begin() as conn:  # the constraints as an earlier version made them
+        for t in LEAGUE_DATA:
+            conn.execute(
+                text(
+                    f"ALTER TABLE {t} ADD CONSTRAINT {t}_league_id_fkey FOREIGN KEY (league_id) "
+                    "REFERENCES ms_leagues (id) ON DELETE CASCADE"
+                )
+            )
+    engine.dispose()
+    assert _league_keys(postgres_url) == set(LEAGUE_DATA)
+    with Store(postgres_url, create=False) as st:  # a reading command drops them
+        assert st.states("main") == before
+    assert _league_keys(postgres_url) == set()
+    with Store(postgres_url) as st:
+        assert st.add_matches("main", ms).duplicates == 2
+        assert st.match_count("main") == 3
+
+
+def test_numbers_come_back_as_the_same_doubles(db_url: str) -> None:
+    """Rows travel to PostgreSQL as JSON text read back through the server's decimal numbers:
+    every double must come back bit for bit."""
+    rng = random.Random(7)
+    times = sorted(
+        [1 / 3, 0.1 + 0.2, 1e-7, 2.0**-40, 5e-324, 2.0**32 + 0.5, 123456.789e3, 7.2e9 - 1 / 7]
+        + [rng.uniform(-5e9, 7e9) for _ in range(40)]
+    )
+    ms = [Match(f"g{i}", t, [["a"], ["b"]], [i % 2, 1 - i % 2]) for i, t in enumerate(times)]
+    with Store(db_url) as st:
+        st.create_league("main")
+        st.add_matches("main", ms)
+        assert [m.time for m in st.matches("main")] == times
+        record = st.player("main", "a")
+        assert [h.time for h in record.history] == times
+        assert (record.history[-1].mu, record.history[-1].sigma) == (
+            record.state.mu,
+            record.state.sigma,
+        )
