@@ -562,21 +562,28 @@ _PG_KNOWN_SQL = (
     "digest FROM ms_matches WHERE league_id = {league} AND match_id = i.id LIMIT 1) AS m"
 )
 _PG_CURRENT_SQL = (
-    "SELECT r.player, r.mu, r.sigma, r.extra, r.games, r.last_time FROM unnest(%s::text[]) AS "
-    "i(p), LATERAL (SELECT player, mu, sigma, extra, games, last_time FROM ms_ratings WHERE "
-    "league_id = {league} AND player = i.p LIMIT 1) AS r"
+    "SELECT r.player, r.mu, r.sigma, r.extra::text, r.games, r.last_time FROM "
+    "unnest(%s::text[]) AS i(p), LATERAL (SELECT player, mu, sigma, extra, games, last_time "
+    "FROM ms_ratings WHERE league_id = {league} AND player = i.p LIMIT 1) AS r"
 )
 
 
 def _players_of(rows: Iterable[Sequence[Any]]) -> dict[str, _Player]:
-    """Current ratings from the rows of :data:`_CURRENT_SQL`."""
+    """Current ratings from the rows of :data:`_CURRENT_SQL` (``extra`` as JSON text: most
+    models keep none, and its text ``null`` needs no parsing)."""
     players: dict[str, _Player] = {}
     for p, mu, sigma, extra, games, last_time in rows:
         if isinstance(extra, str):
-            extra = json.loads(extra)
+            extra = None if extra == "null" else json.loads(extra)
         players[p] = _Player(PlayerState(mu, sigma, extra), games, last_time)
     return players
 
+
+_MATCH_INSERT = (
+    "INSERT INTO ms_matches (league_id, seq, match_id, time_value, time_iso, teams, ranks, "
+    "weights, scores, roles, luck, deal, digest, created_at)",
+    "(?, ?, ?, ?, ?, JSON(?), JSON(?), JSON(?), JSON(?), JSON(?), JSON(?), ?, ?, ?)",
+)
 
 _HISTORY_INSERT = (
     "INSERT INTO ms_rating_history (league_id, player, seq, time_value, mu, sigma, extra, games)",
@@ -1247,7 +1254,7 @@ class Store:
             return
         if not tail:
             sql, types = _copy_in(head)
-            if any(len(r) != len(types) for r in rows):
+            if set(map(len, rows)) != {len(types)}:
                 raise StoreError(f"{head}: rows of {len(types)} values expected")
             with cur.copy(sql) as copy:
                 copy.set_types(types)
@@ -1255,7 +1262,7 @@ class Store:
                     copy.write_row(r)
             return
         sql, width = _json_insert(head, tail)
-        if any(len(r) != width for r in rows):
+        if set(map(len, rows)) != {width}:
             raise StoreError(f"{head}: rows of {width} values expected")
         cur.execute(sql, (json.dumps(rows, default=_json_value),))
 
@@ -1693,9 +1700,7 @@ class Store:
             )
             self._insert_many(
                 cur,
-                "INSERT INTO ms_matches (league_id, seq, match_id, time_value, time_iso, "
-                "teams, ranks, weights, scores, roles, luck, deal, digest, created_at)",
-                "(?, ?, ?, ?, ?, JSON(?), JSON(?), JSON(?), JSON(?), JSON(?), JSON(?), ?, ?, ?)",
+                *_MATCH_INSERT,
                 [
                     (
                         lid,
