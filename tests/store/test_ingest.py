@@ -120,6 +120,23 @@ def test_a_model_refusal_fails_only_its_own_request(db_url: str) -> None:
         assert st.match_count("t") == 1
 
 
+def test_a_refusal_after_rows_were_streamed_leaves_nothing(db_url: str) -> None:
+    """PostgreSQL streams each block of rated matches' history rows while the next block is
+    rated: a match refused in a later block must still take its whole request back."""
+    many = [Match(f"m{i}", i, [[f"p{i % 7}"], [f"q{i % 5}"]], [0, 1]) for i in range(600)]
+    many[450] = Match("m450", 450, [["p1", "p2"], ["q1"]], [0, 1])  # teams: glicko2 refuses
+    with Store(db_url) as st:
+        st.create_league("g", "glicko2")
+        items = [_request("g", many), _request("g", [Match("ok", 1000, [["a"], ["b"]], [1, 0])])]
+        st._commit_group(items)
+        with pytest.raises(StoreError, match="'m450'"):
+            items[0].future.result()
+        assert items[1].future.result().added == 1
+        assert [m.id for m in st.matches("g")] == ["ok"]
+        assert sorted(st.states("g")) == ["a", "b"]
+        assert [h.match_id for h in st.player("g", "a").history] == ["ok"]
+
+
 def test_committer_groups_by_league_budget_and_runs_alone_items_alone() -> None:
     seen: list[list[str]] = []
     release = threading.Event()
