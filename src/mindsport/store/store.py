@@ -168,8 +168,8 @@ DEFAULT_DATABASE_URL = "sqlite:///./mindsport.db"
 _CHUNK = 500
 #: matches rated per block when a league replays its log
 _REPLAY_CHUNK = 20_000
-#: PostgreSQL: fewest matches rated per block when new matches are appended, each block's
-#: history rows streamed to the server while the next is rated
+#: PostgreSQL: matches rated per block when new matches are appended, each block's history
+#: rows streamed to the server while the next is rated
 _STREAM_BLOCK = 250
 #: longest match or player id the tables hold
 MAX_ID_LENGTH = 200
@@ -1978,10 +1978,8 @@ class Store:
                     for r in block:
                         copy.write_row(r)
 
-                # blocks of at least _STREAM_BLOCK matches, about eight of them for many matches
-                block = min(_REPLAY_CHUNK, max(_STREAM_BLOCK, len(new) // 8))
                 history, touched = self._rate_all(
-                    lid, model, new, players, progress, None, emit=send, block_size=block
+                    lid, model, new, players, progress, None, emit=send, block_size=_STREAM_BLOCK
                 )
             history = []  # written
 
