@@ -614,6 +614,14 @@ def _occurrence(codes: Any) -> Any:
 _HEAD = re.compile(r"INSERT INTO (\w+) \(([\w, ]+)\)$")
 
 
+def _insert_columns(head: str) -> tuple[Any, list[str]]:
+    """The table and the column names of ``head`` (``INSERT INTO table (columns)``)."""
+    found = _HEAD.match(head)
+    if found is None:
+        raise StoreError(f"not an insert head: {head!r}")
+    return metadata.tables[found.group(1)], [c.strip() for c in found.group(2).split(",")]
+
+
 @functools.cache
 def _json_insert(head: str, tail: str) -> tuple[str, int]:
     """PostgreSQL's ``INSERT ... SELECT ... FROM jsonb_array_elements(rows)`` for ``head``
@@ -624,11 +632,7 @@ def _json_insert(head: str, tail: str) -> tuple[str, int]:
     row is found by parsing the row again up to it, which was a quarter of the server's time
     on a batch. Numbers travel as JSON text: Python writes a float's shortest exact form, the
     server keeps it as that decimal and reads it back to the same double."""
-    found = _HEAD.match(head)
-    if found is None:
-        raise StoreError(f"not an insert head: {head!r}")
-    table = metadata.tables[found.group(1)]
-    names = [c.strip() for c in found.group(2).split(",")]
+    table, names = _insert_columns(head)
     picked = ", ".join(f"{_json_cast(table.c[n].type, f'(e->>{i})')}" for i, n in enumerate(names))
     return f"{head} SELECT {picked} FROM jsonb_array_elements(%s::jsonb) AS r(e){tail}", len(names)
 
@@ -638,13 +642,24 @@ def _copy_in(head: str) -> tuple[str, list[str]]:
     """PostgreSQL's ``COPY table (columns) FROM STDIN`` in binary format for ``head`` (``INSERT
     INTO table (columns)``), and the binary type of each column: a JSON column is sent as the
     text it holds (the binary form of ``json`` is its text, which the server checks)."""
-    found = _HEAD.match(head)
-    if found is None:
-        raise StoreError(f"not an insert head: {head!r}")
-    table = metadata.tables[found.group(1)]
-    names = [c.strip() for c in found.group(2).split(",")]
+    table, names = _insert_columns(head)
     types = [_copy_type(table.c[n].type) for n in names]
     return f"COPY {table.name} ({', '.join(names)}) FROM STDIN (FORMAT BINARY)", types
+
+
+@contextmanager
+def _copy_rows(cur: Any, head: str) -> Iterator[Callable[[Iterable[tuple[Any, ...]]], None]]:
+    """PostgreSQL: a binary ``COPY`` for ``head`` (:func:`_copy_in`) open on ``cur``; yields
+    the function that streams rows into it (the server stores them as they arrive)."""
+    sql, types = _copy_in(head)
+    with cur.copy(sql) as copy:
+        copy.set_types(types)
+
+        def send(rows: Iterable[tuple[Any, ...]]) -> None:
+            for r in rows:
+                copy.write_row(r)
+
+        yield send
 
 
 def _copy_type(kind: Any) -> str:
@@ -676,10 +691,7 @@ def _json_cast(kind: Any, value: str) -> str:
 
 
 def _json_value(value: Any) -> Any:
-    """What the JSON encoder writes for the values it does not know (timestamps, numpy
-    numbers)."""
-    if isinstance(value, datetime):
-        return value.isoformat()
+    """What the JSON encoder writes for the values it does not know (numpy numbers)."""
     if isinstance(value, np.generic):
         return value.item()
     raise TypeError(f"cannot send {type(value).__name__} as JSON: {value!r}")
@@ -1262,13 +1274,11 @@ class Store:
             cur.executemany(self._sql(f"{head} VALUES {row}{tail}"), rows)
             return
         if not tail:
-            sql, types = _copy_in(head)
-            if set(map(len, rows)) != {len(types)}:
-                raise StoreError(f"{head}: rows of {len(types)} values expected")
-            with cur.copy(sql) as copy:
-                copy.set_types(types)
-                for r in rows:
-                    copy.write_row(r)
+            width = len(_copy_in(head)[1])
+            if set(map(len, rows)) != {width}:
+                raise StoreError(f"{head}: rows of {width} values expected")
+            with _copy_rows(cur, head) as send:
+                send(rows)
             return
         sql, width = _json_insert(head, tail)
         if set(map(len, rows)) != {width}:
@@ -1970,14 +1980,7 @@ class Store:
         else:
             # PostgreSQL: the history rows of a block of matches are streamed to the server,
             # which stores them while the next block is rated
-            sql, types = _copy_in(_HISTORY_INSERT[0])
-            with _cursor(conn).copy(sql) as copy:
-                copy.set_types(types)
-
-                def send(block: Sequence[tuple[Any, ...]]) -> None:
-                    for r in block:
-                        copy.write_row(r)
-
+            with _copy_rows(_cursor(conn), _HISTORY_INSERT[0]) as send:
                 history, touched = self._rate_all(
                     lid, model, new, players, progress, None, emit=send, block_size=_STREAM_BLOCK
                 )
