@@ -10,14 +10,26 @@ from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
-from sqlalchemy import create_engine, inspect, text, update
+from sqlalchemy import (
+    Column,
+    Index,
+    Integer,
+    MetaData,
+    Table,
+    UniqueConstraint,
+    create_engine,
+    inspect,
+    text,
+    update,
+)
 
 from mindsport.errors import ConflictError, MindsportError, NotFoundError
 from mindsport.history import Match
 from mindsport.store import IngestResult, Store, StoreError, resolve_url
 from mindsport.store.commit import GroupCommitter, WorkItem
-from mindsport.store.schema import LEAGUE_DATA
+from mindsport.store.schema import LEAGUE_DATA, SURROGATE_ID_TABLES
 from mindsport.store.schema import matches as matches_table
+from mindsport.store.schema import rating_history as history_table
 from mindsport.store.store import _Request, prepare_matches
 
 TOL = 2e-5
@@ -332,3 +344,57 @@ def test_numbers_come_back_as_the_same_doubles(db_url: str) -> None:
             record.state.mu,
             record.state.sigma,
         )
+
+
+def _old_log_tables() -> MetaData:
+    """The match log and the rating history as earlier versions made them: each row numbered by
+    an ``id`` primary key, a history indexed (not keyed) by player."""
+    old = MetaData()
+    Table(
+        "ms_matches",
+        old,
+        Column("id", Integer, primary_key=True, autoincrement=True),
+        *_plain_columns(matches_table),
+        UniqueConstraint("league_id", "match_id", name="uq_ms_matches_league_match"),
+        UniqueConstraint("league_id", "seq", name="uq_ms_matches_league_seq"),
+        Index("ix_ms_matches_order", "league_id", "time_value", "seq"),
+    )
+    Table(
+        "ms_rating_history",
+        old,
+        Column("id", Integer, primary_key=True, autoincrement=True),
+        *_plain_columns(history_table),
+        Index("ix_ms_history_player", "league_id", "player", "time_value", "seq"),
+        Index("ix_ms_history_order", "league_id", "time_value", "seq"),
+    )
+    return old
+
+
+def _plain_columns(table: Table) -> list[Column[Any]]:
+    """``table``'s columns with their types and nullability, in no key."""
+    return [Column(c.name, c.type, nullable=c.nullable) for c in table.c]
+
+
+def test_row_numbers_of_an_earlier_version(db_url: str, reference: Any) -> None:
+    """Tables with the ``id`` column of earlier versions: PostgreSQL drops it when the database
+    is opened, SQLite keeps it (its row number); on both, late matches re-rate the players from
+    their latest history rows as a replay of the whole log does."""
+    engine = create_engine(resolve_url(db_url))
+    try:
+        _old_log_tables().create_all(engine)
+        log = [Match(f"m{i}", 10 * i, [["a", "b"], ["c"]], [i % 2, 1 - i % 2]) for i in range(6)]
+        late = [Match("late", 25, [["c"], ["a"]], [0, 1]), Match("new", 99, [["d"], ["b"]], [1, 0])]
+        with Store(db_url) as st:
+            st.create_league("main")
+            st.add_matches("main", log)
+            assert st.add_matches("main", late) == IngestResult(2, 0, 3)
+            final, hist = reference(sorted([*log, *late], key=lambda m: m.time))
+            _states_equal(st, "main", final)
+            got = [(h.time, h.mu) for h in st.player("main", "a").history]
+            assert [t for t, _ in got] == [0, 10, 20, 25, 30, 40, 50]
+            assert [mu for _, mu in got] == pytest.approx([mu for mu, _ in hist["a"]], abs=TOL)
+        found = inspect(engine)
+        has_id = {t: "id" in {c["name"] for c in found.get_columns(t)} for t in SURROGATE_ID_TABLES}
+        assert has_id == {t: engine.dialect.name == "sqlite" for t in SURROGATE_ID_TABLES}
+    finally:
+        engine.dispose()

@@ -201,7 +201,7 @@ def test_bad_row_deep_in_a_batch_writes_nothing(db_url: str, reference: Any) -> 
         assert_matches_reference(st, "main", final)
         eng = create_engine(resolve_url(db_url))
         with eng.connect() as conn:
-            n_hist = conn.execute(select(rating_history.c.id)).all()
+            n_hist = conn.execute(select(rating_history.c.seq)).all()
         eng.dispose()
         assert len(n_hist) == sum(len(m.players) for m in good)
 

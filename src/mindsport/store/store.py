@@ -99,9 +99,9 @@ from sqlalchemy import (
     func,
     insert,
     inspect,
-    or_,
     select,
     text,
+    true,
     update,
 )
 from sqlalchemy.engine import make_url
@@ -130,6 +130,7 @@ from mindsport.store.keys import (
 from mindsport.store.league import LeagueModel, PlayerState
 from mindsport.store.schema import (
     LEAGUE_DATA,
+    SURROGATE_ID_TABLES,
     api_keys,
     leagues,
     matches,
@@ -786,14 +787,33 @@ def _upgrade_key_table(conn: Connection) -> None:
         )
 
 
-#: the match log's columns a replay reads
-_REPLAY_COLUMNS = tuple(
-    matches.c[name]
-    for name in (
-        "match_id", "seq", "time_value", "time_iso", "teams", "ranks", "weights",
-        "scores", "roles", "deal", "luck",
-    )
+#: the match log's columns a replay reads, in order; the JSON ones are read as text
+_REPLAY_NAMES = (
+    "match_id", "seq", "time_value", "time_iso", "teams", "ranks", "weights", "scores", "roles",
+    "deal", "luck",
 )  # fmt: skip
+_JSON_COLUMNS = frozenset(c.name for c in matches.c if isinstance(c.type, JSON))
+_REPLAY_SQL = (
+    "SELECT "
+    + ", ".join(f"CAST({n} AS TEXT)" if n in _JSON_COLUMNS else n for n in _REPLAY_NAMES)
+    + " FROM ms_matches WHERE league_id = ?"
+)
+#: the part of the log from (time, seq) on
+_REPLAY_FROM = " AND (time_value > ? OR (time_value = ? AND seq >= ?))"
+_REPLAY_ORDER = " ORDER BY time_value, seq"
+_JSON_DECODE = json.JSONDecoder().decode
+
+
+def _log_row(values: Sequence[Any]) -> dict[str, Any]:
+    """A replay row (:data:`_REPLAY_SQL`) by column name, its JSON parsed (a stored ``null``
+    is ``None`` without a parse)."""
+    return {
+        name: (None if v is None or v == "null" else _JSON_DECODE(v))
+        if name in _JSON_COLUMNS
+        else v
+        for name, v in zip(_REPLAY_NAMES, values, strict=True)
+    }
+
 
 #: columns later versions added to the match log, with their SQL types
 _MATCH_COLUMNS = (("roles", "JSON"), ("deal", "VARCHAR(200)"), ("luck", "JSON"))
@@ -825,6 +845,20 @@ def _league_keys(conn: Connection) -> list[tuple[str, str]]:
     ]
 
 
+def _surrogate_ids(conn: Connection) -> list[str]:
+    """The tables of :data:`SURROGATE_ID_TABLES` that still have the row number column ``id``
+    earlier versions gave them (PostgreSQL only: SQLite cannot drop a primary key column, and
+    there the column is the table's row number, which costs nothing)."""
+    if conn.dialect.name == "sqlite":
+        return []
+    found = inspect(conn)
+    return [
+        t
+        for t in SURROGATE_ID_TABLES
+        if found.has_table(t) and "id" in {c["name"] for c in found.get_columns(t)}
+    ]
+
+
 def _upgrade(conn: Connection) -> None:
     """Create missing tables and bring tables of earlier versions up to today's columns and
     constraints."""
@@ -833,6 +867,8 @@ def _upgrade(conn: Connection) -> None:
     _upgrade_match_table(conn)
     for table, key in _league_keys(conn):
         conn.execute(text(f'ALTER TABLE {table} DROP CONSTRAINT "{key}"'))
+    for table in _surrogate_ids(conn):  # its primary key (and sequence) go with it
+        conn.execute(text(f"ALTER TABLE {table} DROP COLUMN id"))
 
 
 class _FifoLock:
@@ -896,23 +932,46 @@ def _unsettled(model: LeagueModel, exc: ConvergenceError) -> StoreError:
 # --------------------------------------------------------------------------------------------
 
 
-def _latest_history(lid: int, names: Sequence[str]) -> Any:
+def _latest_history(lid: int, names: Sequence[str], lateral: bool) -> Any:
     """The latest history row of each of the players ``names`` of league ``lid`` (none for a
-    player without one): for each player one backward step of the index on (league, player,
+    player without one): for each player one backward step of the key on (league, player,
     time, seq), found from his row of the ratings table (every player with history has one),
-    not a pass over all his rows."""
+    not a pass over all his rows.
+
+    ``lateral`` (PostgreSQL): the step is a ``LATERAL`` subquery, which the planner must run
+    once per player; given the step as a join condition, it may hash the league's whole history
+    instead. SQLite has no ``LATERAL``, and looks each row up by its key from the two steps
+    that find its time and ``seq``."""
     h, r = rating_history.c, ratings.c
     later = rating_history.alias("later")
-    last_id = (
-        select(later.c.id)
-        .where(later.c.league_id == r.league_id, later.c.player == r.player)
-        .order_by(later.c.time_value.desc(), later.c.seq.desc())
-        .limit(1)
-        .scalar_subquery()
+    mine = (later.c.league_id == r.league_id, later.c.player == r.player)
+    newest = (later.c.time_value.desc(), later.c.seq.desc())
+    if lateral:
+        row = (
+            select(later.c.mu, later.c.sigma, later.c.extra, later.c.games, later.c.time_value)
+            .where(*mine)
+            .order_by(*newest)
+            .limit(1)
+            .lateral("latest")
+        )
+        return (
+            select(r.player, row.c.mu, row.c.sigma, row.c.extra, row.c.games, row.c.time_value)
+            .select_from(ratings.join(row, true()))
+            .where(r.league_id == lid, r.player.in_(names))
+        )
+
+    def last(column: str) -> Any:
+        return select(later.c[column]).where(*mine).order_by(*newest).limit(1).scalar_subquery()
+
+    on = and_(
+        h.league_id == r.league_id,
+        h.player == r.player,
+        h.time_value == last("time_value"),
+        h.seq == last("seq"),
     )
     return (
         select(h.player, h.mu, h.sigma, h.extra, h.games, h.time_value)
-        .select_from(ratings.join(rating_history, h.id == last_id))
+        .select_from(ratings.join(rating_history, on))
         .where(r.league_id == lid, r.player.in_(names))
     )
 
@@ -1005,6 +1064,7 @@ class Store:
                         or not {n for n, _ in _MATCH_COLUMNS}
                         <= {c["name"] for c in found.get_columns(matches.name)}
                         or bool(_league_keys(conn))
+                        or bool(_surrogate_ids(conn))
                     )
                 if stale:  # a mindsport database of an earlier version: bring its tables up
                     with self._write() as conn:
@@ -2008,6 +2068,22 @@ class Store:
             players.update(_players_of(cur.fetchall()))
         return players
 
+    def _log_rows(
+        self, conn: Connection, lid: int, pos: tuple[float, int] | None
+    ) -> list[dict[str, Any]]:
+        """The league's match log in replay order (time, then seq), from ``pos`` = (time, seq)
+        on (``None``: all of it), as :func:`_log_row` dicts. Read through the driver: a replay
+        after a late match reads thousands of rows, and the general row objects and the
+        driver's own JSON parse of every column (nulls included) cost more than the replay."""
+        sql = _REPLAY_SQL
+        args: list[Any] = [lid]
+        if pos is not None:
+            sql += _REPLAY_FROM
+            args += [pos[0], pos[0], pos[1]]
+        cur = _cursor(conn)
+        cur.execute(self._sql(sql + _REPLAY_ORDER), args)
+        return [_log_row(r) for r in cur.fetchall()]
+
     def _replay(
         self,
         conn: Connection,
@@ -2034,25 +2110,14 @@ class Store:
 
         Returns the number of matches re-rated.
         """
-        h, m = rating_history.c, matches.c
+        h = rating_history.c
         if model.smoothed:
             return self._smooth(conn, lid, model, None, progress)
         if model.virtual:
             pos, new_seqs = None, None
         if pos is None:
             self._clear_derived(conn, lid)
-            after_m = m.league_id == lid
-        else:
-            t, s = pos
-            after_m = and_(
-                m.league_id == lid, or_(m.time_value > t, and_(m.time_value == t, m.seq >= s))
-            )
-        rows = [
-            dict(r._mapping)
-            for r in conn.execute(
-                select(*_REPLAY_COLUMNS).where(after_m).order_by(m.time_value, m.seq)
-            )
-        ]
+        rows = self._log_rows(conn, lid, pos)
         players: dict[str, _Player] = {}
         if pos is not None:
             if new_seqs is not None:
@@ -2075,7 +2140,7 @@ class Store:
                 )
             names = sorted({p for r in rows for t in r["teams"] for p in t})
             for chunk in _chunks(names):
-                for lr in conn.execute(_latest_history(lid, chunk)):
+                for lr in conn.execute(_latest_history(lid, chunk, not self.is_sqlite)):
                     players[lr.player] = _Player(
                         PlayerState(lr.mu, lr.sigma, lr.extra), lr.games, lr.time_value
                     )
@@ -2113,7 +2178,6 @@ class Store:
         was built from (0 when it was updated in place). A match the model refuses raises
         :class:`StoreError`.
         """
-        m = matches.c
         last_seq = int(
             conn.execute(select(leagues.c.last_seq).where(leagues.c.id == lid)).scalar_one()
         )
@@ -2135,12 +2199,7 @@ class Store:
                 raise _unsettled(model, exc) from exc
             rebuilt = 0
         else:
-            rows = [
-                dict(r._mapping)
-                for r in conn.execute(
-                    select(*_REPLAY_COLUMNS).where(m.league_id == lid).order_by(m.time_value, m.seq)
-                )
-            ]
+            rows = self._log_rows(conn, lid, None)
             try:
                 history = model.history([_match_of(r) for r in rows])
             except MindsportError as exc:
