@@ -9,7 +9,9 @@ For each backend (a SQLite file, and PostgreSQL when a URL is given):
 2. **measure**: ``--clients`` concurrent connections post the first half of ``--matches``
    matches (``--batch`` per request, in roughly time order, so concurrent commits also arrive
    late and exercise the replay of later matches); throughput and latency (p50/p99 per request)
-   are reported;
+   are reported, with the CPU time 1,000 matches cost the machine (on Linux; the PostgreSQL
+   backends' share when the database runs here), its idle share, and how many stored matches
+   late ones made the server re-rate;
 3. **crash**: the clients go on with the second half; once a quarter of it is acknowledged the
    server is killed with SIGKILL; the clients stop at their first connection error;
 4. **recover**: the server is restarted on the same database and the clients re-post *every*
@@ -130,6 +132,7 @@ class Phase:
     latencies: list[float] = field(default_factory=list)
     acked: int = 0
     acked_ids: set[str] = field(default_factory=set)
+    replayed: int = 0  # stored matches re-rated because new ones came earlier in time
     failed_requests: int = 0
     seconds: float = 0.0
 
@@ -212,6 +215,7 @@ async def post_all(
             if status != 200:
                 raise RuntimeError(f"HTTP {status}: {body[:300]!r}")
             phase.latencies.append(dt)
+            phase.replayed += json.loads(body).get("replayed", 0)
             phase.acked += len(ids)
             phase.acked_ids.update(ids)
             if stop_after is not None and phase.acked >= stop_after:
@@ -243,6 +247,43 @@ def uptime() -> str:
             return "load average " + " ".join(f.read().split()[:3])
     except OSError:
         return "load average unknown"
+
+
+def cpu_jiffies() -> dict[str, int] | None:
+    """CPU time used so far (clock ticks, Linux only): by the whole machine (``busy``, ``idle``)
+    and by the processes named ``postgres`` (the database's backends, when it runs here)."""
+    try:
+        with open("/proc/stat") as f:
+            ticks = [int(x) for x in f.readline().split()[1:8]]
+    except OSError:
+        return None
+    out = {"idle": ticks[3] + ticks[4], "busy": sum(ticks) - ticks[3] - ticks[4], "postgres": 0}
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue  # the process ended
+        if stat[stat.index("(") + 1 :].startswith("postgres"):
+            fields = stat[stat.rindex(")") + 2 :].split()
+            out["postgres"] += int(fields[11]) + int(fields[12])  # utime, stime
+    return out
+
+
+def cpu_report(before: dict[str, int] | None, matches: int) -> str:
+    """Where the machine's CPU went since ``before`` (:func:`cpu_jiffies`), per 1,000 matches."""
+    after = cpu_jiffies()
+    if before is None or after is None or matches == 0:
+        return "cpu unknown"
+    d = {k: after[k] - before[k] for k in after}
+    per = 1000 / os.sysconf("SC_CLK_TCK") * 1000 / matches  # ms per 1,000 matches per tick
+    total = d["busy"] + d["idle"]
+    return (
+        f"cpu per 1,000 matches: {d['busy'] * per:.0f} ms busy, of which PostgreSQL "
+        f"{d['postgres'] * per:.0f} ms; idle {100 * d['idle'] / total if total else 0:.0f}%"
+    )
 
 
 def run_backend(label: str, url: str, args: argparse.Namespace) -> tuple[bool, list[str]]:
@@ -277,11 +318,13 @@ def run_backend(label: str, url: str, args: argparse.Namespace) -> tuple[bool, l
             post_all(port, wreqs, 2, Phase("warm-up"), stop_on_error=False, deadline=deadline)
         )
         load = uptime()
+        cpu = cpu_jiffies()
         first = Phase("measure")
         asyncio.run(
             post_all(port, reqs[:half], args.clients, first, stop_on_error=True, deadline=deadline)
         )
         print(f"{first.report()}  [{load} -> {uptime()}]")
+        print(f"  {cpu_report(cpu, first.acked)}; {first.replayed} stored matches re-rated")
         rate, p50, p99 = first.stats()
         rows.append(
             f"| {label} | {args.clients} | {args.batch} | {workers} | {rate:,.0f} | {p50:.1f} "
