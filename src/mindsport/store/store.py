@@ -578,13 +578,22 @@ _PG_CURRENT_SQL = (
 )
 
 
+_JSON_DECODE = json.JSONDecoder().decode
+
+
+def _from_json_text(value: str | None) -> Any:
+    """A JSON column read as text: its value, with SQL ``NULL`` and the text ``null`` (what
+    most rows hold in their optional columns) as ``None`` without a parse."""
+    return None if value is None or value == "null" else _JSON_DECODE(value)
+
+
 def _players_of(rows: Iterable[Sequence[Any]]) -> dict[str, _Player]:
     """Current ratings from the rows of :data:`_CURRENT_SQL` (``extra`` as JSON text: most
     models keep none, and its text ``null`` needs no parsing)."""
     players: dict[str, _Player] = {}
     for p, mu, sigma, extra, games, last_time in rows:
         if isinstance(extra, str):
-            extra = None if extra == "null" else json.loads(extra)
+            extra = _from_json_text(extra)
         players[p] = _Player(PlayerState(mu, sigma, extra), games, last_time)
     return players
 
@@ -801,17 +810,15 @@ _REPLAY_SQL = (
 #: the part of the log from (time, seq) on
 _REPLAY_FROM = " AND (time_value > ? OR (time_value = ? AND seq >= ?))"
 _REPLAY_ORDER = " ORDER BY time_value, seq"
-_JSON_DECODE = json.JSONDecoder().decode
+_REPLAY_IS_JSON = tuple(n in _JSON_COLUMNS for n in _REPLAY_NAMES)
 
 
 def _log_row(values: Sequence[Any]) -> dict[str, Any]:
-    """A replay row (:data:`_REPLAY_SQL`) by column name, its JSON parsed (a stored ``null``
-    is ``None`` without a parse)."""
+    """A replay row (:data:`_REPLAY_SQL`) by column name, its JSON parsed
+    (:func:`_from_json_text`)."""
     return {
-        name: (None if v is None or v == "null" else _JSON_DECODE(v))
-        if name in _JSON_COLUMNS
-        else v
-        for name, v in zip(_REPLAY_NAMES, values, strict=True)
+        name: _from_json_text(v) if is_json else v
+        for name, is_json, v in zip(_REPLAY_NAMES, _REPLAY_IS_JSON, values, strict=True)
     }
 
 
@@ -1940,7 +1947,7 @@ class Store:
                 progress(min(start + block_size, len(rows)), len(rows))
         for p, at in last.items():
             h = history[at]
-            extra = None if h[6] == "null" else json.loads(h[6])
+            extra = _from_json_text(h[6])
             players[p] = _Player(PlayerState(h[4], h[5], extra), h[7], h[3])
         if model.virtual and virtual is not None:
             virtual.update(replayer.virtual_states())
