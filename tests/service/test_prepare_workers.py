@@ -99,6 +99,7 @@ def test_large_posts_prepared_by_a_worker_rate_as_the_reference(apps: Any, refer
     assert r.json() == {"added": 0, "duplicates": 2400, "replayed": 0}
     assert len(spy.answers) == 3
     assert all(isinstance(a, PreparedMatches) for a in spy.answers)  # the worker did them
+    assert not apps[2]._committer._reserved  # their places in the group commit are given up
     final, _ = reference(ms)
     board = pooled.get("/api/leagues/main/leaderboard", params={"limit": 500}).json()
     assert board["total"] == len(final)
@@ -129,6 +130,9 @@ def test_refusals_through_a_worker_are_the_servers_own(apps: Any) -> None:
     assert statuses == [422, 422, 409, 422]
     assert "700" in json.dumps(pooled.post(url, content=bodies[0], headers=h).json())
     assert store.match_count("main") == 0  # nothing of a refused post is stored
+    # each large post held a place in the group commit while it was parsed; a refused one
+    # gave its place up (an open one would hold the league's next commit)
+    assert not store._committer._reserved
     # the worker's parser refused the others (422); it sent the id given twice back to the
     # server (None), whose store refused it (409)
     assert spy.answers == [None, None]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pickle
 import random
 import threading
+import time
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
@@ -180,6 +181,94 @@ def test_committer_groups_by_league_budget_and_runs_alone_items_alone() -> None:
         f.result(10)
     committer.close()
     assert seen == [["first"], ["a6", "b9", "a4", "big"], ["a5"], ["solo"]]
+
+
+def _recording_committer(hold: float) -> tuple[GroupCommitter[int], list[list[str]], Any, Any]:
+    """A committer that records every group; a group sets ``entered`` and waits for
+    ``release``."""
+    seen: list[list[str]] = []
+    release = threading.Event()
+    entered = threading.Event()
+
+    def run(group: Any) -> None:
+        entered.set()
+        release.wait(10)
+        seen.append([item.payload for item in group])
+        for item in group:
+            item.future.set_result(len(group))
+
+    return GroupCommitter(run, max_group_size=10, workers=1, hold=hold), seen, release, entered
+
+
+def _item(name: str, part: str) -> WorkItem[int]:
+    return WorkItem(domain=0, part=part, size=1, payload=name)
+
+
+def test_a_group_waits_for_the_oldest_reservation_of_its_league() -> None:
+    """Posts sent together reach the server in any order: a commit about to start waits for the
+    post still being prepared that arrived first and takes it into the group."""
+    committer, seen, release, entered = _recording_committer(hold=10.0)
+    first = committer.submit(_item("first", "a"))
+    assert entered.wait(10)  # its group is committing (until `release`)
+    early = committer.reserve(0, "a")  # arrived first, still being parsed
+    later = committer.reserve(0, "a")
+    second = committer.submit(_item("second", "a"))
+    release.set()
+    first.result(10)
+    time.sleep(0.2)  # the writer waits for `early` (not for `later`)
+    assert seen == [["first"]]
+    late_future = committer.submit(_item("early", "a"), early)
+    for f in (second, late_future):
+        f.result(10)
+    assert seen == [["first"], ["second", "early"]]
+    committer.release(later)
+    committer.release(later)  # twice: nothing happens
+    committer.close()
+
+
+def test_a_released_or_stale_reservation_does_not_hold_a_group() -> None:
+    committer, seen, release, _ = _recording_committer(hold=0.3)
+    release.set()
+    gone = committer.reserve(0, "a")
+    committer.release(gone)
+    t0 = time.perf_counter()
+    committer.submit(_item("x", "a")).result(10)
+    assert time.perf_counter() - t0 < 0.25  # nothing open: committed at once
+    stuck = committer.reserve(0, "a")  # never submitted nor released
+    t0 = time.perf_counter()
+    committer.submit(_item("y", "a")).result(10)
+    assert 0.25 <= time.perf_counter() - t0 < 5  # waited for it, but only `hold` seconds
+    committer.release(stuck)
+    other = committer.reserve(0, "b")  # another league's preparation
+    t0 = time.perf_counter()
+    committer.submit(_item("z", "a")).result(10)
+    assert time.perf_counter() - t0 < 0.25
+    committer.release(other)
+    committer.close()
+    assert seen == [["x"], ["y"], ["z"]]
+
+
+def test_a_group_of_several_leagues_does_not_wait() -> None:
+    """On SQLite one writer serves every league: a league's commit never waits for another
+    league's preparation, nor a mixed group for anyone's."""
+    committer, seen, release, entered = _recording_committer(hold=10.0)
+    first = committer.submit(_item("first", "a"))
+    assert entered.wait(10)
+    committer.reserve(0, "a")
+    rest = [committer.submit(_item("a2", "a")), committer.submit(_item("b1", "b"))]
+    t0 = time.perf_counter()
+    release.set()
+    for f in (first, *rest):
+        f.result(10)
+    assert time.perf_counter() - t0 < 5
+    a3 = committer.submit(_item("a3", "a"))  # waits for the open reservation of "a" ...
+    time.sleep(0.2)
+    t0 = time.perf_counter()
+    committer.submit(_item("b2", "b")).result(10)  # ... until another league's item comes
+    a3.result(10)
+    assert time.perf_counter() - t0 < 5
+    assert seen == [["first"], ["a2", "b1"], ["a3", "b2"]]
+    committer.close()
 
 
 def test_late_matches_nothing_depends_on_are_appended(db_url: str, reference: Any) -> None:

@@ -137,6 +137,14 @@ def _responses(*codes: int) -> dict[int | str, dict[str, Any]]:
     return {c: {"model": ErrorOut, "description": _ERRORS[c]} for c in codes}
 
 
+def _large(declared: str | None) -> bool:
+    """Whether a declared Content-Length is a body sent to the prepare workers (checked by
+    :func:`~mindsport.service.body.read_limited` only when the body is read)."""
+    if declared is None or not (declared.isascii() and declared.isdigit()) or len(declared) > 18:
+        return False
+    return int(declared) >= PREPARE_FROM_BYTES
+
+
 def _header(scope: Scope, name: bytes) -> str | None:
     for key, value in scope["headers"]:
         if key == name:
@@ -223,20 +231,29 @@ class _MatchPoster:
             self.store.authorize(key, league)
         else:
             await self.runtime.run(self.store.authorize, key, league)
-        body = await read_limited(
-            _receive_chunks(receive), _header(scope, b"content-length"), MAX_BODY_BYTES
-        )
-        prepared = None
-        if self.pool is not None and len(body) >= PREPARE_FROM_BYTES:
-            prepared = await self.pool.prepare(body)
-        if prepared is not None:
-            future = self.store.submit_matches(league, prepared)
-        elif len(body) < PREPARE_FROM_BYTES:  # small: parse here; large: off the event loop
-            future = self.store.submit_matches(league, parse_matches(body))
-        else:
-            future = await self.runtime.run(
-                lambda: self.store.submit_matches(league, parse_matches(body))
-            )
+        declared = _header(scope, b"content-length")
+        # a large post holds its place in the league's group commit while it is read and parsed
+        place = None
+        if _large(declared):
+            place = self.store.reserve_matches(league)
+        try:
+            body = await read_limited(_receive_chunks(receive), declared, MAX_BODY_BYTES)
+            prepared = None
+            if self.pool is not None and len(body) >= PREPARE_FROM_BYTES:
+                prepared = await self.pool.prepare(body)
+            if prepared is not None:
+                future = self.store.submit_matches(league, prepared, reservation=place)
+            elif len(body) < PREPARE_FROM_BYTES:  # small: parse here; large: off the event loop
+                future = self.store.submit_matches(league, parse_matches(body), reservation=place)
+            else:
+                future = await self.runtime.run(
+                    lambda: self.store.submit_matches(
+                        league, parse_matches(body), reservation=place
+                    )
+                )
+        finally:
+            if place is not None:  # refused before it was submitted: the place is given up
+                self.store.release_matches(place)
         result = await asyncio.wrap_future(future)
         payload = json.dumps(result.as_dict()).encode()
         await send(

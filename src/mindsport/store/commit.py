@@ -10,18 +10,26 @@ each item's future: an item is acknowledged after its data are committed, never 
 While a group commits, new items queue up; the next group takes them all. So under load the
 groups grow and the cost of a commit is shared, and a lone writer still commits at once (a group
 of one). Different domains drain in parallel, on up to ``workers`` threads.
+
+A caller that needs time before it can submit (a large post being parsed) *reserves* its place
+first (:meth:`GroupCommitter.reserve`). Posts sent together by concurrent clients reach the
+server in any order, and a group committed before an earlier-timed post is ready makes the
+store re-rate what that post comes before. So a writer about to form a group of one part whose
+part has reservations open waits, up to ``hold`` seconds, for the oldest of them (being prepared
+first, it is ready first) and takes it into the group.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-__all__ = ["GroupCommitter", "WorkItem"]
+__all__ = ["GroupCommitter", "Reservation", "WorkItem"]
 
 R = TypeVar("R")
 
@@ -40,6 +48,14 @@ class WorkItem(Generic[R]):
     future: Future[R] = field(default_factory=Future)
 
 
+@dataclass(eq=False)
+class Reservation:
+    """A place held for an item still being prepared (:meth:`GroupCommitter.reserve`)."""
+
+    domain: Hashable
+    part: Hashable
+
+
 class GroupCommitter(Generic[R]):
     """Queues :class:`WorkItem` s per domain and runs them in groups.
 
@@ -47,7 +63,7 @@ class GroupCommitter(Generic[R]):
     exception); if it raises instead, the exception is set on every future it left open.
     A group holds whole items, in arrival order, of total size at most ``max_group_size`` per
     part (an item larger than that is a part's only item), and an item marked ``alone`` is
-    never grouped.
+    never grouped. ``hold``: the longest a writer waits for a reservation (see the module).
     """
 
     def __init__(
@@ -56,22 +72,56 @@ class GroupCommitter(Generic[R]):
         *,
         max_group_size: int,
         workers: int,
+        hold: float = 0.1,
     ) -> None:
         self._run_group = run_group
         self._max = max_group_size
+        self._hold = hold
         self._lock = threading.Lock()
+        # notified when a reservation is submitted or released, or an item queued
+        self._settled = threading.Condition(self._lock)
         self._queues: dict[Hashable, deque[WorkItem[R]]] = {}
+        # open reservations per domain, oldest first
+        self._reserved: dict[Hashable, list[Reservation]] = {}
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mindsport-commit")
         self._closed = False
 
-    def submit(self, item: WorkItem[R]) -> Future[R]:
-        """Queue ``item``; its future completes once its group is committed (or failed)."""
+    def reserve(self, domain: Hashable, part: Hashable) -> Reservation:
+        """Hold a place for an item of ``domain`` and ``part`` that is still being prepared;
+        pass it to :meth:`submit` with the item, or to :meth:`release` if there will be none."""
+        reservation = Reservation(domain, part)
         with self._lock:
+            self._reserved.setdefault(domain, []).append(reservation)
+        return reservation
+
+    def release(self, reservation: Reservation) -> None:
+        """Give up a place held by :meth:`reserve` (nothing will be submitted for it); releasing
+        one that was submitted or released already does nothing."""
+        with self._lock:
+            self._settle(reservation)
+
+    def _settle(self, reservation: Reservation) -> None:
+        open_ = self._reserved.get(reservation.domain)
+        if open_ is None or reservation not in open_:
+            return
+        open_.remove(reservation)
+        if not open_:
+            del self._reserved[reservation.domain]
+        self._settled.notify_all()
+
+    def submit(self, item: WorkItem[R], reservation: Reservation | None = None) -> Future[R]:
+        """Queue ``item`` (prepared under ``reservation``, if it had one); its future completes
+        once its group is committed (or failed)."""
+        with self._lock:
+            if reservation is not None:
+                self._settle(reservation)
             if self._closed:
                 raise RuntimeError("the store is closed")
             queue = self._queues.get(item.domain)
             if queue is not None:  # a writer is draining this domain: it will take the item
                 queue.append(item)
+                if self._reserved:  # a writer may be waiting for a reservation
+                    self._settled.notify_all()
                 return item.future
             self._queues[item.domain] = deque([item])
         self._pool.submit(self._drain, item.domain)
@@ -86,6 +136,7 @@ class GroupCommitter(Generic[R]):
             if not queue:
                 del self._queues[domain]  # the next submit starts a new writer
                 return []
+            self._await_oldest_reservation(domain, queue)
             first = queue.popleft()
             group = [first]
             if first.alone:
@@ -102,6 +153,20 @@ class GroupCommitter(Generic[R]):
                 group.append(item)
             self._queues[domain] = kept
             return group
+
+    def _await_oldest_reservation(self, domain: Hashable, queue: deque[WorkItem[R]]) -> None:
+        """With the lock held: if every queued item is of one part and that part has a
+        reservation open, wait (at most ``hold`` seconds) until its oldest one is settled."""
+        part = queue[0].part
+        oldest = next((r for r in self._reserved.get(domain, ()) if r.part == part), None)
+        deadline = time.monotonic() + self._hold
+        while oldest is not None and oldest in self._reserved.get(domain, ()):
+            if any(item.part != part for item in queue):
+                return  # several leagues share the writer: none waits for another's preparation
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            self._settled.wait(left)  # woken by a submit or a release
 
     def _drain(self, domain: Hashable) -> None:
         while True:

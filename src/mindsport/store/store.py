@@ -114,7 +114,7 @@ from mindsport.rating.batch import DAY, PlayerIndex, encode_columns
 from mindsport.rating.registry import MODELS, Display, ModelSpec, UnknownModelError
 from mindsport.rating.trueskill import ConvergenceError
 from mindsport.store.checkpoint import Checkpointer
-from mindsport.store.commit import GroupCommitter, WorkItem
+from mindsport.store.commit import GroupCommitter, Reservation, WorkItem
 from mindsport.store.keys import (
     PREFIX_LENGTH,
     ApiKey,
@@ -1556,10 +1556,39 @@ class Store:
         *,
         progress: Callable[[int, int], None] | None = None,
         create: tuple[str, Mapping[str, Any]] | None = None,
+        reservation: Reservation | None = None,
     ) -> Future[IngestResult]:
         """:meth:`add_matches` without waiting: the matches are checked here (bad input raises
         at once; a :class:`PreparedMatches` was checked when it was made) and queued for the
-        group commit; the future completes after the commit."""
+        group commit; the future completes after the commit. ``reservation``: the place
+        :meth:`reserve_matches` held for them, given up if they are refused here."""
+        try:
+            return self._submit(league, batch, progress, create, reservation)
+        finally:
+            if reservation is not None:  # submitted, or refused: the place is not held any more
+                self._committer.release(reservation)
+
+    def reserve_matches(self, league: str) -> Reservation:
+        """Hold a place in ``league``'s group commit for matches still being parsed (a large
+        post): a commit about to start waits briefly for the oldest such place, so posts that
+        concurrent clients sent together are committed together, whatever order they arrived
+        in, and nothing is re-rated for it. Pass the place to :meth:`submit_matches`, or to
+        :meth:`release_matches` when nothing will be submitted."""
+        return self._committer.reserve(None if self.is_sqlite else league, league)
+
+    def release_matches(self, reservation: Reservation) -> None:
+        """Give up a place held by :meth:`reserve_matches` (submitted ones are given up
+        already)."""
+        self._committer.release(reservation)
+
+    def _submit(
+        self,
+        league: str,
+        batch: Iterable[Match] | PreparedMatches,
+        progress: Callable[[int, int], None] | None,
+        create: tuple[str, Mapping[str, Any]] | None,
+        reservation: Reservation | None,
+    ) -> Future[IngestResult]:
         prepared = batch if isinstance(batch, PreparedMatches) else prepare_matches(batch)
         made = None
         if create is not None:
@@ -1574,7 +1603,8 @@ class Store:
                 size=max(1, len(prepared.records)),
                 payload=request,
                 alone=progress is not None or made is not None,
-            )
+            ),
+            reservation,
         )
 
     def _commit_group(self, group: Sequence[WorkItem[IngestResult]]) -> None:
