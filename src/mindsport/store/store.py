@@ -432,9 +432,12 @@ def _digest(
     scores as numbers. Roles, deal and luck join the form only when given, so a match without
     them has the digest it had before the store kept them. Two records with the same digest
     are the same result."""
-    order = [sorted(range(len(t)), key=t.__getitem__) for t in teams]
-    sorted_teams: list[list[str]] = [[t[i] for i in o] for t, o in zip(teams, order, strict=True)]
     sorted_weights = None
+    if weights is None and roles is None:  # nothing to carry along: sort the names themselves
+        sorted_teams = [sorted(t) for t in teams]
+    else:
+        order = [sorted(range(len(t)), key=t.__getitem__) for t in teams]
+        sorted_teams = [[t[i] for i in o] for t, o in zip(teams, order, strict=True)]
     if weights is not None:
         sorted_weights = [[float(w[i]) for i in o] for w, o in zip(weights, order, strict=True)]
     body: list[Any] = [
