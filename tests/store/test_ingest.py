@@ -3,6 +3,8 @@ stands or falls alone), late matches, and a refused ingest leaving nothing behin
 
 from __future__ import annotations
 
+import hashlib
+import json
 import pickle
 import random
 import threading
@@ -82,6 +84,26 @@ def test_rows_of_an_earlier_digest_form_are_recognised(db_url: str) -> None:
         assert st.add_match("main", m).duplicates == 1
         with pytest.raises(ConflictError):
             st.add_match("main", Match("g", m.time, m.teams, [1, 0]))
+
+
+def test_stored_forms_are_the_json_encoders() -> None:
+    """The encoder-free spellings of a match's digest and of its teams column are the JSON
+    module's own, for names with quotes, backslashes and characters beyond ASCII."""
+    rng = random.Random(5)
+    alphabet = 'ab"\\/é中\u2028 😀'
+    for i in range(300):
+        names = {"".join(rng.choices(alphabet, k=rng.randint(1, 6))) for _ in range(5)}
+        names = [n for n in names if n.strip()]
+        if len(names) < 2:
+            continue
+        teams = [names[: len(names) // 2], names[len(names) // 2 :]]
+        ranks = rng.choice([[0, 1], [1, 0], [0, 0], [None, 0]])
+        t = rng.choice([i, i + 0.1, 1.7e9 + i / 3, datetime(2024, 1, 1, tzinfo=UTC)])
+        enc = prepare_matches([Match(f"m{i}", t, teams, ranks)]).records[f"m{i}"]
+        body = [enc["time_value"], [sorted(x) for x in teams], ranks, None, None]
+        text = json.dumps(body, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        assert enc["digest"] == hashlib.sha256(text.encode()).hexdigest()
+        assert enc["json"][0] == json.dumps(teams)
 
 
 def _request(league: str, ms: list[Match]) -> WorkItem[IngestResult]:

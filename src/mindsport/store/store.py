@@ -72,6 +72,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+from json.encoder import encode_basestring, encode_basestring_ascii  # type: ignore[attr-defined]
 import os
 import re
 import threading
@@ -435,6 +436,12 @@ def _digest(
     sorted_weights = None
     if weights is None and roles is None:  # nothing to carry along: sort the names themselves
         sorted_teams = [sorted(t) for t in teams]
+        if scores is None and deal is None and luck is None:  # the usual record: no encoder
+            text = (
+                f"[{float(tv)!r},{_teams_json(sorted_teams, ',', encode_basestring)},"
+                f"{_int_list_json(ranks)},null,null]"
+            )
+            return hashlib.sha256(text.encode()).hexdigest()
     else:
         order = [sorted(range(len(t)), key=t.__getitem__) for t in teams]
         sorted_teams = [[t[i] for i in o] for t, o in zip(teams, order, strict=True)]
@@ -481,7 +488,7 @@ def _encode(m: Match) -> dict[str, Any]:
         "digest": _digest(tv, teams, ranks, weights, scores, roles, m.deal, luck),
         # the stored text of the JSON columns teams, ranks, weights, scores, roles and luck
         "json": (
-            json.dumps(teams),
+            _teams_json(teams, ", ", encode_basestring_ascii),
             _int_list_json(ranks),
             "null" if weights is None else json.dumps(weights),
             "null" if scores is None else json.dumps(scores),
@@ -519,6 +526,13 @@ def _match_of(r: Mapping[str, Any]) -> Match:
 def _chunks(items: Sequence[Any], n: int = _CHUNK) -> Iterator[Sequence[Any]]:
     for i in range(0, len(items), n):
         yield items[i : i + n]
+
+
+def _teams_json(teams: Sequence[Sequence[str]], sep: str, quote: Callable[[str], str]) -> str:
+    """JSON of a list of lists of strings, as ``json.dumps`` writes it with the item separator
+    ``sep`` and the string quoting ``quote`` (``json.encoder.encode_basestring_ascii``: its
+    default, ``encode_basestring``: ``ensure_ascii=False``), without building an encoder."""
+    return "[" + sep.join("[" + sep.join(map(quote, t)) + "]" for t in teams) + "]"
 
 
 def _int_list_json(values: Sequence[int | None]) -> str:
