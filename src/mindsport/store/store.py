@@ -72,7 +72,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-from json.encoder import encode_basestring, encode_basestring_ascii  # type: ignore[attr-defined]
 import os
 import re
 import threading
@@ -81,6 +80,7 @@ from concurrent.futures import Future
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from json.encoder import encode_basestring, encode_basestring_ascii  # type: ignore[attr-defined]
 from typing import Any
 
 import numpy as np
