@@ -10,8 +10,10 @@ For each backend (a SQLite file, and PostgreSQL when a URL is given):
    matches (``--batch`` per request, in roughly time order, so concurrent commits also arrive
    late and exercise the replay of later matches); throughput and latency (p50/p99 per request)
    are reported, with the CPU time 1,000 matches cost the machine (on Linux; the PostgreSQL
-   backends' share when the database runs here), its idle share, and how many stored matches
-   late ones made the server re-rate;
+   backends' share when the database runs here), its idle share, how many stored matches
+   late ones made the server re-rate, and a **yardstick**: the time a fixed piece of interpreter
+   work takes just before and just after the phase (the speed of a shared virtual machine can
+   change by half from one minute to the next; compare runs at equal yardsticks);
 3. **crash**: the clients go on with the second half; once a quarter of it is acknowledged the
    server is killed with SIGKILL; the clients stop at their first connection error;
 4. **recover**: the server is restarted on the same database and the clients re-post *every*
@@ -38,7 +40,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import json
+import math
 import os
 import random
 import signal
@@ -249,6 +253,22 @@ def uptime() -> str:
         return "load average unknown"
 
 
+def yardstick(repeat: int = 3) -> float:
+    """Milliseconds this machine takes now for a fixed piece of interpreter work (the best of
+    ``repeat``): 27 ms on the 2-core test machine at its fastest, 50 ms at its slowest."""
+    record = {"id": "m-0000001", "teams": [["pl0001"], ["pl0002", "pl0003"]], "ranks": [0, 1]}
+    best = math.inf
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        acc = 0
+        for i in range(4_000):
+            text = json.dumps(record)
+            acc += len(json.loads(text)["teams"]) + i % 7
+            acc += len(hashlib.sha256(text.encode()).hexdigest())
+        best = min(best, time.perf_counter() - t0)
+    return best * 1000
+
+
 def cpu_jiffies() -> dict[str, int] | None:
     """CPU time used so far (clock ticks, Linux only): by the whole machine (``busy``, ``idle``)
     and by the processes named ``postgres`` (the database's backends, when it runs here)."""
@@ -318,17 +338,21 @@ def run_backend(label: str, url: str, args: argparse.Namespace) -> tuple[bool, l
             post_all(port, wreqs, 2, Phase("warm-up"), stop_on_error=False, deadline=deadline)
         )
         load = uptime()
+        speed = yardstick()
         cpu = cpu_jiffies()
         first = Phase("measure")
         asyncio.run(
             post_all(port, reqs[:half], args.clients, first, stop_on_error=True, deadline=deadline)
         )
+        cpu_line = cpu_report(cpu, first.acked)
+        speed_after = yardstick()
         print(f"{first.report()}  [{load} -> {uptime()}]")
-        print(f"  {cpu_report(cpu, first.acked)}; {first.replayed} stored matches re-rated")
+        print(f"  {cpu_line}; {first.replayed} stored matches re-rated")
+        print(f"  yardstick {speed:.0f} ms before, {speed_after:.0f} ms after")
         rate, p50, p99 = first.stats()
         rows.append(
             f"| {label} | {args.clients} | {args.batch} | {workers} | {rate:,.0f} | {p50:.1f} "
-            f"| {p99:.1f} | {load.split()[-3]} |"
+            f"| {p99:.1f} | {load.split()[-3]} | {speed:.0f} / {speed_after:.0f} |"
         )
         acked |= first.acked_ids
         crash = Phase("crash (until SIGKILL)")
@@ -495,9 +519,9 @@ def main() -> int:
         print("\n== PostgreSQL: skipped (give --pg-url or set MINDSPORT_TEST_POSTGRES_URL)")
     print(
         "\n| database | clients | matches/request | prepare workers | matches/s | p50 ms | p99 ms "
-        "| load |"
+        "| load | yardstick ms |"
     )
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in rows:
         print(r)
     print("\nALL OK" if ok else "\nFAILED")
