@@ -488,8 +488,9 @@ def _plain_columns(table: Table) -> list[Column[Any]]:
 
 def test_row_numbers_of_an_earlier_version(db_url: str, reference: Any) -> None:
     """Tables with the ``id`` column of earlier versions: PostgreSQL drops it when the database
-    is opened, SQLite keeps it (its row number); on both, late matches re-rate the players from
-    their latest history rows as a replay of the whole log does."""
+    is opened, SQLite keeps it (its row number); on both, the history's time-order index is
+    dropped, and late matches re-rate the players from their latest history rows as a replay
+    of the whole log does."""
     engine = create_engine(resolve_url(db_url))
     try:
         _old_log_tables().create_all(engine)
@@ -507,5 +508,9 @@ def test_row_numbers_of_an_earlier_version(db_url: str, reference: Any) -> None:
         found = inspect(engine)
         has_id = {t: "id" in {c["name"] for c in found.get_columns(t)} for t in SURROGATE_ID_TABLES}
         assert has_id == {t: engine.dialect.name == "sqlite" for t in SURROGATE_ID_TABLES}
+        # the history's time-order index of earlier versions is gone; its player index stays
+        indexes = {i["name"] for i in found.get_indexes("ms_rating_history")}
+        assert "ix_ms_history_order" not in indexes
+        assert "ix_ms_history_player" in indexes
     finally:
         engine.dispose()

@@ -449,6 +449,29 @@ def test_late_match_replays_only_what_depends_on_it(db_url: str, reference: Any)
             assert rec.games == len(hist[p])
 
 
+def test_a_late_match_keeps_earlier_rows_of_its_own_time(db_url: str, reference: Any) -> None:
+    """A late match at the time of a recorded match of the same player, committed after it:
+    that recorded match comes first (equal times keep commit order), so its history row stays
+    and the replay of x starts from it; only the rows from the late match's place on go."""
+    log = [
+        Match("xy", 5, [["x"], ["y"]], [0, 1]),
+        Match("yz", 9, [["y"], ["z"]], [1, 0]),
+        Match("xv", 12, [["x"], ["v"]], [0, 1]),
+    ]
+    late = Match("xw", 5, [["x"], ["w"]], [1, 0])
+    with Store(db_url) as st:
+        st.create_league("main")
+        st.add_matches("main", log)
+        assert st.add_match("main", late).replayed == 1  # "xv" only
+        final, hist = reference([log[0], late, log[1], log[2]])
+        assert_matches_reference(st, "main", final)
+        for p in "xyzvw":
+            rec = st.player("main", p)
+            got = [x for h in rec.history for x in (h.mu, h.sigma)]
+            assert got == pytest.approx([x for pair in hist[p] for x in pair], abs=TOL)
+        assert [h.match_id for h in st.player("main", "x").history] == ["xy", "xw", "xv"]
+
+
 def test_bulk_ingest_and_recompute_equal_the_object_replay(tmp_path: Path) -> None:
     """A bulk ingest and a rebuild (the compiled replayer) equal ``TrueSkill.rate`` match by
     match (the replay's object path)."""

@@ -41,6 +41,14 @@ order a player's page and a replay's starting point read it in). A row number co
 insert a sequence step and one more index: on PostgreSQL, commits of 1,000 matches took 35 ms
 with one and 29.5 ms without. PostgreSQL databases of earlier versions have that column (``id``)
 dropped when opened; SQLite keeps it, as the table's own row number, which costs nothing.
+
+The rating history has that key and no other index. Every read of it is by player (a player's
+page, a replay's starting point), and so is the one place rows are deleted: a late match makes
+the store re-rate the matches that depend on it, which for each player involved are all his
+matches from his first affected one on, one range of the key. An index in time order, which
+earlier versions kept for that delete, cost every inserted row about 30% of its time on
+PostgreSQL (8,400 rows, 33 ms with it, 24 ms without); databases of earlier versions have it
+dropped when opened (:data:`DROPPED_INDEXES`).
 """
 
 from __future__ import annotations
@@ -62,6 +70,7 @@ from sqlalchemy import (
 )
 
 __all__ = [
+    "DROPPED_INDEXES",
     "LEAGUE_DATA",
     "SURROGATE_ID_TABLES",
     "api_keys",
@@ -88,6 +97,8 @@ LEAGUE_DATA = (
 )  # fmt: skip
 #: the tables whose row number column ``id`` earlier versions had (see above)
 SURROGATE_ID_TABLES = ("ms_matches", "ms_rating_history")
+#: indexes of earlier versions that are no longer kept, by table (see above)
+DROPPED_INDEXES = {"ms_rating_history": ("ix_ms_history_order",)}
 
 leagues = Table(
     "ms_leagues",
@@ -167,9 +178,8 @@ rating_history = Table(
     Column("extra", JSON, nullable=True),
     Column("games", Integer, nullable=False),
     # a player's rows in time order (one row per player and match: (league, player, seq) is
-    # unique already)
+    # unique already); the only key: see the module's text
     PrimaryKeyConstraint("league_id", "player", "time_value", "seq", name="pk_ms_rating_history"),
-    Index("ix_ms_history_order", "league_id", "time_value", "seq"),
 )
 
 skill_curve = Table(

@@ -131,6 +131,7 @@ from mindsport.store.keys import (
 from mindsport.store.league import LeagueModel, PlayerState
 from mindsport.store.schema import (
     LEAGUE_DATA,
+    DROPPED_INDEXES,
     SURROGATE_ID_TABLES,
     api_keys,
     leagues,
@@ -584,6 +585,11 @@ _CURRENT_SQL = (  # completed by the league id's placeholder and a condition on 
 # a time: a LATERAL subquery with LIMIT 1 is never turned into a join. Given ``= ANY(array)`` of
 # 1,000 ids, the planner reads the league's whole match log instead (10 ms at 60,000 matches,
 # growing with the log, against 2 ms for the lookups).
+#: a player's history rows from a position (time, seq) on, by the history's key
+_HISTORY_DELETE_FROM = (
+    "DELETE FROM ms_rating_history WHERE league_id = ? AND player = ? AND time_value >= ? "
+    "AND (time_value > ? OR seq >= ?)"
+)
 _PG_KNOWN_SQL = (
     "SELECT m.match_id, m.digest FROM unnest(%s::text[]) AS i(id), LATERAL (SELECT match_id, "
     "digest FROM ms_matches WHERE league_id = {league} AND match_id = i.id LIMIT 1) AS m"
@@ -883,9 +889,20 @@ def _surrogate_ids(conn: Connection) -> list[str]:
     ]
 
 
+def _dropped_indexes(conn: Connection) -> list[str]:
+    """The indexes of :data:`DROPPED_INDEXES` that a database of an earlier version still has."""
+    found = inspect(conn)
+    return [
+        name
+        for table, names in DROPPED_INDEXES.items()
+        if found.has_table(table)
+        for name in sorted({i["name"] for i in found.get_indexes(table)} & set(names))
+    ]
+
+
 def _upgrade(conn: Connection) -> None:
-    """Create missing tables and bring tables of earlier versions up to today's columns and
-    constraints."""
+    """Create missing tables and bring tables of earlier versions up to today's columns,
+    constraints and indexes."""
     metadata.create_all(conn)
     _upgrade_key_table(conn)
     _upgrade_match_table(conn)
@@ -893,6 +910,8 @@ def _upgrade(conn: Connection) -> None:
         conn.execute(text(f'ALTER TABLE {table} DROP CONSTRAINT "{key}"'))
     for table in _surrogate_ids(conn):  # its primary key (and sequence) go with it
         conn.execute(text(f"ALTER TABLE {table} DROP COLUMN id"))
+    for name in _dropped_indexes(conn):
+        conn.execute(text(f"DROP INDEX {name}"))
 
 
 class _FifoLock:
@@ -1089,6 +1108,7 @@ class Store:
                         <= {c["name"] for c in found.get_columns(matches.name)}
                         or bool(_league_keys(conn))
                         or bool(_surrogate_ids(conn))
+                        or bool(_dropped_indexes(conn))
                     )
                 if stale:  # a mindsport database of an earlier version: bring its tables up
                     with self._write() as conn:
@@ -2164,7 +2184,6 @@ class Store:
 
         Returns the number of matches re-rated.
         """
-        h = rating_history.c
         if model.smoothed:
             return self._smooth(conn, lid, model, None, progress)
         if model.virtual:
@@ -2174,25 +2193,22 @@ class Store:
         rows = self._log_rows(conn, lid, pos)
         players: dict[str, _Player] = {}
         if pos is not None:
-            if new_seqs is not None:
-                infected: set[str] = set()
-                affected = []
-                for r in rows:
-                    names_r = [p for t in r["teams"] for p in t]
-                    if r["seq"] in new_seqs or not infected.isdisjoint(names_r):
-                        affected.append(r)
-                        infected.update(names_r)
-                rows = affected
-            old_seqs = [r["seq"] for r in rows if new_seqs is None or r["seq"] not in new_seqs]
-            for chunk in _chunks(old_seqs):
-                # every row to delete lies at or after the time of pos: the history's time index
-                # finds them in that range instead of among all the league's rows
-                conn.execute(
-                    delete(rating_history).where(
-                        h.league_id == lid, h.time_value >= pos[0], h.seq.in_(chunk)
-                    )
-                )
-            names = sorted({p for r in rows for t in r["teams"] for p in t})
+            first: dict[str, tuple[float, int]] = {}  # affected player -> his first affected match
+            affected = []
+            for r in rows:
+                names_r = [p for t in r["teams"] for p in t]
+                if new_seqs is None or r["seq"] in new_seqs or any(p in first for p in names_r):
+                    affected.append(r)
+                    for p in names_r:
+                        first.setdefault(p, (r["time_value"], r["seq"]))
+            rows = affected
+            # an affected player's history rows from his first affected match on are exactly
+            # those of affected matches: one range of the history's key per player
+            _cursor(conn).executemany(
+                self._sql(_HISTORY_DELETE_FROM),
+                [(lid, p, t, t, s) for p, (t, s) in first.items()],
+            )
+            names = sorted(first)
             for chunk in _chunks(names):
                 for lr in conn.execute(_latest_history(lid, chunk, not self.is_sqlite)):
                     players[lr.player] = _Player(
