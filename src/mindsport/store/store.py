@@ -130,8 +130,8 @@ from mindsport.store.keys import (
 )
 from mindsport.store.league import LeagueModel, PlayerState
 from mindsport.store.schema import (
-    LEAGUE_DATA,
     DROPPED_INDEXES,
+    LEAGUE_DATA,
     SURROGATE_ID_TABLES,
     api_keys,
     leagues,
