@@ -896,7 +896,8 @@ def _dropped_indexes(conn: Connection) -> list[str]:
         name
         for table, names in DROPPED_INDEXES.items()
         if found.has_table(table)
-        for name in sorted({i["name"] for i in found.get_indexes(table)} & set(names))
+        for name in names
+        if name in {i["name"] for i in found.get_indexes(table)}
     ]
 
 
