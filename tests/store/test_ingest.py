@@ -248,6 +248,41 @@ def test_a_group_waits_for_the_oldest_reservation_of_its_league() -> None:
     committer.close()
 
 
+def test_a_group_does_not_wait_for_a_post_that_arrived_after_it() -> None:
+    """Two clients posting in turn: while one client's post commits, the other's is queued, and
+    the first client's next post (sent once it was answered) is still being parsed. It arrived
+    after the queued post and after the answer, so the writer does not wait for it; a post that
+    arrived before the answer, even after the queued one, is waited for."""
+    committer, seen, release, entered = _recording_committer(hold=10.0)
+    first = committer.submit(_item("a1", "a"))
+    assert entered.wait(10)
+    queued = committer.submit(_item("b1", "a"), committer.reserve(0, "a"))
+    t0 = time.perf_counter()
+    release.set()
+    first.result(10)
+    next_post = committer.reserve(0, "a")  # a1's client, after its answer: still parsing
+    queued.result(10)
+    assert time.perf_counter() - t0 < 5  # not the 10 s hold
+    assert seen == [["a1"], ["b1"]]
+    committer.release(next_post)
+    # c1 is queued while c0 commits, and d1 registered after it but before c0's answer: the
+    # two arrived together, d1 may be the earlier one, so c1's group waits for it
+    release.clear()
+    entered.clear()
+    c0 = committer.submit(_item("c0", "a"))
+    assert entered.wait(10)
+    c1 = committer.submit(_item("c1", "a"), committer.reserve(0, "a"))
+    d1 = committer.reserve(0, "a")  # registered after c1, before c0's answer
+    release.set()
+    c0.result(10)
+    time.sleep(0.2)
+    assert seen[-1] == ["c0"]  # c1 waits for d1
+    committer.submit(_item("d1", "a"), d1).result(10)
+    c1.result(10)
+    assert seen[-1] == ["c1", "d1"]
+    committer.close()
+
+
 def test_a_released_or_stale_reservation_does_not_hold_a_group() -> None:
     committer, seen, release, _ = _recording_committer(hold=0.3)
     release.set()

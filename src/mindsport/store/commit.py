@@ -16,11 +16,20 @@ first (:meth:`GroupCommitter.reserve`). Posts sent together by concurrent client
 server in any order, and a group committed before an earlier-timed post is ready makes the
 store re-rate what that post comes before. So a writer about to form a group of one part whose
 part has reservations open waits, up to ``hold`` seconds, for the oldest of them (being prepared
-first, it is ready first) and takes it into the group.
+first, it is ready first) and takes it into the group. It waits only for a post that arrived
+before one of the items it would commit, or before the previous group's first answer went out.
+A post that arrived after both is most likely a client's next post, sent once its last one was
+answered, so it comes after the queued items in time too, and waiting for it would only stop
+the writer while it is parsed (on SQLite, two clients posting batches of 1,000 went from 30,000
+matches a second to 17,600 when every open post was waited for). Posts that arrive together
+are registered in whatever order the server reads them, so a post registered just after a
+queued one, while the previous group was still committing, may well be the earlier one.
 """
 
 from __future__ import annotations
 
+import functools
+import itertools
 import threading
 import time
 from collections import deque
@@ -46,6 +55,8 @@ class WorkItem(Generic[R]):
     payload: Any
     alone: bool = False
     future: Future[R] = field(default_factory=Future)
+    #: arrival order, set by :meth:`GroupCommitter.submit` (a reserved item's is its reservation's)
+    ticket: int = field(default=-1, init=False)
 
 
 @dataclass(eq=False)
@@ -54,6 +65,8 @@ class Reservation:
 
     domain: Hashable
     part: Hashable
+    #: arrival order among the committer's reservations and items
+    ticket: int
 
 
 class GroupCommitter(Generic[R]):
@@ -83,14 +96,17 @@ class GroupCommitter(Generic[R]):
         self._queues: dict[Hashable, deque[WorkItem[R]]] = {}
         # open reservations per domain, oldest first
         self._reserved: dict[Hashable, list[Reservation]] = {}
+        self._tickets = itertools.count()
+        # per domain: the ticket at the first answer of its latest group (see the module)
+        self._answered: dict[Hashable, int] = {}
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mindsport-commit")
         self._closed = False
 
     def reserve(self, domain: Hashable, part: Hashable) -> Reservation:
         """Hold a place for an item of ``domain`` and ``part`` that is still being prepared;
         pass it to :meth:`submit` with the item, or to :meth:`release` if there will be none."""
-        reservation = Reservation(domain, part)
         with self._lock:
+            reservation = Reservation(domain, part, next(self._tickets))
             self._reserved.setdefault(domain, []).append(reservation)
         return reservation
 
@@ -115,6 +131,9 @@ class GroupCommitter(Generic[R]):
         with self._lock:
             if reservation is not None:
                 self._settle(reservation)
+                item.ticket = reservation.ticket
+            else:
+                item.ticket = next(self._tickets)
             if self._closed:
                 raise RuntimeError("the store is closed")
             queue = self._queues.get(item.domain)
@@ -156,9 +175,14 @@ class GroupCommitter(Generic[R]):
 
     def _await_oldest_reservation(self, domain: Hashable, queue: deque[WorkItem[R]]) -> None:
         """With the lock held: if every queued item is of one part and that part has a
-        reservation open, wait (at most ``hold`` seconds) until its oldest one is settled."""
+        reservation open that arrived before one of them or before the previous group's first
+        answer, wait (at most ``hold`` seconds) until the oldest such reservation is settled."""
         part = queue[0].part
-        oldest = next((r for r in self._reserved.get(domain, ()) if r.part == part), None)
+        before = max(self._answered.get(domain, -1), *(item.ticket for item in queue))
+        oldest = next(
+            (r for r in self._reserved.get(domain, ()) if r.part == part and r.ticket < before),
+            None,
+        )
         deadline = time.monotonic() + self._hold
         while oldest is not None and oldest in self._reserved.get(domain, ()):
             if any(item.part != part for item in queue):
@@ -168,11 +192,23 @@ class GroupCommitter(Generic[R]):
                 return
             self._settled.wait(left)  # woken by a submit or a release
 
+    def _first_answer(self, domain: Hashable, marked: list[int], _: Future[R]) -> None:
+        """Called as each future of a group of ``domain`` completes (in the thread completing
+        it, before its caller can answer anyone): the first records the ticket of the group's
+        first answer in ``marked`` and as the domain's latest."""
+        with self._lock:
+            if not marked:
+                marked.append(next(self._tickets))
+                self._answered[domain] = marked[0]
+
     def _drain(self, domain: Hashable) -> None:
         while True:
             group = self._next_group(domain)
             if not group:
                 return
+            mark = functools.partial(self._first_answer, domain, [])
+            for item in group:
+                item.future.add_done_callback(mark)
             try:
                 self._run_group(group)
             except BaseException as exc:  # completes the futures, then keeps draining
