@@ -44,6 +44,7 @@ from mindsport.match import InvalidMatchError
 from mindsport.service.body import (
     BodyTooLargeError,
     UnprocessableError,
+    declared_size,
     parse_matches,
     parse_model,
     read_limited,
@@ -137,14 +138,6 @@ def _responses(*codes: int) -> dict[int | str, dict[str, Any]]:
     return {c: {"model": ErrorOut, "description": _ERRORS[c]} for c in codes}
 
 
-def _large(declared: str | None) -> bool:
-    """Whether a declared Content-Length is a body sent to the prepare workers (checked by
-    :func:`~mindsport.service.body.read_limited` only when the body is read)."""
-    if declared is None or not (declared.isascii() and declared.isdigit()) or len(declared) > 18:
-        return False
-    return int(declared) >= PREPARE_FROM_BYTES
-
-
 def _header(scope: Scope, name: bytes) -> str | None:
     for key, value in scope["headers"]:
         if key == name:
@@ -234,7 +227,7 @@ class _MatchPoster:
         declared = _header(scope, b"content-length")
         # a large post holds its place in the league's group commit while it is read and parsed
         place = None
-        if _large(declared):
+        if declared_size(declared) >= PREPARE_FROM_BYTES:
             place = self.store.reserve_matches(league)
         try:
             body = await read_limited(_receive_chunks(receive), declared, MAX_BODY_BYTES)

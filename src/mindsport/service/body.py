@@ -23,6 +23,7 @@ from mindsport.service.schemas import MatchBatch, MatchIn
 __all__ = [
     "BodyTooLargeError",
     "UnprocessableError",
+    "declared_size",
     "parse_json",
     "parse_matches",
     "parse_model",
@@ -45,17 +46,23 @@ class UnprocessableError(MindsportError):
         self.errors = errors
 
 
+def declared_size(declared: str | None) -> int:
+    """The body size a Content-Length header ``declared`` announces; -1 without one, or when it
+    is not a number (the body read then says how large it is)."""
+    if declared is None:
+        return -1
+    try:
+        return int(declared)
+    except ValueError:
+        return -1
+
+
 async def read_limited(chunks: AsyncIterator[bytes], declared: str | None, limit: int) -> bytes:
     """The whole body from ``chunks``, refused (:class:`BodyTooLargeError`) as soon as it passes
     ``limit`` bytes; ``declared`` is the Content-Length header, if any."""
     too_large = BodyTooLargeError(f"request body: at most {limit} bytes")
-    if declared is not None:
-        try:
-            size = int(declared)
-        except ValueError:
-            size = -1
-        if size > limit:
-            raise too_large
+    if declared_size(declared) > limit:
+        raise too_large
     parts: list[bytes] = []
     total = 0
     async for chunk in chunks:

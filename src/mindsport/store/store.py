@@ -585,11 +585,6 @@ _CURRENT_SQL = (  # completed by the league id's placeholder and a condition on 
 # a time: a LATERAL subquery with LIMIT 1 is never turned into a join. Given ``= ANY(array)`` of
 # 1,000 ids, the planner reads the league's whole match log instead (10 ms at 60,000 matches,
 # growing with the log, against 2 ms for the lookups).
-#: a player's history rows from a position (time, seq) on, by the history's key
-_HISTORY_DELETE_FROM = (
-    "DELETE FROM ms_rating_history WHERE league_id = ? AND player = ? AND time_value >= ? "
-    "AND (time_value > ? OR seq >= ?)"
-)
 _PG_KNOWN_SQL = (
     "SELECT m.match_id, m.digest FROM unnest(%s::text[]) AS i(id), LATERAL (SELECT match_id, "
     "digest FROM ms_matches WHERE league_id = {league} AND match_id = i.id LIMIT 1) AS m"
@@ -831,7 +826,13 @@ _REPLAY_SQL = (
     + " FROM ms_matches WHERE league_id = ?"
 )
 #: the part of the log from (time, seq) on
-_REPLAY_FROM = " AND (time_value > ? OR (time_value = ? AND seq >= ?))"
+#: rows at or after a position (time, seq) in replay order, given as (time, time, seq); the
+#: first condition bounds the index range on time
+_FROM_POSITION = " AND time_value >= ? AND (time_value > ? OR seq >= ?)"
+#: a player's history rows from a position on (:data:`_FROM_POSITION`), by the history's key
+_HISTORY_DELETE_FROM = "DELETE FROM ms_rating_history WHERE league_id = ? AND player = ?" + (
+    _FROM_POSITION
+)
 _REPLAY_ORDER = " ORDER BY time_value, seq"
 _REPLAY_IS_JSON = tuple(n in _JSON_COLUMNS for n in _REPLAY_NAMES)
 
@@ -2153,7 +2154,7 @@ class Store:
         sql = _REPLAY_SQL
         args: list[Any] = [lid]
         if pos is not None:
-            sql += _REPLAY_FROM
+            sql += _FROM_POSITION
             args += [pos[0], pos[0], pos[1]]
         cur = _cursor(conn)
         cur.execute(self._sql(sql + _REPLAY_ORDER), args)
