@@ -53,13 +53,21 @@ into the JSON file and the table shows everything recorded so far):
         --fit-window 0 --models trueskillthroughtime
     .venv/bin/python benchmarks/evaluate_real.py --datasets halo --blocks halo=step \
         --models trueskill,trueskill-history-dynamics
+    .venv/bin/python benchmarks/evaluate_real.py --datasets halo --blocks halo=step \
+        --models trueskill-history --fixed 'trueskill-history={"sigma": 4, "drift": 1, \
+        "beta": 4.166666666666667, "draw_probability": 0.2, "time_step": 0.041666666666666664}'
+    .venv/bin/python benchmarks/evaluate_real.py --datasets halo --blocks halo=step \
+        --models trueskillthroughtime --jobs 2
     .venv/bin/python benchmarks/evaluate_real.py --table-only
 
 (The online models take about 12 minutes of one core, 7 of them on ATP; the whole-history
 ones on TI4 and Halo a few minutes plus the peer ``trueskillthroughtime``'s refits; mindsport's
 whole-history models on ATP 4 minutes without margins and 8 with. Each step can be re-run alone,
 and runs of different steps may share the JSON file. ``--since`` keeps a recent stretch, e.g. ATP
-from 2019 on, 15,900 matches, where ``trueskillthroughtime`` refits in about 40 seconds each.)
+from 2019 on, 15,900 matches, where ``trueskillthroughtime`` refits in about 40 seconds each.
+``trueskillthroughtime`` takes the settings ``trueskill-history`` has under the same key, the
+same model's (above: those of the fit per 100 games); on Halo 2 refitted per game it rebuilds
+the history 1,869 times, about 2.3 hours of CPU, which ``--jobs 2`` shares between two processes.)
 """
 
 from __future__ import annotations
@@ -307,14 +315,55 @@ def history_predictions(
     matches: Sequence[Match],
     start: int,
     bounds: Sequence[tuple[int, int]],
+    jobs: int = 1,
 ) -> tuple[Any, Any]:
     """Rolling-origin predictions of a whole-history model from ``start`` on, refitted before
-    each block of ``bounds``; and the peer's engine (None for mindsport's model)."""
+    each block of ``bounds``; and the peer's engine (None for mindsport's model). A peer's
+    refits, each a rebuild of the whole history, are shared among ``jobs`` processes."""
     if name in OURS_HISTORY:
         model = TrueSkillThroughTime(tolerance=HISTORY_TOLERANCE, **params)
         return rolling_predictions(model, matches, start=start, bounds=bounds), None
+    if jobs > 1 and len(bounds) > 1:
+        return _shared_refits(name, params, matches, start, bounds, jobs)
     engine = history_engine(name, params)
     return rolling.rolling(engine, matches, start, bounds), engine
+
+
+def _refit_share(
+    task: tuple[str, dict[str, Any], Sequence[Match], int, Sequence[tuple[int, int]], int, int],
+) -> tuple[list[Any], float, list[int]]:
+    """One process's share of a peer's refits: blocks ``k``, ``k + jobs``, ..."""
+    name, params, matches, start, bounds, k, jobs = task
+    engine = history_engine(name, params)
+    preds = rolling.rolling(engine, matches, start, bounds, only=range(k, len(bounds), jobs))
+    return preds, getattr(engine, "seconds", 0.0), list(getattr(engine, "sweeps", []))
+
+
+@dataclass
+class SharedRefits:
+    """What the processes of :func:`_shared_refits` report, in place of one engine: the time
+    spent converging (summed over processes) and the sweeps of every refit."""
+
+    seconds: float
+    sweeps: list[int]
+
+
+def _shared_refits(
+    name: str,
+    params: dict[str, Any],
+    matches: Sequence[Match],
+    start: int,
+    bounds: Sequence[tuple[int, int]],
+    jobs: int,
+) -> tuple[list[Any], SharedRefits]:
+    import multiprocessing
+
+    tasks = [(name, params, matches, start, bounds, k, jobs) for k in range(jobs)]
+    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        shares = pool.map(_refit_share, tasks)
+    preds = sorted((p for share, _, _ in shares for p in share), key=lambda p: p.index)
+    seconds = sum(s for _, s, _ in shares)
+    return preds, SharedRefits(seconds, [n for _, _, sweeps in shares for n in sweeps])
 
 
 def run_elo_mmr(
@@ -382,9 +431,10 @@ def run_history(
     fixed: dict[str, Any] | None,
     rule: str | int,
     grid: dict[str, tuple[Any, ...]] | None = None,
+    jobs: int = 1,
 ) -> dict[str, Any]:
     """A whole-history model: settings searched (or ``fixed``), then the rolling protocol with
-    blocks cut by ``rule``."""
+    blocks cut by ``rule`` (a peer's refits shared among ``jobs`` processes)."""
     t0 = time.perf_counter()
     n_train = math.floor(0.7 * len(matches))
     tried = 0
@@ -400,12 +450,12 @@ def run_history(
         fixed, train_ll, tried = rolling.search(space, objective, _progress(name))
     t1 = time.perf_counter()
     bounds = rolling.blocks(matches, n_train, rule)
-    preds, engine = history_predictions(name, fixed, matches, n_train, bounds)
+    preds, engine = history_predictions(name, fixed, matches, n_train, bounds, jobs)
     m = score_predictions(preds, start=n_train)
     per = rule if isinstance(rule, str) else f"{rule} games"
     extra: dict[str, Any] = {"protocol": f"refit per {per}"}
     extra["run_seconds"] = time.perf_counter() - t1
-    if isinstance(engine, rolling.PeerTTT):
+    if isinstance(engine, rolling.PeerTTT | SharedRefits):
         extra["converge_seconds"] = engine.seconds
         extra["iterations"] = engine.sweeps
     return _row(name, fixed, train_ll, m, matches, n_train, fit_window, tried, t0, **extra)
@@ -570,7 +620,17 @@ def main(argv: Sequence[str] | None = None) -> None:
         f"distinct match time, or a number of matches); default {BLOCKS}; results of another "
         "rule are kept apart, under DATASET-per-RULE",
     )
+    ap.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="processes that share a peer whole-history model's refits (trueskillthroughtime, "
+        "whr): each rebuilds the history before its share of the blocks; the scores do not "
+        "change, converge_seconds sums the processes' time",
+    )
     args = ap.parse_args(argv)
+    if args.jobs < 1:
+        ap.error(f"--jobs {args.jobs}: must be at least 1")
     reuse = dict(x.split("=", 1) for x in args.reuse.split(",") if "=" in x)
     given = {k: json.loads(v) for k, v in (x.split("=", 1) for x in args.fixed)}
     blocks_of: dict[str, str | int] = {}
@@ -626,7 +686,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 if name in ROLLING:
                     one = grid is not None and all(len(v) == 1 for v in grid.values())
                     fixed = {k: v[0] for k, v in grid.items()} if grid and one else None
-                    row = run_history(name, ds, matches, window, fixed, rule, grid)
+                    row = run_history(name, ds, matches, window, fixed, rule, grid, args.jobs)
                 elif name == "elo-mmr":
                     row = run_elo_mmr(matches, window, grid)
                 else:

@@ -30,7 +30,7 @@ each grid, scan one setting at a time, repeat while anything improves, at most t
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Container, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
@@ -129,14 +129,23 @@ class Engine(Protocol):
 
 
 def rolling(
-    engine: Engine, matches: Sequence[Match], start: int, bounds: Sequence[tuple[int, int]]
+    engine: Engine,
+    matches: Sequence[Match],
+    start: int,
+    bounds: Sequence[tuple[int, int]],
+    only: Container[int] | None = None,
 ) -> list[MatchPrediction]:
-    """Fit on everything before each block, predict the block; predictions of the blocks."""
+    """Fit on everything before each block, predict the block; predictions of the blocks (with
+    ``only``, of the blocks whose positions in ``bounds`` it holds: the others are added to the
+    history without a refit, so several processes can share one protocol's refits)."""
     if start > 0:
         engine.add(matches[:start])
     out: list[MatchPrediction] = []
-    for i, j in bounds:
+    for b, (i, j) in enumerate(bounds):
         block = matches[i:j]
+        if only is not None and b not in only:
+            engine.add(block)
+            continue
         for k, (m, pairs) in enumerate(zip(block, engine.predict(block), strict=True)):
             outcome = {(a, b): o for a, b, o in decided(m)}
             out.append(
