@@ -119,13 +119,9 @@ def _sum_message(tp: float, tt: float, op: float, ot: float, sign: float) -> tup
 
 
 @jit
-def _down_and_truncate(
-    j: int, iw: np.ndarray, fw: np.ndarray, lw: np.ndarray, check: bool, tolerance: float
-) -> bool:
-    """Difference factor ``j`` down, then its truncation's message up. With ``check``, returns
-    whether the difference marginal moved (in mean or in standard deviation) by more than
-    ``tolerance``; without, ``False`` (the sweep already moved something, so the change need not
-    be measured)."""
+def _down_and_truncate(j: int, iw: np.ndarray, fw: np.ndarray, lw: np.ndarray) -> float:
+    """Difference factor ``j`` down, then its truncation's message up; returns the change of
+    the difference marginal (in mean and standard deviation)."""
     left = iw[j, _LEFT]
     right = iw[j, _RIGHT]
     lp = fw[left, _MPI] - lw[j, _LPI]
@@ -147,16 +143,11 @@ def _down_and_truncate(
     new_tau = (cav_tau + sqrt_pi * v) * shrink
     lw[j, _XPI] = new_pi - cav_pi
     lw[j, _XTAU] = new_tau - cav_tau
-    if not check:
-        return False
     if old_pi <= 0.0:
-        return True
+        return math.inf
     dm = abs(new_tau / new_pi - old_tau / old_pi)
-    if dm > tolerance:
-        return True
-    if math.isnan(dm):  # a change that cannot be measured does not hold the sweeps
-        return False
-    return abs(math.sqrt(1.0 / new_pi) - math.sqrt(1.0 / old_pi)) > tolerance
+    ds = abs(math.sqrt(1.0 / new_pi) - math.sqrt(1.0 / old_pi))
+    return max(dm, ds)
 
 
 @jit
@@ -283,22 +274,20 @@ def update_match(
         lw[j, _DRAW] = 1.0 if tied else 0.0
     converged = False
     for sweep in range(max_iterations):
-        # settled while no truncation of this sweep has moved its difference by more than the
-        # tolerance; once one has, the others' changes are not measured
-        settled = True
+        delta = 0.0
         # forward: each difference's evidence to its right team
         for j in range(m):
             # at each turn of the sweep the link was just processed and nothing it depends on
             # has changed since: its truncation message stands
-            if (j > 0 or sweep == 0) and _down_and_truncate(j, iw, fw, lw, settled, tolerance):
-                settled = False
+            if j > 0 or sweep == 0:
+                delta = max(delta, _down_and_truncate(j, iw, fw, lw))
             _diff_up(j, True, iw, fw, lw)
         # backward: to its left team
         for j in range(m - 1, -1, -1):
-            if j < m - 1 and _down_and_truncate(j, iw, fw, lw, settled, tolerance):
-                settled = False
+            if j < m - 1:
+                delta = max(delta, _down_and_truncate(j, iw, fw, lw))
             _diff_up(j, False, iw, fw, lw)
-        if settled:
+        if delta <= tolerance:
             converged = True
             break
     if not converged:
