@@ -331,18 +331,22 @@ def history_predictions(
 
 def _refit_share(
     task: tuple[str, dict[str, Any], Sequence[Match], int, Sequence[tuple[int, int]], int, int],
-) -> tuple[list[Any], float, list[int]]:
-    """One process's share of a peer's refits: blocks ``k``, ``k + jobs``, ..."""
+) -> tuple[list[Any], tuple[float, list[int]] | None]:
+    """One process's share of a peer's refits: blocks ``k``, ``k + jobs``, ...; and, for
+    ``trueskillthroughtime``, its time converging and the sweeps of each refit."""
     name, params, matches, start, bounds, k, jobs = task
     engine = history_engine(name, params)
     preds = rolling.rolling(engine, matches, start, bounds, only=range(k, len(bounds), jobs))
-    return preds, getattr(engine, "seconds", 0.0), list(getattr(engine, "sweeps", []))
+    if isinstance(engine, rolling.PeerTTT):
+        return preds, (engine.seconds, engine.sweeps)
+    return preds, None
 
 
 @dataclass
 class SharedRefits:
-    """What the processes of :func:`_shared_refits` report, in place of one engine: the time
-    spent converging (summed over processes) and the sweeps of every refit."""
+    """What the ``trueskillthroughtime`` processes of :func:`_shared_refits` report, in place of
+    one engine: the time spent converging (summed over processes) and the sweeps of every
+    refit."""
 
     seconds: float
     sweeps: list[int]
@@ -355,15 +359,17 @@ def _shared_refits(
     start: int,
     bounds: Sequence[tuple[int, int]],
     jobs: int,
-) -> tuple[list[Any], SharedRefits]:
+) -> tuple[list[Any], SharedRefits | None]:
     import multiprocessing
 
     tasks = [(name, params, matches, start, bounds, k, jobs) for k in range(jobs)]
     with multiprocessing.get_context("fork").Pool(jobs) as pool:
         shares = pool.map(_refit_share, tasks)
-    preds = sorted((p for share, _, _ in shares for p in share), key=lambda p: p.index)
-    seconds = sum(s for _, s, _ in shares)
-    return preds, SharedRefits(seconds, [n for _, _, sweeps in shares for n in sweeps])
+    preds = sorted((p for share, _ in shares for p in share), key=lambda p: p.index)
+    stats = [s for _, s in shares if s is not None]
+    if len(stats) < len(shares):  # an engine that does not time its refits
+        return preds, None
+    return preds, SharedRefits(sum(s for s, _ in stats), [n for _, sweeps in stats for n in sweeps])
 
 
 def run_elo_mmr(

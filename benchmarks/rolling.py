@@ -141,9 +141,9 @@ def rolling(
     if start > 0:
         engine.add(matches[:start])
     out: list[MatchPrediction] = []
-    for b, (i, j) in enumerate(bounds):
+    for position, (i, j) in enumerate(bounds):
         block = matches[i:j]
-        if only is not None and b not in only:
+        if only is not None and position not in only:
             engine.add(block)
             continue
         for k, (m, pairs) in enumerate(zip(block, engine.predict(block), strict=True)):
