@@ -49,7 +49,7 @@ from mindsport.rating.batch import (
     encode_matches,
 )
 from mindsport.rating.replayers import ObjectReplayer
-from mindsport.rating.trueskill import TrueSkillReplayer
+from mindsport.rating.trueskill import ConvergenceError, TrueSkillReplayer
 
 TOL = 1e-9
 
@@ -248,6 +248,69 @@ def test_compiled_replay_equals_reference(model: Any) -> None:
         replayer.feed(encode_matches(matches[start : start + 97], index), predict=False, keep=False)
     for p, r in expected.items():
         assert_same(replayer.value(index.get(p)), r, p)
+
+
+@pytest.mark.parametrize(
+    "model",
+    [TrueSkill(), TrueSkill(draw_probability=0.25, tau=0.5, drift=0.3, sigma_floor=1.0)],
+    ids=["ts", "ts-draws-drift-floor"],
+)
+def test_games_rated_side_by_side_equal_reference(model: Any) -> None:
+    # among many players most neighbouring games share no one: the replay rates them in lanes,
+    # side by side; a shared player, a lean one-against-one game and the block's end flush them
+    rng = np.random.default_rng(12)
+    matches = random_matches(rng, 400, players=3000)
+    for i in range(0, 400, 7):  # and some games with a player of the game just before
+        m = matches[i]
+        prev = matches[i - 1].teams[0][0] if i else "p0"
+        matches[i] = Match(m.id, m.time, [[prev], *m.teams[1:]], m.ranks, None)
+    expected = replay_reference(model, matches)
+    index = PlayerIndex()
+    replayer = model.replayer()
+    for start in range(0, len(matches), 150):
+        replayer.feed(encode_matches(matches[start : start + 150], index), predict=True, keep=True)
+    for p, r in expected.items():
+        assert_same(replayer.value(index.get(p)), r, p)
+
+
+def test_a_game_that_does_not_converge_stops_the_replay_after_the_games_before_it() -> None:
+    # with four sweeps at most, about half the free-for-alls of new players settle (told by
+    # rate() on the new players' ratings); the replay must name the first that does not and
+    # hold the ratings after exactly the games before it, whichever lane each game waited in
+    model = TrueSkill(max_iterations=4)
+    rng = np.random.default_rng(3)
+    settles: list[list[int]] = []
+    fails: list[list[int]] = []
+    while len(settles) < 3 or len(fails) < 2:
+        ranks = [int(r) for r in rng.permutation(int(rng.integers(3, 7)))]
+        try:
+            model.rate([[model.rating()] for _ in ranks], ranks)
+            settles.append(ranks)
+        except ConvergenceError:
+            fails.append(ranks)
+    one = [["x"], ["y"]]
+    for shapes in (
+        [settles[0], fails[0], settles[1], fails[1]],  # the failure waits in the first lane
+        [settles[0], settles[1], settles[2], fails[0], settles[1]],  # in the second
+        [one, fails[0], one],  # waiting when a lean game comes
+    ):
+        matches = []
+        for k, shape in enumerate(shapes):
+            if shape is one:
+                matches.append(Match(f"m{k}", float(k), [[f"a{k}"], [f"b{k}"]], [0, 1]))
+                continue
+            teams = [[f"p{k}.{t}"] for t in range(len(shape))]
+            matches.append(Match(f"m{k}", float(k), teams, shape))
+        bad = next(k for k, shape in enumerate(shapes) if any(shape is f for f in fails))
+        index = PlayerIndex()
+        replayer = model.replayer()
+        with pytest.raises(ConvergenceError) as err:
+            replayer.feed(encode_matches(matches, index), predict=True, keep=True)
+        assert err.value.match_index == bad  # type: ignore[attr-defined]
+        for k, m in enumerate(matches):
+            for p in (p for t in m.teams for p in t):
+                got = replayer.value(index.get(p))
+                assert (got == model.rating()) == (k >= bad), (shapes, m.id, p)
 
 
 @pytest.mark.parametrize(

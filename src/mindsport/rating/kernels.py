@@ -16,6 +16,13 @@ the plain functions of :mod:`.gaussian`, :mod:`.truncation`, :mod:`.formulas` an
 
 Matches arrive as flat arrays (CSR layout, :class:`mindsport.rating.batch.MatchBlock`): no Python
 object per match, no allocation per match.
+
+The update of a game of three or more teams is a chain of dependent divisions, square roots and
+error functions: one game alone leaves most of the processor idle. The replay therefore lays
+out up to :data:`LANES` consecutive games that share no player (:func:`_setup`), runs their
+sweeps in lockstep (:func:`_sweeps`: each game's steps in its own order, so its numbers are
+exactly those of :func:`update_match` alone) and writes them back in match order
+(:func:`_finish`, :func:`_flush`). ``update_match`` is the same three steps with one lane.
 """
 
 from __future__ import annotations
@@ -36,21 +43,24 @@ from mindsport.rating.compiled import (
     truncated,
     win_moments,
 )
-from mindsport.rating.jit import jit
+from mindsport.rating.jit import inline, jit
 
-# integer scratch per team: order, present players; per link: left team, right team
-_ORDER, _PRESENT, _LEFT, _RIGHT = 0, 1, 2, 3
-# float scratch per team: performance prior and marginal (natural parameters)
-_TPI, _TTAU, _MPI, _MTAU = 0, 1, 2, 3
-# float scratch per link: margin, draw flag, messages to the left/right team, down, truncation
-_E, _DRAW, _LPI, _LTAU, _RPI, _RTAU, _DPI, _DTAU, _XPI, _XTAU = range(10)
+# integer scratch per team: order, present players; per link: left team, right team (rows);
+# per lane, in its first two rows: the links to sweep, settled (1) or not (0)
+_ORDER, _PRESENT, _LEFT, _RIGHT, _LINKS = 0, 1, 2, 3, 4
+# float scratch per team: performance prior and marginal (natural parameters); per lane, in its
+# first row: 1 once a truncation of the sweep has moved by more than the tolerance, else 0
+_TPI, _TTAU, _MPI, _MTAU, _MOVED = 0, 1, 2, 3, 4
+# float scratch per link: margin, draw flag, messages to the left/right team, truncation
+_E, _DRAW, _LPI, _LTAU, _RPI, _RTAU, _XPI, _XTAU = range(8)
 
 
 @jit
-def workspace(max_teams: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Scratch arrays for games of up to ``max_teams`` teams (allocated once per block)."""
-    m = max(max_teams - 1, 1)
-    return np.empty((max_teams, 4), np.int64), np.empty((max_teams, 4)), np.zeros((m, 10))
+def workspace(max_teams: int, lanes: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Scratch arrays for ``lanes`` games of up to ``max_teams`` teams each (allocated once per
+    block): lane ``L`` owns the rows from ``L * max(max_teams, 2)`` on."""
+    rows = lanes * max(max_teams, 2)
+    return np.empty((rows, 5), np.int64), np.zeros((rows, 5)), np.zeros((rows, 8))
 
 
 @jit
@@ -110,7 +120,7 @@ def two_teams(
             out_var[s] = p * (1.0 - ws * ws * p / c2 * wt)
 
 
-@jit
+@inline
 def _sum_message(tp: float, tt: float, op: float, ot: float, sign: float) -> tuple[float, float]:
     """Natural parameters of ``other + sign * d`` (precisions ``op`` and ``tp``)."""
     if tp > 0.0 and op > 0.0:
@@ -118,10 +128,14 @@ def _sum_message(tp: float, tt: float, op: float, ot: float, sign: float) -> tup
     return 0.0, 0.0
 
 
-@jit
-def _down_and_truncate(j: int, iw: np.ndarray, fw: np.ndarray, lw: np.ndarray) -> float:
-    """Difference factor ``j`` down, then its truncation's message up; returns the change of
-    the difference marginal (in mean and standard deviation)."""
+@inline
+def _down_and_truncate(
+    j: int, iw: np.ndarray, fw: np.ndarray, lw: np.ndarray, check: bool, tolerance: float
+) -> bool:
+    """Difference factor ``j`` down, then its truncation's message up. With ``check``, returns
+    whether the difference marginal moved (in mean or in standard deviation) by more than
+    ``tolerance``; without, ``False`` (the sweep already moved something, so the change need not
+    be measured)."""
     left = iw[j, _LEFT]
     right = iw[j, _RIGHT]
     lp = fw[left, _MPI] - lw[j, _LPI]
@@ -132,8 +146,6 @@ def _down_and_truncate(j: int, iw: np.ndarray, fw: np.ndarray, lw: np.ndarray) -
     total = lp + rp
     cav_pi = lp * rp / total
     cav_tau = (lt * rp - rt * lp) / total
-    lw[j, _DPI] = cav_pi
-    lw[j, _DTAU] = cav_tau
     old_pi = cav_pi + lw[j, _XPI]
     old_tau = cav_tau + lw[j, _XTAU]
     sqrt_pi = math.sqrt(cav_pi)
@@ -143,14 +155,19 @@ def _down_and_truncate(j: int, iw: np.ndarray, fw: np.ndarray, lw: np.ndarray) -
     new_tau = (cav_tau + sqrt_pi * v) * shrink
     lw[j, _XPI] = new_pi - cav_pi
     lw[j, _XTAU] = new_tau - cav_tau
+    if not check:
+        return False
     if old_pi <= 0.0:
-        return math.inf
+        return True
     dm = abs(new_tau / new_pi - old_tau / old_pi)
-    ds = abs(math.sqrt(1.0 / new_pi) - math.sqrt(1.0 / old_pi))
-    return max(dm, ds)
+    if dm > tolerance:
+        return True
+    if math.isnan(dm):  # a change that cannot be measured does not hold the sweeps
+        return False
+    return abs(math.sqrt(1.0 / new_pi) - math.sqrt(1.0 / old_pi)) > tolerance
 
 
-@jit
+@inline
 def _diff_up(j: int, to_right: bool, iw: np.ndarray, fw: np.ndarray, lw: np.ndarray) -> None:
     """Difference factor ``j`` up: to its right team (``right = left - d``) or its left team
     (``left = d + right``)."""
@@ -174,6 +191,219 @@ def _diff_up(j: int, to_right: bool, iw: np.ndarray, fw: np.ndarray, lw: np.ndar
         fw[left, _MTAU] += nt - lw[j, _LTAU]
         lw[j, _LPI] = np_
         lw[j, _LTAU] = nt
+
+
+@inline
+def _setup(
+    b: int,
+    ptr: np.ndarray,
+    mu: np.ndarray,
+    pv: np.ndarray,
+    w: np.ndarray,
+    rank: np.ndarray,
+    z: float,
+    beta: float,
+    sigma_floor: float,
+    iw: np.ndarray,
+    fw: np.ndarray,
+    lw: np.ndarray,
+    out_mu: np.ndarray,
+    out_sigma: np.ndarray,
+    noise: np.ndarray,
+    offset: np.ndarray,
+    margin: np.ndarray,
+) -> None:
+    """Lay out one game in the lane whose scratch rows start at ``b``: its teams' order and
+    performance priors and its chain of difference factors, the number of links in
+    ``iw[b, _LINKS]``. Two teams are rated here in closed form (no links)."""
+    n = rank.shape[0]
+    beta2 = beta * beta
+    # order: ranked teams by rank (stable insertion sort), unranked last
+    n_ranked = 0
+    for t in range(n):
+        r = rank[t]
+        if not math.isnan(r):
+            j = n_ranked
+            while j > 0 and rank[iw[b + j - 1, _ORDER]] > r:
+                iw[b + j, _ORDER] = iw[b + j - 1, _ORDER]
+                j -= 1
+            iw[b + j, _ORDER] = t
+            n_ranked += 1
+    k = n_ranked
+    for t in range(n):
+        if math.isnan(rank[t]):
+            iw[b + k, _ORDER] = t
+            k += 1
+    for t in range(n):
+        cnt = 0
+        for s in range(ptr[t], ptr[t + 1]):
+            if w[s] > 0.0 and noise[s] > 0.0:
+                cnt += 1
+        iw[b + t, _PRESENT] = cnt
+    if n == 2:  # one truncation: the closed form is exact
+        left = iw[b, _ORDER]
+        right = iw[b + 1, _ORDER]
+        tied = (not math.isnan(rank[right])) and rank[left] == rank[right]
+        e = margin_from_quantile(z, iw[b + left, _PRESENT] + iw[b + right, _PRESENT], beta)
+        y = margin[0] if left == 0 else -margin[0]
+        two_teams(
+            ptr[left], ptr[left + 1], ptr[right], ptr[right + 1],
+            mu, pv, w, e, tied, beta2, out_mu, out_sigma,
+            noise, offset[left] - offset[right], y, margin[1],
+        )  # fmt: skip
+        for s in range(ptr[0], ptr[2]):
+            if w[s] != 0.0:
+                sg = math.sqrt(out_sigma[s])
+                out_sigma[s] = sg if sg >= sigma_floor else sigma_floor
+        iw[b, _LINKS] = 0
+        return
+    # team performance priors (sum of weighted performances)
+    for t in range(n):
+        mean = offset[t]
+        var = 0.0
+        for s in range(ptr[t], ptr[t + 1]):
+            mean += w[s] * mu[s]
+            var += w[s] * w[s] * (pv[s] + noise[s] * beta2)
+        fw[b + t, _TPI] = 1.0 / var
+        fw[b + t, _TTAU] = mean / var
+        fw[b + t, _MPI] = fw[b + t, _TPI]
+        fw[b + t, _MTAU] = fw[b + t, _TTAU]
+    # the difference factors: adjacent ranked teams, each unranked team below the lowest ranked
+    m = n - 1
+    for j in range(m):
+        left = iw[b + j, _ORDER] if j < n_ranked - 1 else iw[b + n_ranked - 1, _ORDER]
+        right = iw[b + j + 1, _ORDER]
+        iw[b + j, _LEFT] = b + left
+        iw[b + j, _RIGHT] = b + right
+        lw[b + j, :] = 0.0
+        lw[b + j, _E] = margin_from_quantile(
+            z, iw[b + left, _PRESENT] + iw[b + right, _PRESENT], beta
+        )
+        tied = (not math.isnan(rank[right])) and rank[left] == rank[right]
+        lw[b + j, _DRAW] = 1.0 if tied else 0.0
+    iw[b, _LINKS] = m
+
+
+@jit
+def _sweeps(
+    lanes: int, rows: int, tolerance: float, max_iterations: int, iw: np.ndarray,
+    fw: np.ndarray, lw: np.ndarray,
+) -> None:  # fmt: skip
+    """The message-passing schedule of every lane's game (lane ``L``'s rows start at ``L *
+    rows``), run in lockstep: each game's own steps in their order, the lanes' steps
+    interleaved so that the processor overlaps their chains of dependent arithmetic.
+
+    Each game sweeps forward and backward until no truncation message of a sweep moves its
+    difference marginal by more than ``tolerance`` (once one has, the sweep's other changes
+    are not measured). ``iw[b + 1, _LINKS]`` becomes 1 for a game that settled (or had nothing
+    to sweep) and stays 0 for one that did not within ``max_iterations`` sweeps."""
+    longest = 0
+    for lane in range(lanes):
+        b = lane * rows
+        m = iw[b, _LINKS]
+        iw[b + 1, _LINKS] = 0 if m > 0 else 1
+        longest = max(longest, m)
+    if longest == 0:
+        return
+    for sweep in range(max_iterations):
+        for lane in range(lanes):
+            fw[lane * rows, _MOVED] = 0.0
+        # forward: each difference's evidence to its right team
+        for j in range(longest):
+            for lane in range(lanes):
+                b = lane * rows
+                if iw[b + 1, _LINKS] != 0 or j >= iw[b, _LINKS]:
+                    continue
+                # at each turn of the sweep the link was just processed and nothing it depends
+                # on has changed since: its truncation message stands
+                if (j > 0 or sweep == 0) and _down_and_truncate(
+                    b + j, iw, fw, lw, fw[b, _MOVED] == 0.0, tolerance
+                ):
+                    fw[b, _MOVED] = 1.0
+                _diff_up(b + j, True, iw, fw, lw)
+        # backward: to its left team
+        for step in range(longest):
+            for lane in range(lanes):
+                b = lane * rows
+                m = iw[b, _LINKS]
+                j = m - 1 - step
+                if iw[b + 1, _LINKS] != 0 or j < 0:
+                    continue
+                if j < m - 1 and _down_and_truncate(
+                    b + j, iw, fw, lw, fw[b, _MOVED] == 0.0, tolerance
+                ):
+                    fw[b, _MOVED] = 1.0
+                _diff_up(b + j, False, iw, fw, lw)
+        moving = False
+        for lane in range(lanes):
+            b = lane * rows
+            if iw[b + 1, _LINKS] == 0:
+                if fw[b, _MOVED] == 0.0:
+                    iw[b + 1, _LINKS] = 1
+                else:
+                    moving = True
+        if not moving:
+            return
+
+
+@inline
+def _finish(
+    b: int,
+    ptr: np.ndarray,
+    mu: np.ndarray,
+    pv: np.ndarray,
+    w: np.ndarray,
+    beta: float,
+    sigma_floor: float,
+    iw: np.ndarray,
+    fw: np.ndarray,
+    lw: np.ndarray,
+    out_mu: np.ndarray,
+    out_sigma: np.ndarray,
+    noise: np.ndarray,
+    offset: np.ndarray,
+) -> None:
+    """The settled game of the lane at rows ``b``: the final message to every right team, then
+    from each team's performance back to its players' skills."""
+    m = iw[b, _LINKS]
+    if m == 0:  # rated in closed form by _setup
+        return
+    n = m + 1
+    beta2 = beta * beta
+    for j in range(m):  # final message to every right team
+        _diff_up(b + j, True, iw, fw, lw)
+    for t in range(n):
+        g_pi = fw[b + t, _MPI] - fw[b + t, _TPI]
+        g_tau = fw[b + t, _MTAU] - fw[b + t, _TTAU]
+        if g_pi <= 0.0:  # the outcome says nothing about this team: priors stand
+            for s in range(ptr[t], ptr[t + 1]):
+                if w[s] != 0.0:
+                    out_mu[s] = mu[s]
+                    sg = math.sqrt(pv[s])
+                    out_sigma[s] = sg if sg >= sigma_floor else sigma_floor
+            continue
+        g_mu = g_tau / g_pi
+        g_var = 1.0 / g_pi
+        total_mean = offset[t]
+        total_var = 0.0
+        for s in range(ptr[t], ptr[t + 1]):
+            total_mean += w[s] * mu[s]
+            total_var += w[s] * w[s] * (pv[s] + noise[s] * beta2)
+        for s in range(ptr[t], ptr[t + 1]):
+            ws = w[s]
+            if ws == 0.0:
+                continue
+            p = pv[s]
+            nb2 = noise[s] * beta2
+            # performance message (team - the others) / w, then through the performance noise
+            p_mean = (g_mu - (total_mean - ws * mu[s])) / ws
+            p_var = (g_var + total_var - ws * ws * (p + nb2)) / (ws * ws)
+            s_var = p_var + nb2
+            post_pi = 1.0 / p + 1.0 / s_var
+            post_tau = mu[s] / p + p_mean / s_var
+            out_mu[s] = post_tau / post_pi
+            sg = math.sqrt(1.0 / post_pi)
+            out_sigma[s] = sg if sg >= sigma_floor else sigma_floor
 
 
 @jit
@@ -208,125 +438,19 @@ def update_match(
     ``y``: not observed); ``rank`` is NaN for an unranked team; ``z`` is the draw margin's
     normal quantile. The new mean and sigma (at least ``sigma_floor``) of
     every slot with a positive weight go to ``out_mu``/``out_sigma``; other slots are left as
-    they are. ``iw``/``fw``/``lw``: scratch from :func:`workspace`.
+    they are. ``iw``/``fw``/``lw``: scratch from :func:`workspace` (one lane).
+
+    The same three steps rate several games at once in the replay (:func:`replay_trueskill`):
+    :func:`_setup` per game, :func:`_sweeps` over all of them, :func:`_finish` per game.
     """
-    n = rank.shape[0]
-    beta2 = beta * beta
-    # order: ranked teams by rank (stable insertion sort), unranked last
-    n_ranked = 0
-    for t in range(n):
-        r = rank[t]
-        if not math.isnan(r):
-            j = n_ranked
-            while j > 0 and rank[iw[j - 1, _ORDER]] > r:
-                iw[j, _ORDER] = iw[j - 1, _ORDER]
-                j -= 1
-            iw[j, _ORDER] = t
-            n_ranked += 1
-    k = n_ranked
-    for t in range(n):
-        if math.isnan(rank[t]):
-            iw[k, _ORDER] = t
-            k += 1
-    for t in range(n):
-        cnt = 0
-        for s in range(ptr[t], ptr[t + 1]):
-            if w[s] > 0.0 and noise[s] > 0.0:
-                cnt += 1
-        iw[t, _PRESENT] = cnt
-    if n == 2:  # one truncation: the closed form is exact
-        left = iw[0, _ORDER]
-        right = iw[1, _ORDER]
-        tied = (not math.isnan(rank[right])) and rank[left] == rank[right]
-        e = margin_from_quantile(z, iw[left, _PRESENT] + iw[right, _PRESENT], beta)
-        y = margin[0] if left == 0 else -margin[0]
-        two_teams(
-            ptr[left], ptr[left + 1], ptr[right], ptr[right + 1],
-            mu, pv, w, e, tied, beta2, out_mu, out_sigma,
-            noise, offset[left] - offset[right], y, margin[1],
-        )  # fmt: skip
-        for s in range(ptr[0], ptr[2]):
-            if w[s] != 0.0:
-                sg = math.sqrt(out_sigma[s])
-                out_sigma[s] = sg if sg >= sigma_floor else sigma_floor
-        return True
-    # team performance priors (sum of weighted performances)
-    for t in range(n):
-        mean = offset[t]
-        var = 0.0
-        for s in range(ptr[t], ptr[t + 1]):
-            mean += w[s] * mu[s]
-            var += w[s] * w[s] * (pv[s] + noise[s] * beta2)
-        fw[t, _TPI] = 1.0 / var
-        fw[t, _TTAU] = mean / var
-        fw[t, _MPI] = fw[t, _TPI]
-        fw[t, _MTAU] = fw[t, _TTAU]
-    # the difference factors: adjacent ranked teams, each unranked team below the lowest ranked
-    m = n - 1
-    for j in range(m):
-        left = iw[j, _ORDER] if j < n_ranked - 1 else iw[n_ranked - 1, _ORDER]
-        right = iw[j + 1, _ORDER]
-        iw[j, _LEFT] = left
-        iw[j, _RIGHT] = right
-        lw[j, :] = 0.0
-        lw[j, _E] = margin_from_quantile(z, iw[left, _PRESENT] + iw[right, _PRESENT], beta)
-        tied = (not math.isnan(rank[right])) and rank[left] == rank[right]
-        lw[j, _DRAW] = 1.0 if tied else 0.0
-    converged = False
-    for sweep in range(max_iterations):
-        delta = 0.0
-        # forward: each difference's evidence to its right team
-        for j in range(m):
-            # at each turn of the sweep the link was just processed and nothing it depends on
-            # has changed since: its truncation message stands
-            if j > 0 or sweep == 0:
-                delta = max(delta, _down_and_truncate(j, iw, fw, lw))
-            _diff_up(j, True, iw, fw, lw)
-        # backward: to its left team
-        for j in range(m - 1, -1, -1):
-            if j < m - 1:
-                delta = max(delta, _down_and_truncate(j, iw, fw, lw))
-            _diff_up(j, False, iw, fw, lw)
-        if delta <= tolerance:
-            converged = True
-            break
-    if not converged:
+    _setup(
+        0, ptr, mu, pv, w, rank, z, beta, sigma_floor, iw, fw, lw, out_mu, out_sigma,
+        noise, offset, margin,
+    )  # fmt: skip
+    _sweeps(1, iw.shape[0], tolerance, max_iterations, iw, fw, lw)
+    if iw[1, _LINKS] == 0:
         return False
-    for j in range(m):  # final message to every right team
-        _diff_up(j, True, iw, fw, lw)
-    # back up from each team's performance to its players' skills
-    for t in range(n):
-        g_pi = fw[t, _MPI] - fw[t, _TPI]
-        g_tau = fw[t, _MTAU] - fw[t, _TTAU]
-        if g_pi <= 0.0:  # the outcome says nothing about this team: priors stand
-            for s in range(ptr[t], ptr[t + 1]):
-                if w[s] != 0.0:
-                    out_mu[s] = mu[s]
-                    sg = math.sqrt(pv[s])
-                    out_sigma[s] = sg if sg >= sigma_floor else sigma_floor
-            continue
-        g_mu = g_tau / g_pi
-        g_var = 1.0 / g_pi
-        total_mean = offset[t]
-        total_var = 0.0
-        for s in range(ptr[t], ptr[t + 1]):
-            total_mean += w[s] * mu[s]
-            total_var += w[s] * w[s] * (pv[s] + noise[s] * beta2)
-        for s in range(ptr[t], ptr[t + 1]):
-            ws = w[s]
-            if ws == 0.0:
-                continue
-            p = pv[s]
-            nb2 = noise[s] * beta2
-            # performance message (team - the others) / w, then through the performance noise
-            p_mean = (g_mu - (total_mean - ws * mu[s])) / ws
-            p_var = (g_var + total_var - ws * ws * (p + nb2)) / (ws * ws)
-            s_var = p_var + nb2
-            post_pi = 1.0 / p + 1.0 / s_var
-            post_tau = mu[s] / p + p_mean / s_var
-            out_mu[s] = post_tau / post_pi
-            sg = math.sqrt(1.0 / post_pi)
-            out_sigma[s] = sg if sg >= sigma_floor else sigma_floor
+    _finish(0, ptr, mu, pv, w, beta, sigma_floor, iw, fw, lw, out_mu, out_sigma, noise, offset)
     return True
 
 
@@ -511,6 +635,81 @@ def predict_and_update(
     return ok, k
 
 
+#: games of more than two players that the replay rates side by side (see :func:`_sweeps`)
+LANES = 2
+
+
+@jit
+def _shares_player(
+    s0: int, ns: int, players: np.ndarray, team_ptr: np.ndarray, player_ptr: np.ndarray,
+    lane_match: np.ndarray, pending: int,
+) -> bool:  # fmt: skip
+    """Whether the slots ``s0:s0+ns`` name a player of a match waiting in a lane."""
+    for lane in range(pending):
+        i = lane_match[lane]
+        a0 = player_ptr[team_ptr[i]]
+        a1 = player_ptr[team_ptr[i + 1]]
+        for q in range(s0, s0 + ns):
+            p = players[q]
+            for r in range(a0, a1):
+                if players[r] == p:
+                    return True
+    return False
+
+
+@jit
+def _flush(
+    pending: int,
+    lane_match: np.ndarray,
+    block: tuple[np.ndarray, ...],
+    table: np.ndarray,
+    lanes: tuple[np.ndarray, ...],
+    work: tuple[np.ndarray, ...],
+    settings: np.ndarray,
+    keep: bool,
+    post: np.ndarray,
+) -> int:
+    """Rate the ``pending`` matches laid out in the lanes (:func:`_sweeps` over all of them),
+    then write each one's players back to ``table`` (and ``post`` with ``keep``) in match
+    order. Returns -1, or the index of the first match that did not converge (the matches
+    before it are written, the others not)."""
+    team_ptr, player_ptr, players, _, _, times = block
+    ptr, smu, pv, sw, out_mu, out_sigma, noise, offset = lanes
+    iw, fw, lw = work
+    beta, sigma_floor, tolerance = settings[1], settings[5], settings[6]
+    rows = iw.shape[0] // ptr.shape[0]
+    width = smu.shape[0] // ptr.shape[0]
+    _sweeps(pending, rows, tolerance, int(settings[7]), iw, fw, lw)
+    with_time = post.shape[1] > 2
+    for lane in range(pending):
+        i = lane_match[lane]
+        b = lane * rows
+        if iw[b + 1, _LINKS] == 0:
+            return i
+        t0 = team_ptr[i]
+        n = team_ptr[i + 1] - t0
+        s0 = player_ptr[t0]
+        ns = player_ptr[t0 + n] - s0
+        now = times[i]
+        _finish(
+            b, ptr[lane, : n + 1], smu, pv, sw, beta, sigma_floor, iw, fw, lw, out_mu,
+            out_sigma, noise, offset,
+        )  # fmt: skip
+        o = lane * width
+        for q in range(ns):
+            p = players[s0 + q]
+            if sw[o + q] > 0.0:
+                table[p, 0] = out_mu[o + q]
+                table[p, 1] = out_sigma[o + q]
+                table[p, 2] = now
+            if keep:
+                post[s0 + q, 0] = table[p, 0]
+                post[s0 + q, 1] = table[p, 1]
+                if with_time:
+                    post[s0 + q, 2] = table[p, 2]
+    return -1
+
+
 @jit
 def replay_trueskill(
     table: np.ndarray,
@@ -532,28 +731,34 @@ def replay_trueskill(
 
     A game of two single players playing fully takes a lean path: :func:`two_teams` and
     :func:`predict_pairs` written out for that shape (the same operations, so the same numbers).
+    Larger games wait in lanes (see the module docstring) until :data:`LANES` of them are laid
+    out, the next game shares a player with one of them or is a lean one, or the block ends.
     """
     team_ptr, player_ptr, players, weights, ranks, times = block
     post, pair_a, pair_b, prob, outcome = results
     z, beta, tau, drift, sigma0, sigma_floor = settings[:6]
     n_matches = team_ptr.shape[0] - 1
     max_teams, max_slots = block_sizes(team_ptr, player_ptr)
-    iw, fw, lw = workspace(max_teams)
-    ptr = np.empty(max_teams + 1, np.int64)
-    rows = np.empty((max_slots, 3))
-    smu = np.empty(max_slots)
-    ssig = np.empty(max_slots)
-    pv = np.empty(max_slots)
-    sw = np.empty(max_slots)
-    out_mu = np.empty(max_slots)
-    out_sigma = np.empty(max_slots)
+    iw, fw, lw = workspace(max_teams, LANES)
+    rows_per_lane = iw.shape[0] // LANES
+    # lane L's slots are L * max_slots + 0, 1, ... of each slot array; its team pointers count
+    # from there
+    ptr = np.empty((LANES, max_teams + 1), np.int64)
+    smu = np.empty(LANES * max_slots)
+    ssig = np.empty(LANES * max_slots)
+    pv = np.empty(LANES * max_slots)
+    sw = np.empty(LANES * max_slots)
+    out_mu = np.empty(LANES * max_slots)
+    out_sigma = np.empty(LANES * max_slots)
     team_mu = np.empty(max_teams)
     team_var = np.empty(max_teams)
-    players_only = np.ones(max_slots)
+    players_only = np.ones(LANES * max_slots)
     no_offset = np.zeros(max_teams)
     no_margin = np.array([math.nan, 1.0])
-    slots = (smu, ssig, pv, sw, players_only, out_mu, out_sigma)
-    work = (iw, fw, lw, team_mu, team_var)
+    lanes = (ptr, smu, pv, sw, out_mu, out_sigma, players_only, no_offset)
+    work = (iw, fw, lw)
+    lane_match = np.empty(LANES, np.int64)
+    pending = 0  # matches laid out in the lanes, not yet rated
     workspace_sink = np.empty(1)
     tau2 = tau * tau
     beta2 = beta * beta
@@ -574,6 +779,11 @@ def replay_trueskill(
             if s2 + 1 < n_slots:
                 ahead += table[players[s2 + 1], 0]
         if n == 2 and ns == 2 and weights[s0] == 1.0 and weights[s0 + 1] == 1.0:
+            if pending > 0:  # the waiting matches first: a failure leaves no later match rated
+                bad = _flush(pending, lane_match, block, table, lanes, work, settings, keep, post)
+                pending = 0
+                if bad >= 0:
+                    return bad
             pa = players[s0]
             pb = players[s0 + 1]
             ra = ranks[t0]
@@ -644,32 +854,47 @@ def replay_trueskill(
                     if with_time:
                         post[s0 + q, 2] = now
             continue
-        load_match(t0, n, s0, player_ptr, players, table, ptr, rows)
-        for q in range(ns):
-            smu[q] = rows[q, 0]
-            ssig[q] = rows[q, 1]
-            sw[q] = weights[s0 + q]
-            pv[q] = prior_variance(ssig[q], rows[q, 2], now, drift, sigma0, tau2)
-            out_mu[q] = smu[q]
-            out_sigma[q] = ssig[q]
-        ok, k = predict_and_update(
-            ptr[: n + 1], ranks[t0 : t0 + n], slots, (no_offset, no_margin), settings, work,
-            k, predict, results,
-        )  # fmt: skip
-        if not ok:
-            return i
+        # a larger match waits in a lane until the lanes are full or a match shares a player
+        if pending > 0 and _shares_player(
+            s0, ns, players, team_ptr, player_ptr, lane_match, pending
+        ):
+            bad = _flush(pending, lane_match, block, table, lanes, work, settings, keep, post)
+            pending = 0
+            if bad >= 0:
+                return bad
+        lane = pending
+        o = lane * max_slots
+        lp = ptr[lane, : n + 1]
+        for t in range(n + 1):
+            lp[t] = o + player_ptr[t0 + t] - s0
         for q in range(ns):
             p = players[s0 + q]
-            if sw[q] > 0.0:
-                table[p, 0] = out_mu[q]
-                table[p, 1] = out_sigma[q]
-                table[p, 2] = now
-            if keep:
-                post[s0 + q, 0] = table[p, 0]
-                post[s0 + q, 1] = table[p, 1]
-                if with_time:
-                    post[s0 + q, 2] = table[p, 2]
+            smu[o + q] = table[p, 0]
+            ssig[o + q] = table[p, 1]
+            sw[o + q] = weights[s0 + q]
+            pv[o + q] = prior_variance(table[p, 1], table[p, 2], now, drift, sigma0, tau2)
+            out_mu[o + q] = table[p, 0]
+            out_sigma[o + q] = table[p, 1]
+        rank = ranks[t0 : t0 + n]
+        if predict:
+            k = predict_pairs(
+                lp, rank, smu, ssig, z, beta, tau, team_mu, team_var,
+                k, pair_a, pair_b, prob, outcome, players_only, no_offset,
+            )  # fmt: skip
+        _setup(
+            lane * rows_per_lane, lp, smu, pv, sw, rank, z, beta, sigma_floor, iw, fw, lw,
+            out_mu, out_sigma, players_only, no_offset, no_margin,
+        )  # fmt: skip
+        lane_match[lane] = i
+        pending += 1
+        if pending == LANES:
+            bad = _flush(pending, lane_match, block, table, lanes, work, settings, keep, post)
+            pending = 0
+            if bad >= 0:
+                return bad
     workspace_sink[0] = ahead
+    if pending > 0:
+        return _flush(pending, lane_match, block, table, lanes, work, settings, keep, post)
     return -1
 
 
