@@ -443,6 +443,14 @@ def update_match(
     The same three steps rate several games at once in the replay (:func:`replay_trueskill`):
     :func:`_setup` per game, :func:`_sweeps` over all of them, :func:`_finish` per game.
     """
+    if rank.shape[0] == 2:
+        # two teams, rated in closed form by _setup: a branch of their own, with no call that
+        # takes the arrays after it, is ~25% faster (numba then drops the reference counting)
+        _setup(
+            0, ptr, mu, pv, w, rank, z, beta, sigma_floor, iw, fw, lw, out_mu, out_sigma,
+            noise, offset, margin,
+        )  # fmt: skip
+        return True
     _setup(
         0, ptr, mu, pv, w, rank, z, beta, sigma_floor, iw, fw, lw, out_mu, out_sigma,
         noise, offset, margin,
