@@ -773,8 +773,8 @@ def replay_trueskill(
     e2 = margin_from_quantile(z, 2, beta)
     with_time = post.shape[1] > 2
     k = 0
-    n_slots = players.shape[0]
-    ahead = 0.0  # rows of the players four matches ahead, read early: their cache misses overlap
+    ahead = 0.0  # rows of (up to four) players of the match four ahead, read early: their cache
+    # misses overlap
     for i in range(n_matches):
         t0 = team_ptr[i]
         n = team_ptr[i + 1] - t0
@@ -783,9 +783,8 @@ def replay_trueskill(
         now = times[i]
         if i + 4 < n_matches:
             s2 = player_ptr[team_ptr[i + 4]]
-            ahead += table[players[s2], 0]
-            if s2 + 1 < n_slots:
-                ahead += table[players[s2 + 1], 0]
+            for q in range(s2, min(player_ptr[team_ptr[i + 5]], s2 + 4)):
+                ahead += table[players[q], 0]
         if n == 2 and ns == 2 and weights[s0] == 1.0 and weights[s0 + 1] == 1.0:
             if pending > 0:  # the waiting matches first: a failure leaves no later match rated
                 bad = _flush(pending, lane_match, block, table, lanes, work, settings, keep, post)
