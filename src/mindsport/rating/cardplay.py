@@ -2,7 +2,7 @@
 
 In a card game or mahjong the result of one deal says as much about the cards and the seat as
 about the players. :class:`CardPlay` is TrueSkill (the same settings, the same compiled update,
-:func:`mindsport.rating.kernels.update_match`) with four additions, each optional and each
+:func:`mindsport.rating.trueskill_kernel.update_match`) with four additions, each optional and each
 switched on by what a :class:`~mindsport.match.Match` carries:
 
 * **Role advantage.** A match's ``roles`` (``landlord``, ``farmer1``, ``farmer2``; ``East`` ...

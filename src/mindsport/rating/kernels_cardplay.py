@@ -1,7 +1,7 @@
 """Compiled replay of the role- and luck-aware TrueSkill (numba).
 
 :func:`replay_cardplay` rates a block of matches in order with TrueSkill's one update
-(:func:`mindsport.rating.kernels.update_match`): each team's players (rows of the players'
+(:func:`mindsport.rating.trueskill_kernel.update_match`): each team's players (rows of the players'
 table) are joined by the team's *virtual players* (rows of a second table: a role's advantage,
 a duplicate deal's luck), which add skill but no performance noise and no dynamics, and each
 team's performance is shifted by a known offset (a deal's expected result); a two-team match
@@ -15,7 +15,8 @@ import numpy as np
 
 from mindsport.rating.blockkernels import block_sizes
 from mindsport.rating.jit import jit
-from mindsport.rating.kernels import predict_and_update, prior_variance, workspace
+from mindsport.rating.kernels import predict_and_update, prior_variance
+from mindsport.rating.trueskill_kernel import workspace
 
 
 @jit

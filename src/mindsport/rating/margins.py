@@ -4,10 +4,10 @@ A win says only that team 0 performed better than team 1; a 6-0 6-0 says by how 
 margin scale ``s`` (performance points per point of score difference) the scores
 ``(score_0, score_1)`` are read as an observation of the performance difference ``d`` of team 0
 over team 1: ``y = s * (score_0 - score_1)`` with the likelihood ``N(y; d, margin_noise^2)``.
-TrueSkill's one update (:func:`mindsport.rating.kernels.update_match`) multiplies it with the
-win/draw truncation (:func:`mindsport.rating.truncation.margin_moments`: the Gaussian is absorbed
-exactly, then the truncation is moment-matched), so a match observed with its margin stays one
-exact-then-moment-matched step.
+TrueSkill's one update (:func:`mindsport.rating.trueskill_kernel.update_match`) multiplies it with
+the win/draw truncation (:func:`mindsport.rating.truncation.margin_moments`: the Gaussian is
+absorbed exactly, then the truncation is moment-matched), so a match observed with its margin stays
+one exact-then-moment-matched step.
 
 The models that rate margins (:class:`~mindsport.rating.cardplay.CardPlay` online,
 :class:`~mindsport.rating.through_time.TrueSkillThroughTime` over the whole history) take the two

@@ -21,7 +21,7 @@ A game's message to its players is the online TrueSkill update (the patent's fac
 one game: teams, ties, partial play, partial rankings) computed from the players' *cavities*
 (their marginals without this game's message) and divided by them, so running the games forward
 in time once, with nothing coming back from the future, is exactly online TrueSkill filtering.
-That update is the one of :func:`mindsport.rating.kernels.update_match`, shared with online
+That update is the one of :func:`mindsport.rating.trueskill_kernel.update_match`, shared with online
 TrueSkill.
 
 Everything is compiled lazily on first use (``cache=True`` keeps the machine code on disk).
@@ -34,7 +34,7 @@ import math
 import numpy as np
 
 from mindsport.rating.jit import jit
-from mindsport.rating.kernels import update_match, workspace
+from mindsport.rating.trueskill_kernel import update_match, workspace
 
 #: Status of the inner (multi-team) message passing of one game that did not settle.
 GAME_FAILED = -1.0
@@ -206,7 +206,7 @@ def update_game(
 ) -> float:
     """Recompute game ``g``'s messages to its players from their cavities.
 
-    The online update of one game (:func:`mindsport.rating.kernels.update_match`) from the
+    The online update of one game (:func:`mindsport.rating.trueskill_kernel.update_match`) from the
     players' cavities (their marginals without this game's message), divided by the cavities;
     ``g_margin[g]`` is the game's observed performance difference of team 0 over team 1, seen
     with variance ``margin_s2`` (NaN: none, see :mod:`mindsport.rating.margins`).
