@@ -368,12 +368,18 @@ def replay_trueskill(
             s2 = player_ptr[team_ptr[i + 4]]
             for q in range(s2, min(player_ptr[team_ptr[i + 5]], s2 + 4)):
                 ahead += table[players[q], 0]
-        if n == 2 and ns == 2 and weights[s0] == 1.0 and weights[s0 + 1] == 1.0:
-            if pending > 0:  # the waiting matches first: a failure leaves no later match rated
-                bad = _flush(pending, lane_match, block, table, lanes, work, settings, keep, post)
-                pending = 0
-                if bad >= 0:
-                    return bad
+        lean = n == 2 and ns == 2 and weights[s0] == 1.0 and weights[s0 + 1] == 1.0
+        # the waiting matches are rated first when the lanes are full, when this match is a lean
+        # one (a failure must leave no later match rated) or when it shares a player with them
+        if pending == LANES or (
+            pending > 0
+            and (lean or _shares_player(s0, ns, players, team_ptr, player_ptr, lane_match, pending))
+        ):
+            bad = _flush(pending, lane_match, block, table, lanes, work, settings, keep, post)
+            pending = 0
+            if bad >= 0:
+                return bad
+        if lean:
             pa = players[s0]
             pb = players[s0 + 1]
             ra = ranks[t0]
@@ -444,14 +450,7 @@ def replay_trueskill(
                     if with_time:
                         post[s0 + q, 2] = now
             continue
-        # a larger match waits in a lane until the lanes are full or a match shares a player
-        if pending > 0 and _shares_player(
-            s0, ns, players, team_ptr, player_ptr, lane_match, pending
-        ):
-            bad = _flush(pending, lane_match, block, table, lanes, work, settings, keep, post)
-            pending = 0
-            if bad >= 0:
-                return bad
+        # a larger match waits in a lane
         lane = pending
         o = lane * max_slots
         lp = ptr[lane, : n + 1]
@@ -477,11 +476,6 @@ def replay_trueskill(
         )  # fmt: skip
         lane_match[lane] = i
         pending += 1
-        if pending == LANES:
-            bad = _flush(pending, lane_match, block, table, lanes, work, settings, keep, post)
-            pending = 0
-            if bad >= 0:
-                return bad
     workspace_sink[0] = ahead
     if pending > 0:
         return _flush(pending, lane_match, block, table, lanes, work, settings, keep, post)

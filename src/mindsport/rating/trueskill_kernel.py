@@ -458,7 +458,7 @@ def update_match(
         noise, offset, margin,
     )  # fmt: skip
     sweep_lanes(1, iw.shape[0], tolerance, max_iterations, iw, fw, lw)
-    if iw[1, _LINKS] == 0:
+    if not lane_settled(iw, 0):
         return False
     finish_game(0, ptr, mu, pv, w, beta, sigma_floor, iw, fw, lw, out_mu, out_sigma, noise, offset)
     return True
