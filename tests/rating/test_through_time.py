@@ -215,7 +215,9 @@ def test_one_forward_sweep_is_online_filtering() -> None:
     model = TrueSkillThroughTime(drift=drift, draw_probability=0.1)
     # online TrueSkill caps the drift at its new-player sigma; the random walk has no cap, so
     # the online model starts everybody from the same prior but with a cap far away
-    online = TrueSkill(sigma=1e3, tau=0.0, drift=drift, draw_probability=0.1)
+    online = TrueSkill(
+        sigma=1e3, tau=0.0, drift=drift, draw_probability=0.1, tolerance=model.tolerance
+    )
     filtered_like_online(model, online, ms, fast=False)
 
 
@@ -226,7 +228,9 @@ def test_per_game_dynamics_filter_like_online_tau() -> None:
     ms = random_duels(9, 300, 16, per_step=1, draws=0.1)
     tau, drift = 0.6, 0.2
     model = TrueSkillThroughTime(drift=drift, tau=tau, draw_probability=0.1)
-    online = TrueSkill(sigma=1e3, tau=tau, drift=drift, draw_probability=0.1)
+    online = TrueSkill(
+        sigma=1e3, tau=tau, drift=drift, draw_probability=0.1, tolerance=model.tolerance
+    )
     start = Rating(MU, math.sqrt(SIGMA**2 - tau**2))
     h = filtered_like_online(model, online, ms, fast=True, start=start)
     plain = SkillHistory(TrueSkillThroughTime(drift=drift, draw_probability=0.1))
@@ -278,7 +282,9 @@ def test_one_forward_sweep_with_margins_is_online_filtering_with_margins() -> No
     model = TrueSkillThroughTime(drift=drift, draw_probability=0.1, **margins)
     # the online TrueSkill with margins (cardplay without roles, deals or luck; its compiled
     # replay rates the margins), its drift cap far away as in the test without margins
-    online = CardPlay(sigma=1e3, tau=0.0, drift=drift, draw_probability=0.1, **margins)
+    online = CardPlay(
+        sigma=1e3, tau=0.0, drift=drift, draw_probability=0.1, tolerance=model.tolerance, **margins
+    )
     h = filtered_like_online(model, online, ms, fast=True)
     plain = SkillHistory(TrueSkillThroughTime(drift=drift, draw_probability=0.1))
     plain.add(ms)
@@ -434,6 +440,39 @@ def test_incremental_adds_equal_a_full_recompute(tau: float) -> None:
     h.recompute()
     for p in h.players:
         assert np.abs(h.curve(p).mu - before[p].mu).max() < 1e-6
+
+
+def league_games(seed: int, n_games: int, n_players: int, per_day: int, walk: float) -> list:
+    """1v1 games of a league whose players' true skills walk by ``walk`` a day; the winner
+    drawn from the logistic of the true difference."""
+    rng = np.random.default_rng(seed)
+    skill = rng.normal(25.0, 4.0, n_players)
+    out = []
+    for g in range(n_games):
+        if g % per_day == 0:
+            skill += rng.normal(0.0, walk, n_players)
+        a, b = rng.choice(n_players, 2, replace=False)
+        won = rng.random() < 1.0 / (1.0 + math.exp(-(skill[a] - skill[b]) / 3.0))
+        out.append(Match(f"g{g}", g // per_day, [[f"p{a}"], [f"p{b}"]], [0, 1] if won else [1, 0]))
+    return out
+
+
+@pytest.mark.parametrize("drift", [0.01, 0.02])
+def test_at_the_default_tolerance_adds_and_a_recompute_agree_to_1e_6(drift: float) -> None:
+    # a long league (5,000 days): a move below the tolerance flags nothing, so small moves
+    # add up unseen unless a closing sweep rechecks all that moved (without that check, adds
+    # and a recompute of this league ended 2e-6 apart at tolerance 1e-7 and 1e-5 apart at
+    # 1e-6). The default keeps them within 1e-6.
+    model = TrueSkillThroughTime(drift=drift, draw_probability=0.0)
+    ms = league_games(7, 20_000, 500, 4, 0.2)
+    h = model.history(ms[:-20])
+    for k in range(len(ms) - 20, len(ms), 4):  # the last five days, one at a time
+        h.add(ms[k : k + 4])
+    full = model.history(ms)
+    for p in full.players:
+        a, b = full.curve(p), h.curve(p)
+        assert np.abs(a.mu - b.mu).max() < 1e-6
+        assert np.abs(a.sigma - b.sigma).max() < 1e-6
 
 
 def test_incremental_adds_with_margins_equal_a_full_recompute() -> None:

