@@ -561,3 +561,69 @@ def test_player_index_in_groups_against_a_dict(
         want = [expected.setdefault(p, len(expected)) for t in teams for p in t]
         assert got == want
     assert index.ids == list(expected)
+
+
+def lane_games(rng: np.random.Generator, n_games: int) -> tuple[list[Match], dict[str, Rating]]:
+    """Games of three to nine teams of one to three players, no player in two games, with
+    ties, unranked teams, partial play and priors that make some results far upsets (the
+    truncation's tail formulas); and each player's prior rating."""
+    games, priors = [], {}
+    for i in range(n_games):
+        n = int(rng.integers(3, 10))
+        teams = [[f"g{i}t{t}p{q}" for q in range(int(rng.integers(1, 4)))] for t in range(n)]
+        ranks: list[int | None] = [int(x) for x in rng.permutation(n)]
+        if i % 3 == 0:  # ties
+            ranks = [int(x) for x in rng.integers(0, n - 1, n)]
+        if i % 4 == 1:  # unranked teams
+            ranks[-1] = ranks[-2] = None
+        weights = None
+        if i % 5 == 2:
+            weights = [[float(rng.choice([0.25, 0.5, 1.0])) for _ in t] for t in teams]
+        for t, team in enumerate(teams):
+            for p in team:
+                mu, sigma = float(rng.normal(25.0, 8.0)), float(rng.uniform(0.3, 8.3))
+                if i % 6 == 5:  # the winners were thought far weaker than the losers
+                    r = ranks[t]
+                    mu = -60.0 + 30.0 * t if r is not None else 25.0
+                    sigma = 0.5
+                priors[p] = Rating(mu, sigma)
+        games.append(Match(f"g{i}", float(i), teams, ranks, weights))
+    return games, priors
+
+
+def replay_lanes(model: TrueSkill, matches: list[Match], priors: dict[str, Rating]) -> dict:
+    index = PlayerIndex()
+    block = encode_matches(matches, index)
+    replayer = model.replayer()
+    for p, r in priors.items():
+        replayer.set_value(index.get(p), r)
+    replayer.feed(block, predict=True, keep=True)
+    return {p: replayer.value(index.get(p)) for m in matches for t in m.teams for p in t}
+
+
+def test_games_rated_on_vector_lanes_agree_with_rate_whatever_rides_beside_them() -> None:
+    """Games of three or more teams that share no player wait in the replay's lanes and are swept
+    together on vectors (``simd.WIDTH`` of them). Each agrees with ``rate()`` on its own (the
+    scalar sweep, whose error function is the C library's) to 1e-12; and a game's numbers do not
+    depend on the games beside it or on its lane: reversed, or each alone between lean games
+    that empty the lanes, the ratings are the same bit for bit."""
+    from mindsport.rating.simd import WIDTH
+
+    model = TrueSkill(draw_probability=0.15)
+    rng = np.random.default_rng(31)
+    games, priors = lane_games(rng, 5 * WIDTH + 3)
+    got = replay_lanes(model, games, priors)
+    worst = 0.0
+    for m in games:
+        teams = [[priors[p] for p in t] for t in m.teams]
+        new = model.rate(teams, list(m.ranks), m.weights)
+        for team, rated in zip(m.teams, new, strict=True):
+            for p, r in zip(team, rated, strict=True):
+                worst = max(worst, abs(got[p].mu - r.mu), abs(got[p].sigma - r.sigma))
+    assert worst <= 1e-12
+    assert replay_lanes(model, games[::-1], priors) == got
+    alone: list[Match] = []
+    for k, m in enumerate(games):
+        alone += [m, Match(f"lean{k}", m.time, [[f"x{k}"], [f"y{k}"]], [0, 1])]
+    rated_alone = replay_lanes(model, alone, priors)
+    assert {p: rated_alone[p] for p in got} == got

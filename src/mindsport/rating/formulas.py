@@ -34,6 +34,7 @@ __kernels__ = (
     "margin_from_quantile",
     "drifted_sigma",
     "win_loss",
+    "ahead_given",
     "ahead_probability",
     "logistic10",
     "fide_k",
@@ -66,7 +67,8 @@ def drifted_sigma(sigma: float, elapsed: float, drift: float, sigma0: float) -> 
 
 
 def win_loss(d: float, c: float, e: float) -> tuple[float, float]:
-    """``(P(a ahead), P(b ahead))`` for a performance difference ``N(d, c^2)`` and margin ``e``."""
+    """``(P(a ahead), P(b ahead))`` for a performance difference ``N(d, c^2)`` and margin ``e``
+    (without branches: the kernels evaluate it for several pairs at once, on lanes)."""
     return norm_cdf((d - e) / c), norm_cdf((-d - e) / c)
 
 
@@ -74,6 +76,11 @@ def ahead_probability(d: float, c: float, e: float) -> float:
     """``P(a ahead | not a draw)`` for a performance difference ``N(d, c^2)`` and margin ``e``
     (one half when both tails underflow)."""
     win, loss = win_loss(d, c, e)
+    return ahead_given(win, loss)
+
+
+def ahead_given(win: float, loss: float) -> float:
+    """:func:`ahead_probability` from the two probabilities of :func:`win_loss`."""
     total = win + loss
     return win / total if total > 0.0 else 0.5
 

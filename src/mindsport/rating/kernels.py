@@ -20,20 +20,24 @@ the plain functions of :mod:`.gaussian`, :mod:`.truncation`, :mod:`.formulas` an
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
+from mindsport.rating import simd
 from mindsport.rating.blockkernels import block_sizes, load_match, team_pointers
 from mindsport.rating.compiled import (
-    ahead_probability,
+    ahead_given,
     difference_moments,
     drifted_sigma,
     margin_from_quantile,
     norm_cdf,
     pair_outcome,
+    win_loss,
     win_moments,
 )
-from mindsport.rating.jit import jit
+from mindsport.rating.jit import inline, jit
+from mindsport.rating.simd import PART, WIDTH, part_zeros, with_lane, zeros
 from mindsport.rating.trueskill_kernel import (
     finish_game,
     lane_settled,
@@ -155,6 +159,11 @@ def predict_pairs(
                 v_ += sigma[s] * sigma[s]
         team_mu[t] = m_
         team_var[t] = v_
+    # the decided pairs, PART at a time: their two tail probabilities on lanes
+    d = part_zeros()
+    c = d + 1.0
+    e = d
+    filled = 0
     for a in range(n):
         for b in range(a + 1, n):
             o = pair_outcome(rank[a], rank[b])
@@ -167,14 +176,29 @@ def predict_pairs(
             for s in range(ptr[b], ptr[b + 1]):
                 if noise[s] > 0.0:
                     size += 1
-            e = margin_from_quantile(z, size, beta)
-            c = math.sqrt(team_var[a] + team_var[b])
+            d = with_lane(d, filled, team_mu[a] - team_mu[b])
+            c = with_lane(c, filled, math.sqrt(team_var[a] + team_var[b]))
+            e = with_lane(e, filled, margin_from_quantile(z, size, beta))
             pair_a[k] = a
             pair_b[k] = b
-            prob[k] = ahead_probability(team_mu[a] - team_mu[b], c, e)
             outcome[k] = o
             k += 1
+            filled += 1
+            if filled == PART:
+                _ahead(d, c, e, filled, prob, k)
+                filled = 0
+    if filled > 0:
+        _ahead(d, c, e, filled, prob, k)
     return k
+
+
+@inline
+def _ahead(d: Any, c: Any, e: Any, filled: int, prob: np.ndarray, k: int) -> None:
+    """``prob[k - filled + q]`` for the pairs in lanes ``q < filled`` (:func:`ahead_probability`
+    with the tails on lanes)."""
+    win, loss = win_loss(d, c, e)
+    for q in range(filled):
+        prob[k - filled + q] = ahead_given(simd.lane(win, q), simd.lane(loss, q))
 
 
 @jit
@@ -226,25 +250,20 @@ def predict_and_update(
     return ok, k
 
 
-#: games of more than two players that the replay rates side by side (see :func:`sweep_lanes`)
-LANES = 2
+#: games of more than two players that the replay rates side by side, one per lane of a vector
+#: (see :func:`sweep_lanes` and :mod:`mindsport.rating.simd`)
+LANES = WIDTH
 
 
-@jit
+@inline
 def _shares_player(
-    s0: int, ns: int, players: np.ndarray, team_ptr: np.ndarray, player_ptr: np.ndarray,
-    lane_match: np.ndarray, pending: int,
-) -> bool:  # fmt: skip
-    """Whether the slots ``s0:s0+ns`` name a player of a match waiting in a lane."""
-    for lane in range(pending):
-        i = lane_match[lane]
-        a0 = player_ptr[team_ptr[i]]
-        a1 = player_ptr[team_ptr[i + 1]]
-        for q in range(s0, s0 + ns):
-            p = players[q]
-            for r in range(a0, a1):
-                if players[r] == p:
-                    return True
+    s0: int, ns: int, players: np.ndarray, waiting: np.ndarray, flushes: int
+) -> bool:
+    """Whether the slots ``s0:s0+ns`` name a player of a match waiting in a lane (``waiting[p]``
+    is the number of the flush that player ``p`` waits for)."""
+    for q in range(s0, s0 + ns):  # noqa: SIM110 (a plain loop: numba)
+        if waiting[players[q]] == flushes:
+            return True
     return False
 
 
@@ -268,14 +287,12 @@ def _flush(
     ptr, smu, pv, sw, out_mu, out_sigma, noise, offset = lanes
     iw, fw, lw = work
     beta, sigma_floor, tolerance = settings[1], settings[5], settings[6]
-    rows = iw.shape[0] // ptr.shape[0]
     width = smu.shape[0] // ptr.shape[0]
-    sweep_lanes(pending, rows, tolerance, int(settings[7]), iw, fw, lw)
+    sweep_lanes(zeros(), pending, tolerance, int(settings[7]), iw, fw, lw)
     with_time = post.shape[1] > 2
     for lane in range(pending):
         i = lane_match[lane]
-        b = lane * rows
-        if not lane_settled(iw, b):
+        if not lane_settled(iw, lane):
             return i
         t0 = team_ptr[i]
         n = team_ptr[i + 1] - t0
@@ -283,7 +300,7 @@ def _flush(
         ns = player_ptr[t0 + n] - s0
         now = times[i]
         finish_game(
-            b, ptr[lane, : n + 1], smu, pv, sw, beta, sigma_floor, iw, fw, lw, out_mu,
+            lane, ptr[lane, : n + 1], smu, pv, sw, beta, sigma_floor, iw, fw, lw, out_mu,
             out_sigma, noise, offset,
         )  # fmt: skip
         o = lane * width
@@ -331,7 +348,6 @@ def replay_trueskill(
     n_matches = team_ptr.shape[0] - 1
     max_teams, max_slots = block_sizes(team_ptr, player_ptr)
     iw, fw, lw = workspace(max_teams, LANES)
-    rows_per_lane = iw.shape[0] // LANES
     # lane L's slots are L * max_slots + 0, 1, ... of each slot array; its team pointers count
     # from there
     ptr = np.empty((LANES, max_teams + 1), np.int64)
@@ -350,6 +366,8 @@ def replay_trueskill(
     work = (iw, fw, lw)
     lane_match = np.empty(LANES, np.int64)
     pending = 0  # matches laid out in the lanes, not yet rated
+    flushes = 0  # flushes of the lanes so far
+    waiting = np.full(table.shape[0], -1, np.int64)  # the flush each player waits for
     workspace_sink = np.empty(1)
     tau2 = tau * tau
     beta2 = beta * beta
@@ -372,11 +390,11 @@ def replay_trueskill(
         # the waiting matches are rated first when the lanes are full, when this match is a lean
         # one (a failure must leave no later match rated) or when it shares a player with them
         if pending == LANES or (
-            pending > 0
-            and (lean or _shares_player(s0, ns, players, team_ptr, player_ptr, lane_match, pending))
+            pending > 0 and (lean or _shares_player(s0, ns, players, waiting, flushes))
         ):
             bad = _flush(pending, lane_match, block, table, lanes, work, settings, keep, post)
             pending = 0
+            flushes += 1
             if bad >= 0:
                 return bad
         if lean:
@@ -415,10 +433,9 @@ def replay_trueskill(
                     cp = math.sqrt((sg_a * sg_a + tau2 + beta2) + (sg_b * sg_b + tau2 + beta2))
                 win = norm_cdf((d - e2) / cp)
                 loss = norm_cdf((-d - e2) / cp)
-                total = win + loss
                 pair_a[k] = 0
                 pair_b[k] = 1
-                prob[k] = win / total if total > 0.0 else 0.5
+                prob[k] = ahead_given(win, loss)
                 outcome[k] = 0.5 if tied else (0.0 if b_ahead else 1.0)
                 k += 1
                 if cp != c:
@@ -471,11 +488,13 @@ def replay_trueskill(
                 k, pair_a, pair_b, prob, outcome, players_only, no_offset,
             )  # fmt: skip
         setup_game(
-            lane * rows_per_lane, lp, smu, pv, sw, rank, z, beta, sigma_floor, iw, fw, lw,
+            lane, lp, smu, pv, sw, rank, z, beta, sigma_floor, iw, fw, lw,
             out_mu, out_sigma, players_only, no_offset, no_margin,
         )  # fmt: skip
         lane_match[lane] = i
         pending += 1
+        for q in range(s0, s0 + ns):
+            waiting[players[q]] = flushes
     workspace_sink[0] = ahead
     if pending > 0:
         return _flush(pending, lane_match, block, table, lanes, work, settings, keep, post)

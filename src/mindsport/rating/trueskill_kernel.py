@@ -12,11 +12,15 @@ of many, the pairwise model), the card-play model's replay and the whole-history
 The update of a game of three or more teams is a chain of dependent divisions, square roots and
 error functions: one game alone leaves most of the processor idle. So the update is three
 steps that can take several games ("lanes") at once: :func:`setup_game` lays out a game in a
-lane of the scratch arrays, :func:`sweep_lanes` runs the lanes' schedules in lockstep (each
-game's steps in its own order, so its numbers are exactly those of the game alone) and
-:func:`finish_game` passes a settled game's messages back to its players. ``update_match`` is
-the three steps with one lane; the replay (:func:`mindsport.rating.kernels.replay_trueskill`)
-runs two games that share no player side by side.
+lane of the scratch arrays, :func:`sweep_lanes` runs the lanes' schedules in lockstep and
+:func:`finish_game` passes a settled game's messages back to its players. The sweep is written
+once, generically (:mod:`mindsport.rating.simd`): ``update_match`` compiles it for one game on
+floats; the replay (:func:`mindsport.rating.kernels.replay_trueskill`) compiles it for vectors
+and sweeps :data:`~mindsport.rating.simd.WIDTH` games that share no player with one instruction
+per step. Each game's steps are those of the game alone, whatever its lane and its neighbours;
+the vector error function and exponential agree with the C library's to a few units in the
+last place, so a game rated alone and rated in the replay agree to about 1e-14 (not bit for
+bit), and every replay of the same games gives the same bits.
 
 The scalar maths (normal distribution, truncated moments, draw margin) are the plain functions
 of :mod:`.gaussian`, :mod:`.truncation` and :mod:`.formulas`, compiled as written
@@ -26,6 +30,7 @@ of :mod:`.gaussian`, :mod:`.truncation` and :mod:`.formulas`, compiled as writte
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -34,8 +39,27 @@ from mindsport.rating.compiled import (
     margin_from_quantile,
     margin_moments,
     truncated,
+    win_main,
 )
+from mindsport.rating.gaussian import TAIL
 from mindsport.rating.jit import inline, jit
+from mindsport.rating.simd import (
+    all_lanes,
+    any_lane,
+    gather,
+    invert,
+    lane,
+    lanewise,
+    load,
+    scatter,
+    store,
+    where,
+    with_lane,
+)
+from mindsport.rating.truncation import W_HIGH, W_LOW
+
+# the truncation of the lanes that the vector formula does not cover, lane by lane
+_retruncate = lanewise(truncated)
 
 __all__ = [
     "finish_game",
@@ -47,22 +71,30 @@ __all__ = [
     "workspace",
 ]
 
-# integer scratch per team: order, present players; per link: left team, right team (rows);
-# per lane, in its first two rows: the links to sweep, settled (1) or not (0)
-_ORDER, _PRESENT, _LEFT, _RIGHT, _LINKS = 0, 1, 2, 3, 4
-# float scratch per team: performance prior and marginal (natural parameters); per lane, in its
-# first row: 1 once a truncation of the sweep has moved by more than the tolerance, else 0
-_TPI, _TTAU, _MPI, _MTAU, _MOVED = 0, 1, 2, 3, 4
-# float scratch per link: margin, draw flag, messages to the left/right team, truncation
+# Scratch, shaped (rows, fields, lanes): lane k is game k. A game of n teams has m = n - 1 links
+# (difference factors); with top = rows - 1 its teams in finishing order sit in the rows
+# top - m .. top and its links in the rows top - m .. top - 1, link r joining the teams of rows
+# r (left, ahead; for an unranked team, the lowest ranked one) and r + 1 (right). Games of
+# different sizes are aligned at the bottom, so the sweeps of all lanes visit the same rows.
+# integer fields: a team's place in the order (rows 0..n-1), a team's present players (by team
+# index), a link's left team row; _LINKS, in rows 0 and 1: the lane's links, settled (1) or not
+_ORDER, _PRESENT, _LEFT, _LINKS = 0, 1, 2, 3
+# float fields per team row: performance prior and marginal (natural parameters)
+_TPI, _TTAU, _MPI, _MTAU = 0, 1, 2, 3
+# float fields per link row: margin, draw flag, messages to the left/right team, truncation
 _E, _DRAW, _LPI, _LTAU, _RPI, _RTAU, _XPI, _XTAU = range(8)
 
 
 @jit
 def workspace(max_teams: int, lanes: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Scratch arrays for ``lanes`` games of up to ``max_teams`` teams each (allocated once per
-    block): lane ``L`` owns the rows from ``L * max(max_teams, 2)`` on."""
-    rows = lanes * max(max_teams, 2)
-    return np.empty((rows, 5), np.int64), np.zeros((rows, 5)), np.zeros((rows, 8))
+    block; see the layout above)."""
+    rows = max(max_teams, 2)
+    return (
+        np.zeros((rows, 4, lanes), np.int64),
+        np.zeros((rows, 4, lanes)),
+        np.zeros((rows, 8, lanes)),
+    )
 
 
 @jit
@@ -123,81 +155,124 @@ def two_teams(
 
 
 @inline
-def _sum_message(tp: float, tt: float, op: float, ot: float, sign: float) -> tuple[float, float]:
-    """Natural parameters of ``other + sign * d`` (precisions ``op`` and ``tp``)."""
-    if tp > 0.0 and op > 0.0:
-        return tp * op / (tp + op), (tp * ot + sign * op * tt) / (tp + op)
-    return 0.0, 0.0
+def _sum_message(tp: Any, tt: Any, op: Any, ot: Any, sign: float) -> tuple[Any, Any]:
+    """Natural parameters of ``other + sign * d`` (precisions ``op`` and ``tp``); nothing (0, 0)
+    unless both are positive."""
+    ok = (tp > 0.0) & (op > 0.0)
+    np_ = tp * op / (tp + op)
+    nt = (tp * ot + sign * op * tt) / (tp + op)
+    if all_lanes(ok):  # as a rule (and a plain branch for one game)
+        return np_, nt
+    return where(ok, np_, 0.0), where(ok, nt, 0.0)
+
+
+@inline
+def _left(proto: Any, r: int, f: int, k: int, iw: np.ndarray, fw: np.ndarray, chain: bool) -> Any:
+    """Field ``f`` of the left team of link row ``r`` (row ``r`` itself in a ``chain``), lanes
+    from ``k``."""
+    if chain:
+        return load(proto, fw, r, f, k)
+    return gather(proto, fw, iw, r, _LEFT, f, k)
 
 
 @inline
 def _down_and_truncate(
-    j: int, iw: np.ndarray, fw: np.ndarray, lw: np.ndarray, check: bool, tolerance: float
-) -> bool:
-    """Difference factor ``j`` down, then its truncation's message up. With ``check``, returns
-    whether the difference marginal moved (in mean or in standard deviation) by more than
-    ``tolerance``; without, ``False`` (the sweep already moved something, so the change need not
-    be measured)."""
-    left = iw[j, _LEFT]
-    right = iw[j, _RIGHT]
-    lp = fw[left, _MPI] - lw[j, _LPI]
-    lt = fw[left, _MTAU] - lw[j, _LTAU]
-    rp = fw[right, _MPI] - lw[j, _RPI]
-    rt = fw[right, _MTAU] - lw[j, _RTAU]
+    proto: Any, r: int, k: int, on: Any, moved: Any, iw: np.ndarray, fw: np.ndarray,
+    lw: np.ndarray, tolerance: float, chain: bool,
+) -> Any:  # fmt: skip
+    """Difference factor of link row ``r`` down, then its truncation's message up, in the lanes
+    ``on`` (from lane ``k``). Returns ``moved`` with the lanes added whose difference marginal
+    moved (in mean or in standard deviation) by more than ``tolerance`` (measured only while
+    some lane of ``on`` has not moved yet in this sweep)."""
+    lpi = load(proto, lw, r, _LPI, k)
+    ltau = load(proto, lw, r, _LTAU, k)
+    rpi = load(proto, lw, r, _RPI, k)
+    rtau = load(proto, lw, r, _RTAU, k)
+    lp = _left(proto, r, _MPI, k, iw, fw, chain) - lpi
+    lt = _left(proto, r, _MTAU, k, iw, fw, chain) - ltau
+    rp = load(proto, fw, r + 1, _MPI, k) - rpi
+    rt = load(proto, fw, r + 1, _MTAU, k) - rtau
     # the difference of the two teams' cavities: precision lp rp / (lp + rp)
     total = lp + rp
     cav_pi = lp * rp / total
     cav_tau = (lt * rp - rt * lp) / total
-    old_pi = cav_pi + lw[j, _XPI]
-    old_tau = cav_tau + lw[j, _XTAU]
+    xpi = load(proto, lw, r, _XPI, k)
+    xtau = load(proto, lw, r, _XTAU, k)
+    old_pi = cav_pi + xpi
+    old_tau = cav_tau + xtau
     sqrt_pi = math.sqrt(cav_pi)
-    v, wt = truncated(cav_tau / sqrt_pi, lw[j, _E] * sqrt_pi, lw[j, _DRAW] != 0.0)
+    t = cav_tau / sqrt_pi
+    e = load(proto, lw, r, _E, k) * sqrt_pi
+    draw = load(proto, lw, r, _DRAW, k) != 0.0
+    # a win in the main range on every lane at once; draws, far tails and w at its bounds by the
+    # scalar truncation, lane by lane (the scalar path gives the same numbers as truncated())
+    x = t - e
+    v, wt = win_main(x)
+    bad = on & (draw | invert(x > TAIL) | invert(wt >= W_LOW) | (wt > W_HIGH))
+    if any_lane(bad):
+        v, wt = _retruncate(bad, t, e, draw, v, wt)
     shrink = 1.0 / (1.0 - wt)
     new_pi = cav_pi * shrink
     new_tau = (cav_tau + sqrt_pi * v) * shrink
-    lw[j, _XPI] = new_pi - cav_pi
-    lw[j, _XTAU] = new_tau - cav_tau
-    if not check:
-        return False
-    if old_pi <= 0.0:
-        return True
+    store(proto, lw, r, _XPI, k, where(on, new_pi - cav_pi, xpi))
+    store(proto, lw, r, _XTAU, k, where(on, new_tau - cav_tau, xtau))
+    if all_lanes(moved | invert(on)):
+        return moved
     dm = abs(new_tau / new_pi - old_tau / old_pi)
-    if dm > tolerance:
-        return True
-    if math.isnan(dm):  # a change that cannot be measured does not hold the sweeps
-        return False
-    return abs(math.sqrt(1.0 / new_pi) - math.sqrt(1.0 / old_pi)) > tolerance
+    # a change that cannot be measured (NaN) does not hold the sweeps
+    sd = abs(math.sqrt(1.0 / new_pi) - math.sqrt(1.0 / old_pi))
+    big = (old_pi <= 0.0) | (dm > tolerance) | ((dm == dm) & (sd > tolerance))
+    return moved | (on & big)
 
 
 @inline
-def _diff_up(j: int, to_right: bool, iw: np.ndarray, fw: np.ndarray, lw: np.ndarray) -> None:
-    """Difference factor ``j`` up: to its right team (``right = left - d``) or its left team
-    (``left = d + right``)."""
-    left = iw[j, _LEFT]
-    right = iw[j, _RIGHT]
-    tp = lw[j, _XPI]
-    tt = lw[j, _XTAU]
+def _diff_up(
+    proto: Any, r: int, k: int, to_right: bool, on: Any, iw: np.ndarray, fw: np.ndarray,
+    lw: np.ndarray, chain: bool,
+) -> None:  # fmt: skip
+    """Difference factor of link row ``r`` up, in the lanes ``on`` (from lane ``k``): to its
+    right team (``right = left - d``) or its left team (``left = d + right``)."""
+    tp = load(proto, lw, r, _XPI, k)
+    tt = load(proto, lw, r, _XTAU, k)
     if to_right:
-        op = fw[left, _MPI] - lw[j, _LPI]
-        ot = fw[left, _MTAU] - lw[j, _LTAU]
+        lpi = load(proto, lw, r, _LPI, k)
+        ltau = load(proto, lw, r, _LTAU, k)
+        op = _left(proto, r, _MPI, k, iw, fw, chain) - lpi
+        ot = _left(proto, r, _MTAU, k, iw, fw, chain) - ltau
         np_, nt = _sum_message(tp, tt, op, ot, -1.0)
-        fw[right, _MPI] += np_ - lw[j, _RPI]
-        fw[right, _MTAU] += nt - lw[j, _RTAU]
-        lw[j, _RPI] = np_
-        lw[j, _RTAU] = nt
+        rpi = load(proto, lw, r, _RPI, k)
+        rtau = load(proto, lw, r, _RTAU, k)
+        mp = load(proto, fw, r + 1, _MPI, k)
+        mt = load(proto, fw, r + 1, _MTAU, k)
+        store(proto, fw, r + 1, _MPI, k, where(on, mp + (np_ - rpi), mp))
+        store(proto, fw, r + 1, _MTAU, k, where(on, mt + (nt - rtau), mt))
+        store(proto, lw, r, _RPI, k, where(on, np_, rpi))
+        store(proto, lw, r, _RTAU, k, where(on, nt, rtau))
+        return
+    rpi = load(proto, lw, r, _RPI, k)
+    rtau = load(proto, lw, r, _RTAU, k)
+    op = load(proto, fw, r + 1, _MPI, k) - rpi
+    ot = load(proto, fw, r + 1, _MTAU, k) - rtau
+    np_, nt = _sum_message(tp, tt, op, ot, 1.0)
+    lpi = load(proto, lw, r, _LPI, k)
+    ltau = load(proto, lw, r, _LTAU, k)
+    mp = _left(proto, r, _MPI, k, iw, fw, chain)
+    mt = _left(proto, r, _MTAU, k, iw, fw, chain)
+    mp = where(on, mp + (np_ - lpi), mp)
+    mt = where(on, mt + (nt - ltau), mt)
+    if chain:
+        store(proto, fw, r, _MPI, k, mp)
+        store(proto, fw, r, _MTAU, k, mt)
     else:
-        op = fw[right, _MPI] - lw[j, _RPI]
-        ot = fw[right, _MTAU] - lw[j, _RTAU]
-        np_, nt = _sum_message(tp, tt, op, ot, 1.0)
-        fw[left, _MPI] += np_ - lw[j, _LPI]
-        fw[left, _MTAU] += nt - lw[j, _LTAU]
-        lw[j, _LPI] = np_
-        lw[j, _LTAU] = nt
+        scatter(proto, fw, iw, r, _LEFT, _MPI, k, mp)
+        scatter(proto, fw, iw, r, _LEFT, _MTAU, k, mt)
+    store(proto, lw, r, _LPI, k, where(on, np_, lpi))
+    store(proto, lw, r, _LTAU, k, where(on, nt, ltau))
 
 
 @inline
 def setup_game(
-    b: int,
+    k: int,
     ptr: np.ndarray,
     mu: np.ndarray,
     pv: np.ndarray,
@@ -215,9 +290,9 @@ def setup_game(
     offset: np.ndarray,
     margin: np.ndarray,
 ) -> None:
-    """Lay out one game in the lane whose scratch rows start at ``b``: its teams' order and
-    performance priors and its chain of difference factors, the number of links in
-    ``iw[b, _LINKS]``. Two teams are rated here in closed form (no links)."""
+    """Lay out one game in lane ``k`` of the scratch arrays: its teams' order and performance
+    priors and its chain of difference factors, the number of links in ``iw[0, _LINKS, k]``.
+    Two teams are rated here in closed form (no links)."""
     n = rank.shape[0]
     beta2 = beta * beta
     # order: ranked teams by rank (stable insertion sort), unranked last
@@ -226,27 +301,27 @@ def setup_game(
         r = rank[t]
         if not math.isnan(r):
             j = n_ranked
-            while j > 0 and rank[iw[b + j - 1, _ORDER]] > r:
-                iw[b + j, _ORDER] = iw[b + j - 1, _ORDER]
+            while j > 0 and rank[iw[j - 1, _ORDER, k]] > r:
+                iw[j, _ORDER, k] = iw[j - 1, _ORDER, k]
                 j -= 1
-            iw[b + j, _ORDER] = t
+            iw[j, _ORDER, k] = t
             n_ranked += 1
-    k = n_ranked
+    q = n_ranked
     for t in range(n):
         if math.isnan(rank[t]):
-            iw[b + k, _ORDER] = t
-            k += 1
+            iw[q, _ORDER, k] = t
+            q += 1
     for t in range(n):
         cnt = 0
         for s in range(ptr[t], ptr[t + 1]):
             if w[s] > 0.0 and noise[s] > 0.0:
                 cnt += 1
-        iw[b + t, _PRESENT] = cnt
+        iw[t, _PRESENT, k] = cnt
     if n == 2:  # one truncation: the closed form is exact
-        left = iw[b, _ORDER]
-        right = iw[b + 1, _ORDER]
+        left = iw[0, _ORDER, k]
+        right = iw[1, _ORDER, k]
         tied = (not math.isnan(rank[right])) and rank[left] == rank[right]
-        e = margin_from_quantile(z, iw[b + left, _PRESENT] + iw[b + right, _PRESENT], beta)
+        e = margin_from_quantile(z, iw[left, _PRESENT, k] + iw[right, _PRESENT, k], beta)
         y = margin[0] if left == 0 else -margin[0]
         two_teams(
             ptr[left], ptr[left + 1], ptr[right], ptr[right + 1],
@@ -257,100 +332,96 @@ def setup_game(
             if w[s] != 0.0:
                 sg = math.sqrt(out_sigma[s])
                 out_sigma[s] = sg if sg >= sigma_floor else sigma_floor
-        iw[b, _LINKS] = 0
+        iw[0, _LINKS, k] = 0
         return
-    # team performance priors (sum of weighted performances)
-    for t in range(n):
+    m = n - 1
+    base = iw.shape[0] - 1 - m
+    # team performance priors (sum of weighted performances), in finishing order
+    for p in range(n):
+        t = iw[p, _ORDER, k]
         mean = offset[t]
         var = 0.0
         for s in range(ptr[t], ptr[t + 1]):
             mean += w[s] * mu[s]
             var += w[s] * w[s] * (pv[s] + noise[s] * beta2)
-        fw[b + t, _TPI] = 1.0 / var
-        fw[b + t, _TTAU] = mean / var
-        fw[b + t, _MPI] = fw[b + t, _TPI]
-        fw[b + t, _MTAU] = fw[b + t, _TTAU]
+        fw[base + p, _TPI, k] = 1.0 / var
+        fw[base + p, _TTAU, k] = mean / var
+        fw[base + p, _MPI, k] = fw[base + p, _TPI, k]
+        fw[base + p, _MTAU, k] = fw[base + p, _TTAU, k]
     # the difference factors: adjacent ranked teams, each unranked team below the lowest ranked
-    m = n - 1
     for j in range(m):
-        left = iw[b + j, _ORDER] if j < n_ranked - 1 else iw[b + n_ranked - 1, _ORDER]
-        right = iw[b + j + 1, _ORDER]
-        iw[b + j, _LEFT] = b + left
-        iw[b + j, _RIGHT] = b + right
-        lw[b + j, :] = 0.0
-        lw[b + j, _E] = margin_from_quantile(
-            z, iw[b + left, _PRESENT] + iw[b + right, _PRESENT], beta
-        )
+        lp = j if j < n_ranked - 1 else n_ranked - 1
+        left = iw[lp, _ORDER, k]
+        right = iw[j + 1, _ORDER, k]
+        r = base + j
+        iw[r, _LEFT, k] = base + lp
+        for f in range(lw.shape[1]):
+            lw[r, f, k] = 0.0
+        lw[r, _E, k] = margin_from_quantile(z, iw[left, _PRESENT, k] + iw[right, _PRESENT, k], beta)
         tied = (not math.isnan(rank[right])) and rank[left] == rank[right]
-        lw[b + j, _DRAW] = 1.0 if tied else 0.0
-    iw[b, _LINKS] = m
+        lw[r, _DRAW, k] = 1.0 if tied else 0.0
+    iw[0, _LINKS, k] = m
 
 
 @jit
 def sweep_lanes(
-    lanes: int, rows: int, tolerance: float, max_iterations: int, iw: np.ndarray,
+    proto: Any, lanes: int, tolerance: float, max_iterations: int, iw: np.ndarray,
     fw: np.ndarray, lw: np.ndarray,
 ) -> None:  # fmt: skip
-    """The message-passing schedule of every lane's game (lane ``L``'s rows start at ``L *
-    rows``), run in lockstep: each game's own steps in their order, the lanes' steps
-    interleaved so that the processor overlaps their chains of dependent arithmetic.
+    """The message-passing schedule of the games in lanes ``0..lanes-1``, in lockstep (the other
+    lanes are idle): with a float ``proto`` one game (one lane), with a
+    :class:`~mindsport.rating.simd.Lanes` zero one game per lane, each step on all of them at
+    once. Each game sweeps forward and backward until no truncation
+    message of a sweep moves its difference marginal by more than ``tolerance``; a game's steps
+    are those of the game alone (a settled lane keeps its state while the others go on).
 
-    Each game sweeps forward and backward until no truncation message of a sweep moves its
-    difference marginal by more than ``tolerance`` (once one has, the sweep's other changes
-    are not measured). ``iw[b + 1, _LINKS]`` becomes 1 for a game that settled (or had nothing
-    to sweep) and stays 0 for one that did not within ``max_iterations`` sweeps."""
+    ``iw[1, _LINKS, k]`` becomes 1 for a game that settled (or had nothing to sweep) and stays 0
+    for one that did not within ``max_iterations`` sweeps."""
+    top = iw.shape[0] - 1
     longest = 0
-    for lane in range(lanes):
-        b = lane * rows
-        m = iw[b, _LINKS]
-        iw[b + 1, _LINKS] = 0 if m > 0 else 1
+    chain = True  # no unranked team: every link's left team is the row above its right one
+    start = proto + float(top)  # each lane's first link row (top: no links)
+    for k in range(iw.shape[2]):
+        m = iw[0, _LINKS, k] if k < lanes else 0
+        iw[1, _LINKS, k] = 0 if m > 0 else 1
         longest = max(longest, m)
+        start = with_lane(start, k, float(top - m))
+        for r in range(top - m, top):
+            if iw[r, _LEFT, k] != r:
+                chain = False
     if longest == 0:
         return
+    first = top - longest
+    active = start < float(top)
     for sweep in range(max_iterations):
-        for lane in range(lanes):
-            fw[lane * rows, _MOVED] = 0.0
+        moved = proto != proto  # nothing yet
         # forward: each difference's evidence to its right team
-        for j in range(longest):
-            for lane in range(lanes):
-                b = lane * rows
-                if iw[b + 1, _LINKS] != 0 or j >= iw[b, _LINKS]:
-                    continue
-                # at each turn of the sweep the link was just processed and nothing it depends
-                # on has changed since: its truncation message stands
-                if (j > 0 or sweep == 0) and _down_and_truncate(
-                    b + j, iw, fw, lw, fw[b, _MOVED] == 0.0, tolerance
-                ):
-                    fw[b, _MOVED] = 1.0
-                _diff_up(b + j, True, iw, fw, lw)
-        # backward: to its left team
-        for step in range(longest):
-            for lane in range(lanes):
-                b = lane * rows
-                m = iw[b, _LINKS]
-                j = m - 1 - step
-                if iw[b + 1, _LINKS] != 0 or j < 0:
-                    continue
-                if j < m - 1 and _down_and_truncate(
-                    b + j, iw, fw, lw, fw[b, _MOVED] == 0.0, tolerance
-                ):
-                    fw[b, _MOVED] = 1.0
-                _diff_up(b + j, False, iw, fw, lw)
-        moving = False
-        for lane in range(lanes):
-            b = lane * rows
-            if iw[b + 1, _LINKS] == 0:
-                if fw[b, _MOVED] == 0.0:
-                    iw[b + 1, _LINKS] = 1
-                else:
-                    moving = True
-        if not moving:
+        for r in range(first, top):
+            on = active & (start <= float(r))
+            # a lane's first link was just processed (the backward sweep's last step) and
+            # nothing it depends on has changed since: its truncation message stands
+            trunc = on if sweep == 0 else on & (start < float(r))
+            if any_lane(trunc):
+                moved = _down_and_truncate(proto, r, 0, trunc, moved, iw, fw, lw, tolerance, chain)
+            _diff_up(proto, r, 0, True, on, iw, fw, lw, chain)
+        # backward: to its left team (the last link's truncation stands as well)
+        for r in range(top - 1, first - 1, -1):
+            on = active & (start <= float(r))
+            if r < top - 1 and any_lane(on):
+                moved = _down_and_truncate(proto, r, 0, on, moved, iw, fw, lw, tolerance, chain)
+            _diff_up(proto, r, 0, False, on, iw, fw, lw, chain)
+        settled = active & invert(moved)
+        for k in range(iw.shape[2]):
+            if lane(settled, k):
+                iw[1, _LINKS, k] = 1
+        active = active & moved
+        if not any_lane(active):
             return
 
 
 @inline
 def finish_game(
-    b: int,
+    k: int,
     ptr: np.ndarray,
     mu: np.ndarray,
     pv: np.ndarray,
@@ -365,18 +436,21 @@ def finish_game(
     noise: np.ndarray,
     offset: np.ndarray,
 ) -> None:
-    """The settled game of the lane at rows ``b``: the final message to every right team, then
-    from each team's performance back to its players' skills."""
-    m = iw[b, _LINKS]
+    """The settled game of lane ``k``: the final message to every right team, then from each
+    team's performance back to its players' skills."""
+    m = iw[0, _LINKS, k]
     if m == 0:  # rated in closed form by setup_game
         return
     n = m + 1
+    base = iw.shape[0] - 1 - m
     beta2 = beta * beta
     for j in range(m):  # final message to every right team
-        _diff_up(b + j, True, iw, fw, lw)
-    for t in range(n):
-        g_pi = fw[b + t, _MPI] - fw[b + t, _TPI]
-        g_tau = fw[b + t, _MTAU] - fw[b + t, _TTAU]
+        _diff_up(0.0, base + j, k, True, True, iw, fw, lw, False)
+    for p in range(n):
+        t = iw[p, _ORDER, k]
+        row = base + p
+        g_pi = fw[row, _MPI, k] - fw[row, _TPI, k]
+        g_tau = fw[row, _MTAU, k] - fw[row, _TTAU, k]
         if g_pi <= 0.0:  # the outcome says nothing about this team: priors stand
             for s in range(ptr[t], ptr[t + 1]):
                 if w[s] != 0.0:
@@ -395,14 +469,14 @@ def finish_game(
             ws = w[s]
             if ws == 0.0:
                 continue
-            p = pv[s]
+            p_ = pv[s]
             nb2 = noise[s] * beta2
             # performance message (team - the others) / w, then through the performance noise
             p_mean = (g_mu - (total_mean - ws * mu[s])) / ws
-            p_var = (g_var + total_var - ws * ws * (p + nb2)) / (ws * ws)
+            p_var = (g_var + total_var - ws * ws * (p_ + nb2)) / (ws * ws)
             s_var = p_var + nb2
-            post_pi = 1.0 / p + 1.0 / s_var
-            post_tau = mu[s] / p + p_mean / s_var
+            post_pi = 1.0 / p_ + 1.0 / s_var
+            post_tau = mu[s] / p_ + p_mean / s_var
             out_mu[s] = post_tau / post_pi
             sg = math.sqrt(1.0 / post_pi)
             out_sigma[s] = sg if sg >= sigma_floor else sigma_floor
@@ -457,7 +531,7 @@ def update_match(
         0, ptr, mu, pv, w, rank, z, beta, sigma_floor, iw, fw, lw, out_mu, out_sigma,
         noise, offset, margin,
     )  # fmt: skip
-    sweep_lanes(1, iw.shape[0], tolerance, max_iterations, iw, fw, lw)
+    sweep_lanes(0.0, 1, tolerance, max_iterations, iw, fw, lw)
     if not lane_settled(iw, 0):
         return False
     finish_game(0, ptr, mu, pv, w, beta, sigma_floor, iw, fw, lw, out_mu, out_sigma, noise, offset)
@@ -465,7 +539,7 @@ def update_match(
 
 
 @inline
-def lane_settled(iw: np.ndarray, b: int) -> bool:
-    """Whether the game of the lane at rows ``b`` settled in :func:`sweep_lanes` (or was rated
-    in closed form)."""
-    return iw[b + 1, _LINKS] != 0
+def lane_settled(iw: np.ndarray, k: int) -> bool:
+    """Whether the game of lane ``k`` settled in :func:`sweep_lanes` (or was rated in closed
+    form)."""
+    return iw[1, _LINKS, k] != 0

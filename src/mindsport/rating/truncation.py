@@ -20,7 +20,14 @@ from __future__ import annotations
 
 import math
 
-from mindsport.rating.gaussian import TAIL, log_norm_cdf, mills_given, mills_ratio, norm_cdf
+from mindsport.rating.gaussian import (
+    TAIL,
+    log_norm_cdf,
+    mills_given,
+    mills_ratio,
+    norm_cdf,
+    norm_pdf,
+)
 
 __all__ = [
     "difference_moments",
@@ -39,6 +46,7 @@ __all__ = [
 __kernels__ = (
     "v_plus_x",
     "clamp_w",
+    "win_main",
     "win_moments",
     "vw_win",
     "vw_draw",
@@ -49,6 +57,9 @@ __kernels__ = (
 
 # Beyond this standardised upset the asymptotic series is used for v + x (relative error < 1e-16).
 _ASYMPTOTIC_FROM = 30.0
+#: ``w`` is kept within ``[W_LOW, W_HIGH]`` (:func:`clamp_w`)
+W_LOW = 1e-300
+W_HIGH = 1.0 - 1e-16
 
 
 def v_plus_x(x: float) -> float:
@@ -65,17 +76,31 @@ def v_plus_x(x: float) -> float:
 
 def clamp_w(w: float) -> float:
     """Rounding can push ``w`` to the edges of (0, 1) for enormous ``|x|``: keep it usable."""
-    if w < 1e-300:
-        return 1e-300
-    if w > 1.0 - 1e-16:
-        return 1.0 - 1e-16
+    if w < W_LOW:
+        return W_LOW
+    if w > W_HIGH:
+        return W_HIGH
     return w
 
 
 def vw_win(t: float, e: float) -> tuple[float, float]:
     """``(v, w)`` of ``N(t, 1)`` truncated to ``(e, inf)``; ``w`` lies in (0, 1)."""
     x = t - e
-    return win_moments(x, norm_cdf(x) if x > TAIL else 1.0)
+    if x > TAIL:
+        v, w = win_main(x)
+        return v, clamp_w(w)
+    return win_moments(x, 1.0)
+
+
+def win_main(x: float) -> tuple[float, float]:
+    """``(v, w)`` of a win at ``x = t - e`` for ``x > TAIL``, before :func:`clamp_w`.
+
+    Without branches, so that the kernels evaluate it on lanes of games at once
+    (:mod:`mindsport.rating.simd`) and turn to :func:`truncated` only for the lanes outside its
+    range (a draw, ``x <= TAIL`` or a ``w`` that needs clamping).
+    """
+    v = norm_pdf(x) / norm_cdf(x)
+    return v, v * (v + x)
 
 
 def win_moments(x: float, cdf: float) -> tuple[float, float]:
