@@ -20,7 +20,6 @@ the plain functions of :mod:`.gaussian`, :mod:`.truncation`, :mod:`.formulas` an
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
@@ -37,7 +36,7 @@ from mindsport.rating.compiled import (
     win_moments,
 )
 from mindsport.rating.jit import inline, jit
-from mindsport.rating.simd import PART, WIDTH, part_zeros, with_lane, zeros
+from mindsport.rating.simd import PART, WIDTH, load, part_zeros, zeros
 from mindsport.rating.trueskill_kernel import (
     finish_game,
     lane_settled,
@@ -132,6 +131,7 @@ def predict_pairs(
     tau: float,
     team_mu: np.ndarray,
     team_var: np.ndarray,
+    pairs: np.ndarray,
     k: int,
     pair_a: np.ndarray,
     pair_b: np.ndarray,
@@ -144,7 +144,8 @@ def predict_pairs(
     slots ``ptr[t]:ptr[t+1]`` of ``mu``/``sigma``), written from position ``k`` on: ``P(a ahead
     of b)`` with the draw taken out, under TrueSkill's performance model (every player counts
     fully; ``noise`` and ``offset`` as in :func:`update_match`: a virtual player, noise 0, adds
-    its skill and its uncertainty but neither noise nor dynamics). Returns the next position."""
+    its skill and its uncertainty but neither noise nor dynamics). ``team_mu``, ``team_var`` and
+    ``pairs`` are scratch (:func:`prediction_scratch`). Returns the next position."""
     n = rank.shape[0]
     beta2 = beta * beta
     tau2 = tau * tau
@@ -160,9 +161,6 @@ def predict_pairs(
         team_mu[t] = m_
         team_var[t] = v_
     # the decided pairs, PART at a time: their two tail probabilities on lanes
-    d = part_zeros()
-    c = d + 1.0
-    e = d
     filled = 0
     for a in range(n):
         for b in range(a + 1, n):
@@ -176,32 +174,42 @@ def predict_pairs(
             for s in range(ptr[b], ptr[b + 1]):
                 if noise[s] > 0.0:
                     size += 1
-            d = with_lane(d, filled, team_mu[a] - team_mu[b])
-            c = with_lane(c, filled, math.sqrt(team_var[a] + team_var[b]))
-            e = with_lane(e, filled, margin_from_quantile(z, size, beta))
+            pairs[0, 0, filled] = team_mu[a] - team_mu[b]
+            pairs[0, 1, filled] = team_var[a] + team_var[b]
+            pairs[0, 2, filled] = margin_from_quantile(z, size, beta)
             pair_a[k] = a
             pair_b[k] = b
             outcome[k] = o
             k += 1
             filled += 1
             if filled == PART:
-                _ahead(d, c, e, filled, prob, k)
+                _ahead(pairs, filled, prob, k)
                 filled = 0
     if filled > 0:
-        _ahead(d, c, e, filled, prob, k)
+        _ahead(pairs, filled, prob, k)
     return k
 
 
 @inline
-def _ahead(d: Any, c: Any, e: Any, filled: int, prob: np.ndarray, k: int) -> None:
-    """``prob[k - filled + q]`` for the pairs in lanes ``q < filled`` (:func:`ahead_probability`
-    with the tails on lanes)."""
-    win, loss = win_loss(d, c, e)
+def _ahead(pairs: np.ndarray, filled: int, prob: np.ndarray, k: int) -> None:
+    """``prob[k - filled + q]`` for the pairs ``q < filled`` laid out in ``pairs`` (difference,
+    its variance, draw margin): :func:`ahead_probability` with the tails on lanes (the lanes
+    beyond ``filled`` hold stale values, computed and dropped)."""
+    proto = part_zeros()
+    c = math.sqrt(load(proto, pairs, 0, 1, 0))
+    win, loss = win_loss(load(proto, pairs, 0, 0, 0), c, load(proto, pairs, 0, 2, 0))
     for q in range(filled):
         prob[k - filled + q] = ahead_given(simd.lane(win, q), simd.lane(loss, q))
 
 
 @jit
+def prediction_scratch(max_teams: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The scratch of :func:`predict_pairs` for games of up to ``max_teams`` teams."""
+    pairs = np.ones((1, 3, PART))  # finite values in the lanes no pair has filled yet
+    return np.empty(max_teams), np.empty(max_teams), pairs
+
+
+@inline
 def prior_variance(
     sigma: float, last: float, now: float, drift: float, sigma0: float, tau2: float
 ) -> float:
@@ -229,18 +237,18 @@ def predict_and_update(
     """One loaded match of a replay: its pre-game predictions from position ``k`` (with
     ``predict``, :func:`predict_pairs`), then :func:`update_match`. ``slots = (mu, sigma,
     prior variance, weight, noise, out_mu, out_sigma)``, ``team = (offset, margin)``, ``work =
-    (iw, fw, lw, team_mu, team_var)``; ``settings`` and ``results`` as for
+    (iw, fw, lw, team_mu, team_var, pairs)``; ``settings`` and ``results`` as for
     :func:`replay_trueskill`. Returns whether it converged and the next prediction position."""
     smu, ssig, pv, sw, noise, out_mu, out_sigma = slots
     offset, margin = team
-    iw, fw, lw, team_mu, team_var = work
+    iw, fw, lw, team_mu, team_var, pairs = work
     _post, pair_a, pair_b, prob, outcome = results
     z, beta, tau = settings[0], settings[1], settings[2]
     sigma_floor, tolerance = settings[5], settings[6]
     max_iterations = int(settings[7])
     if predict:
         k = predict_pairs(
-            ptr, rank, smu, ssig, z, beta, tau, team_mu, team_var,
+            ptr, rank, smu, ssig, z, beta, tau, team_mu, team_var, pairs,
             k, pair_a, pair_b, prob, outcome, noise, offset,
         )  # fmt: skip
     ok = update_match(
@@ -357,8 +365,7 @@ def replay_trueskill(
     sw = np.empty(LANES * max_slots)
     out_mu = np.empty(LANES * max_slots)
     out_sigma = np.empty(LANES * max_slots)
-    team_mu = np.empty(max_teams)
-    team_var = np.empty(max_teams)
+    team_mu, team_var, pairs = prediction_scratch(max_teams)
     players_only = np.ones(LANES * max_slots)
     no_offset = np.zeros(max_teams)
     no_margin = np.array([math.nan, 1.0])
@@ -484,7 +491,7 @@ def replay_trueskill(
         rank = ranks[t0 : t0 + n]
         if predict:
             k = predict_pairs(
-                lp, rank, smu, ssig, z, beta, tau, team_mu, team_var,
+                lp, rank, smu, ssig, z, beta, tau, team_mu, team_var, pairs,
                 k, pair_a, pair_b, prob, outcome, players_only, no_offset,
             )  # fmt: skip
         setup_game(
@@ -585,8 +592,7 @@ def replay_pairwise(
     ssig = np.empty(max_slots)
     var = np.empty(max_slots)
     pv = np.empty(max_slots)
-    team_mu = np.empty(max_teams)
-    team_var = np.empty(max_teams)
+    team_mu, team_var, pairs = prediction_scratch(max_teams)
     players_only = np.ones(max_slots)
     no_offset = np.zeros(max_teams)
     k = 0
@@ -602,7 +608,7 @@ def replay_pairwise(
         rank = ranks[t0 : t0 + n]
         if predict:
             k = predict_pairs(
-                ptr[: n + 1], rank, smu, ssig, z, beta, tau, team_mu, team_var,
+                ptr[: n + 1], rank, smu, ssig, z, beta, tau, team_mu, team_var, pairs,
                 k, pair_a, pair_b, prob, outcome, players_only, no_offset,
             )  # fmt: skip
         pairwise_update(ptr[: n + 1], smu, var, weights[s0 : s0 + ns], rank, settings, pv)

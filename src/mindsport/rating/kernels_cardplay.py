@@ -15,7 +15,7 @@ import numpy as np
 
 from mindsport.rating.blockkernels import block_sizes
 from mindsport.rating.jit import jit
-from mindsport.rating.kernels import predict_and_update, prior_variance
+from mindsport.rating.kernels import predict_and_update, prediction_scratch, prior_variance
 from mindsport.rating.trueskill_kernel import workspace
 
 
@@ -63,11 +63,10 @@ def replay_cardplay(
     src = np.empty(width, np.int64)  # >= 0: a player's row; < 0: virtual row -1 - src
     out_mu = np.empty(width)
     out_sigma = np.empty(width)
-    team_mu = np.empty(max_teams)
-    team_var = np.empty(max_teams)
+    team_mu, team_var, pairs = prediction_scratch(max_teams)
     toff = np.empty(max_teams)
     slots = (smu, ssig, pv, sw, noise, out_mu, out_sigma)
-    work = (iw, fw, lw, team_mu, team_var)
+    work = (iw, fw, lw, team_mu, team_var, pairs)
     tau2 = tau * tau
     with_time = post.shape[1] > 2
     k = 0

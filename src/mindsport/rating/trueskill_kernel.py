@@ -219,9 +219,12 @@ def _down_and_truncate(
     if all_lanes(moved | invert(on)):
         return moved
     dm = abs(new_tau / new_pi - old_tau / old_pi)
-    # a change that cannot be measured (NaN) does not hold the sweeps
-    sd = abs(math.sqrt(1.0 / new_pi) - math.sqrt(1.0 / old_pi))
-    big = (old_pi <= 0.0) | (dm > tolerance) | ((dm == dm) & (sd > tolerance))
+    big = (old_pi <= 0.0) | (dm > tolerance)
+    # the standard deviation decides where the mean did not (a change that cannot be measured,
+    # NaN, does not hold the sweeps)
+    if any_lane(on & invert(moved | big) & (dm == dm)):
+        sd = abs(math.sqrt(1.0 / new_pi) - math.sqrt(1.0 / old_pi))
+        big = big | ((dm == dm) & (sd > tolerance))
     return moved | (on & big)
 
 
@@ -355,7 +358,7 @@ def setup_game(
         right = iw[j + 1, _ORDER, k]
         r = base + j
         iw[r, _LEFT, k] = base + lp
-        for f in range(lw.shape[1]):
+        for f in range(_LPI, _XTAU + 1):  # no messages yet
             lw[r, f, k] = 0.0
         lw[r, _E, k] = margin_from_quantile(z, iw[left, _PRESENT, k] + iw[right, _PRESENT, k], beta)
         tied = (not math.isnan(rank[right])) and rank[left] == rank[right]
