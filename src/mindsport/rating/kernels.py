@@ -264,13 +264,23 @@ LANES = WIDTH
 
 
 @inline
-def _shares_player(
-    s0: int, ns: int, players: np.ndarray, waiting: np.ndarray, flushes: int
-) -> bool:
-    """Whether the slots ``s0:s0+ns`` name a player of a match waiting in a lane (``waiting[p]``
-    is the number of the flush that player ``p`` waits for)."""
-    for q in range(s0, s0 + ns):  # noqa: SIM110 (a plain loop: numba)
-        if waiting[players[q]] == flushes:
+def _slot(p: int, waiting: np.ndarray) -> int:
+    """The slot of player ``p`` in the open-addressing set ``waiting`` (empty slots hold -1; the
+    size is a power of two): where ``p`` is, or the empty slot where it would go."""
+    mask = waiting.shape[0] - 1
+    h = (p * 2654435761) & mask  # Knuth's multiplicative hash
+    while waiting[h] != -1 and waiting[h] != p:
+        h = (h + 1) & mask
+    return h
+
+
+@inline
+def _shares_player(s0: int, ns: int, players: np.ndarray, waiting: np.ndarray) -> bool:
+    """Whether the slots ``s0:s0+ns`` name a player of a match waiting in a lane (the players of
+    those matches are the set ``waiting``)."""
+    for q in range(s0, s0 + ns):
+        p = players[q]
+        if waiting[_slot(p, waiting)] == p:
             return True
     return False
 
@@ -296,7 +306,10 @@ def _flush(
     iw, fw, lw = work
     beta, sigma_floor, tolerance = settings[1], settings[5], settings[6]
     width = smu.shape[0] // ptr.shape[0]
-    sweep_lanes(zeros(), pending, tolerance, int(settings[7]), iw, fw, lw)
+    if pending <= PART:  # one vector of the library: each lane's numbers are the same
+        sweep_lanes(part_zeros(), pending, tolerance, int(settings[7]), iw, fw, lw)
+    else:
+        sweep_lanes(zeros(), pending, tolerance, int(settings[7]), iw, fw, lw)
     with_time = post.shape[1] > 2
     for lane in range(pending):
         i = lane_match[lane]
@@ -373,8 +386,11 @@ def replay_trueskill(
     work = (iw, fw, lw)
     lane_match = np.empty(LANES, np.int64)
     pending = 0  # matches laid out in the lanes, not yet rated
-    flushes = 0  # flushes of the lanes so far
-    waiting = np.full(table.shape[0], -1, np.int64)  # the flush each player waits for
+    # the players of the matches in the lanes: a set with room for twice as many as they hold
+    room = 16
+    while room < 2 * LANES * max_slots:
+        room *= 2
+    waiting = np.full(room, -1, np.int64)
     workspace_sink = np.empty(1)
     tau2 = tau * tau
     beta2 = beta * beta
@@ -396,12 +412,10 @@ def replay_trueskill(
         lean = n == 2 and ns == 2 and weights[s0] == 1.0 and weights[s0 + 1] == 1.0
         # the waiting matches are rated first when the lanes are full, when this match is a lean
         # one (a failure must leave no later match rated) or when it shares a player with them
-        if pending == LANES or (
-            pending > 0 and (lean or _shares_player(s0, ns, players, waiting, flushes))
-        ):
+        if pending == LANES or (pending > 0 and (lean or _shares_player(s0, ns, players, waiting))):
             bad = _flush(pending, lane_match, block, table, lanes, work, settings, keep, post)
             pending = 0
-            flushes += 1
+            waiting[:] = -1
             if bad >= 0:
                 return bad
         if lean:
@@ -501,7 +515,8 @@ def replay_trueskill(
         lane_match[lane] = i
         pending += 1
         for q in range(s0, s0 + ns):
-            waiting[players[q]] = flushes
+            p = players[q]
+            waiting[_slot(p, waiting)] = p
     workspace_sink[0] = ahead
     if pending > 0:
         return _flush(pending, lane_match, block, table, lanes, work, settings, keep, post)

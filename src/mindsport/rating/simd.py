@@ -63,6 +63,7 @@ __all__ = [
     "scatter",
     "store",
     "where",
+    "width",
     "with_lane",
     "zeros",
 ]
@@ -432,6 +433,19 @@ def _ov_where(m, a, b):
         return lambda m, a, b: _select(m, a, b)
     if isinstance(m, types.Boolean) and isinstance(a, types.Number) and isinstance(b, types.Number):
         return lambda m, a, b: _select_float(m, a, b)
+    return None
+
+
+def width(proto: Any) -> int:
+    """The lanes of ``proto``: 1 for a float."""
+    return 1
+
+
+@overload(width, inline="always")
+def _ov_width(proto):
+    n = proto.width if isinstance(proto, Lanes) else 1
+    if isinstance(proto, (Lanes, types.Float)):
+        return lambda proto: n
     return None
 
 

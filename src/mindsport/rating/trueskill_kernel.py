@@ -54,6 +54,7 @@ from mindsport.rating.simd import (
     scatter,
     store,
     where,
+    width,
     with_lane,
 )
 from mindsport.rating.truncation import W_HIGH, W_LOW
@@ -373,10 +374,11 @@ def sweep_lanes(
 ) -> None:  # fmt: skip
     """The message-passing schedule of the games in lanes ``0..lanes-1``, in lockstep (the other
     lanes are idle): with a float ``proto`` one game (one lane), with a
-    :class:`~mindsport.rating.simd.Lanes` zero one game per lane, each step on all of them at
-    once. Each game sweeps forward and backward until no truncation
-    message of a sweep moves its difference marginal by more than ``tolerance``; a game's steps
-    are those of the game alone (a settled lane keeps its state while the others go on).
+    :class:`~mindsport.rating.simd.Lanes` zero one game per lane of the vector (``lanes`` at
+    most its width), each step on all of them at once. Each game sweeps forward and backward
+    until no truncation message of a sweep moves its difference marginal by more than
+    ``tolerance``; a game's steps are those of the game alone (a settled lane keeps its state
+    while the others go on).
 
     ``iw[1, _LINKS, k]`` becomes 1 for a game that settled (or had nothing to sweep) and stays 0
     for one that did not within ``max_iterations`` sweeps."""
@@ -384,7 +386,7 @@ def sweep_lanes(
     longest = 0
     chain = True  # no unranked team: every link's left team is the row above its right one
     start = proto + float(top)  # each lane's first link row (top: no links)
-    for k in range(iw.shape[2]):
+    for k in range(min(iw.shape[2], width(proto))):
         m = iw[0, _LINKS, k] if k < lanes else 0
         iw[1, _LINKS, k] = 0 if m > 0 else 1
         longest = max(longest, m)
@@ -414,7 +416,7 @@ def sweep_lanes(
                 moved = _down_and_truncate(proto, r, 0, on, moved, iw, fw, lw, tolerance, chain)
             _diff_up(proto, r, 0, False, on, iw, fw, lw, chain)
         settled = active & invert(moved)
-        for k in range(iw.shape[2]):
+        for k in range(min(iw.shape[2], width(proto))):
             if lane(settled, k):
                 iw[1, _LINKS, k] = 1
         active = active & moved
