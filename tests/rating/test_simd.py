@@ -23,21 +23,7 @@ import numpy as np
 import pytest
 
 from mindsport.rating import simd
-from mindsport.rating.simd import (
-    WIDTH,
-    all_lanes,
-    any_lane,
-    gather,
-    invert,
-    lane,
-    lanewise,
-    load,
-    scatter,
-    store,
-    where,
-    with_lane,
-    zeros,
-)
+from mindsport.rating.simd import WIDTH
 
 SPECIAL = [0.0, -0.0, 1.0, -1.0, 5e-324, -2.5e-310, 1e308, -1e308, math.inf, -math.inf, math.nan]
 
@@ -53,22 +39,22 @@ def lanes_of(rng: np.random.Generator, rows: int) -> np.ndarray:
 
 @nb.njit
 def _arithmetic(a: np.ndarray, out: np.ndarray) -> None:
-    z = zeros()
+    z = simd.zeros()
     for i in range(a.shape[0]):
-        x = load(z, a, i, 0, 0)
-        y = load(z, a, i, 1, 0)
-        store(z, out, i, 0, 0, x + y)
-        store(z, out, i, 1, 0, x - y)
-        store(z, out, i, 2, 0, x * y)
-        store(z, out, i, 3, 0, x / y)
-        store(z, out, i, 4, 0, -x)
-        store(z, out, i, 5, 0, abs(x))
-        store(z, out, i, 6, 0, math.sqrt(x))
-        store(z, out, i, 7, 0, 2.0 * x - y / 3.0)
-        store(z, out, i, 8, 0, where(x > y, x, y))
-        store(z, out, i, 9, 0, where((x >= y) & invert(x == y), 1.0, 0.0))
-        store(z, out, i, 10, 0, where((x < y) | (x != x), 1.0, 0.0))
-        store(z, out, i, 11, 0, where(x <= 0.5, y, -1.0))
+        x = simd.load(z, a, i, 0, 0)
+        y = simd.load(z, a, i, 1, 0)
+        simd.store(z, out, i, 0, 0, x + y)
+        simd.store(z, out, i, 1, 0, x - y)
+        simd.store(z, out, i, 2, 0, x * y)
+        simd.store(z, out, i, 3, 0, x / y)
+        simd.store(z, out, i, 4, 0, -x)
+        simd.store(z, out, i, 5, 0, abs(x))
+        simd.store(z, out, i, 6, 0, math.sqrt(x))
+        simd.store(z, out, i, 7, 0, 2.0 * x - y / 3.0)
+        simd.store(z, out, i, 8, 0, simd.where(x > y, x, y))
+        simd.store(z, out, i, 9, 0, simd.where((x >= y) & simd.invert(x == y), 1.0, 0.0))
+        simd.store(z, out, i, 10, 0, simd.where((x < y) | (x != x), 1.0, 0.0))
+        simd.store(z, out, i, 11, 0, simd.where(x <= 0.5, y, -1.0))
 
 
 def test_lane_arithmetic_equals_numpy_bit_for_bit() -> None:
@@ -89,11 +75,11 @@ def test_lane_arithmetic_equals_numpy_bit_for_bit() -> None:
 
 @nb.njit
 def _library(a: np.ndarray, out: np.ndarray) -> None:
-    z = zeros()
+    z = simd.zeros()
     for i in range(a.shape[0]):
-        x = load(z, a, i, 0, 0)
-        store(z, out, i, 0, 0, math.exp(x))
-        store(z, out, i, 1, 0, math.erfc(x))
+        x = simd.load(z, a, i, 0, 0)
+        simd.store(z, out, i, 0, 0, math.exp(x))
+        simd.store(z, out, i, 1, 0, math.erfc(x))
 
 
 def ulps(got: np.ndarray, want: np.ndarray) -> np.ndarray:
@@ -137,18 +123,18 @@ def test_vector_exp_and_erfc_agree_with_math_within_a_few_ulps() -> None:
 def _generic(proto: Any, a: np.ndarray, out: np.ndarray, k: int) -> None:
     """The same source for a float and a lane prototype: a small formula with a branch taken
     per lane by ``where`` and a reduction."""
-    x = load(proto, a, 0, 0, k)
-    y = load(proto, a, 0, 1, k)
-    r = where(x > 0.0, math.sqrt(x) * y, x * x - y)
-    if any_lane(r > 1e6):
-        r = where(r > 1e6, 1e6, r)
-    store(proto, out, 0, 0, k, r)
-    store(proto, out, 0, 1, k, where(all_lanes(x == x), 1.0, 0.0) + 0.0 * r)
+    x = simd.load(proto, a, 0, 0, k)
+    y = simd.load(proto, a, 0, 1, k)
+    r = simd.where(x > 0.0, math.sqrt(x) * y, x * x - y)
+    if simd.any_lane(r > 1e6):
+        r = simd.where(r > 1e6, 1e6, r)
+    simd.store(proto, out, 0, 0, k, r)
+    simd.store(proto, out, 0, 1, k, simd.where(simd.all_lanes(x == x), 1.0, 0.0) + 0.0 * r)
 
 
 @nb.njit
 def _generic_on_lanes(a: np.ndarray, out: np.ndarray) -> None:
-    _generic(zeros(), a, out, 0)
+    _generic(simd.zeros(), a, out, 0)
 
 
 def test_generic_code_on_lanes_equals_the_scalar_code_on_each_lane() -> None:
@@ -164,11 +150,11 @@ def test_generic_code_on_lanes_equals_the_scalar_code_on_each_lane() -> None:
 
 @nb.njit
 def _lanes(a: np.ndarray) -> tuple[bool, bool, bool, float, float]:
-    z = zeros()
-    x = load(z, a, 0, 0, 0)
+    z = simd.zeros()
+    x = simd.load(z, a, 0, 0, 0)
     m = x > 0.0
-    y = with_lane(x, 1, 42.0)
-    return any_lane(m), all_lanes(m), lane(m, 0), lane(y, 1), lane(y, 0)
+    y = simd.with_lane(x, 1, 42.0)
+    return simd.any_lane(m), simd.all_lanes(m), simd.lane(m, 0), simd.lane(y, 1), simd.lane(y, 0)
 
 
 def test_reductions_and_lane_access() -> None:
@@ -182,9 +168,9 @@ def test_reductions_and_lane_access() -> None:
 
 @nb.njit
 def _gather_scatter(arr: np.ndarray, index: np.ndarray, out: np.ndarray) -> None:
-    z = zeros()
-    v = gather(z, arr, index, 0, 0, 0, 0)
-    scatter(z, out, index, 0, 1, 0, 0, v * 2.0)
+    z = simd.zeros()
+    v = simd.gather(z, arr, index, 0, 0, 0, 0)
+    simd.scatter(z, out, index, 0, 1, 0, 0, v * 2.0)
 
 
 def test_gather_and_scatter_read_and_write_a_row_per_lane() -> None:
@@ -207,17 +193,17 @@ def _scalar_pair(a: float, b: float, flip: bool) -> tuple[float, float]:
     return (b, a) if flip else (a + b, a - b)
 
 
-_pair_lanewise = lanewise(_scalar_pair)
+_pair_lanewise = simd.lanewise(_scalar_pair)
 
 
 @nb.njit
 def _fix(a: np.ndarray, out: np.ndarray) -> None:
-    z = zeros()
-    x = load(z, a, 0, 0, 0)
-    y = load(z, a, 0, 1, 0)
+    z = simd.zeros()
+    x = simd.load(z, a, 0, 0, 0)
+    y = simd.load(z, a, 0, 1, 0)
     r0, r1 = _pair_lanewise(x > 0.0, x, y, y > x, z - 1.0, z - 2.0)
-    store(z, out, 0, 0, 0, r0)
-    store(z, out, 0, 1, 0, r1)
+    simd.store(z, out, 0, 0, 0, r0)
+    simd.store(z, out, 0, 1, 0, r1)
 
 
 def test_lanewise_recomputes_exactly_the_lanes_of_its_mask() -> None:
@@ -276,5 +262,5 @@ def test_load_and_store_start_at_the_given_lane(k: int) -> None:
 
 @nb.njit
 def _copy_from(arr: np.ndarray, out: np.ndarray, k: int) -> None:
-    z = zeros()
-    store(z, out, 0, 0, k, load(z, arr, 0, 0, k) + 1.0)
+    z = simd.zeros()
+    simd.store(z, out, 0, 0, k, simd.load(z, arr, 0, 0, k) + 1.0)

@@ -212,19 +212,26 @@ for _op, _instr in (
     _arithmetic(_op, _instr)
 
 
-@intrinsic
-def _neg(typingctx: Any, a: Any) -> Any:
-    def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> ir.Value:
-        return builder.fneg(args[0])
+def _unary(op: Any, kind: type, instr: str) -> Any:
+    """``op`` (an operator of one argument) on values of type ``kind``: the LLVM instruction."""
 
-    return a(a), codegen
+    @intrinsic
+    def vop(typingctx: Any, a: Any) -> Any:
+        def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> ir.Value:
+            return getattr(builder, instr)(args[0])
+
+        return a(a), codegen
+
+    @overload(op)
+    def ov(a):
+        if isinstance(a, kind):
+            return lambda a: vop(a)
+        return None
+
+    return vop
 
 
-@overload(operator.neg)
-def _ov_neg(a):
-    if isinstance(a, Lanes):
-        return lambda a: _neg(a)
-    return None
+_neg = _unary(operator.neg, Lanes, "fneg")
 
 
 def _llvm_unary(name: str) -> Any:
@@ -369,19 +376,7 @@ _mask_binary(operator.and_, "and_")
 _mask_binary(operator.or_, "or_")
 
 
-@intrinsic
-def _mask_not(typingctx: Any, a: Any) -> Any:
-    def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> ir.Value:
-        return builder.not_(args[0])
-
-    return a(a), codegen
-
-
-@overload(operator.invert)
-def _ov_invert(a):
-    if isinstance(a, LaneMask):
-        return lambda a: _mask_not(a)
-    return None
+_mask_not = _unary(operator.invert, LaneMask, "not_")
 
 
 @intrinsic
