@@ -182,25 +182,33 @@ def _lanes_of(a: Any, b: Any) -> Lanes | None:
 # -------------------------------------------------------------------------------- arithmetic
 
 
-def _arithmetic(op: Any, instr: str) -> None:
+def _binary(op: Any, emit: Any, mask: bool) -> None:
+    """``op`` (an operator of two arguments) on lanes, or lanes and a number: ``emit(builder,
+    x, y)`` on the two vectors; the result is a mask for a comparison (``mask``)."""
+
     @intrinsic
     def vop(typingctx: Any, a: Any, b: Any) -> Any:
         lanes = _lanes_of(a, b)
         if lanes is None:
             return None
+        out = LaneMask(lanes.width, lanes.library) if mask else lanes
 
         def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> ir.Value:
             x = _as_lanes(context, builder, sig.args[0], args[0], lanes)
             y = _as_lanes(context, builder, sig.args[1], args[1], lanes)
-            return getattr(builder, instr)(x, y)
+            return emit(builder, x, y)
 
-        return lanes(a, b), codegen
+        return out(a, b), codegen
 
     @overload(op)
     def ov(a, b):
         if _lanes_of(a, b) is not None:
             return lambda a, b: vop(a, b)
         return None
+
+
+def _arithmetic(op: Any, instr: str) -> None:
+    _binary(op, lambda builder, x, y: getattr(builder, instr)(x, y), False)
 
 
 for _op, _instr in (
@@ -324,26 +332,12 @@ _erfc = _library_unary(math.erfc, "erfc")
 
 
 def _comparison(op: Any, pred: str) -> None:
-    @intrinsic
-    def vcmp(typingctx: Any, a: Any, b: Any) -> Any:
-        lanes = _lanes_of(a, b)
-        if lanes is None:
-            return None
+    def emit(builder: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
+        if pred == "!=":  # true for NaN, as for floats
+            return builder.fcmp_unordered(pred, x, y)
+        return builder.fcmp_ordered(pred, x, y)
 
-        def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> ir.Value:
-            x = _as_lanes(context, builder, sig.args[0], args[0], lanes)
-            y = _as_lanes(context, builder, sig.args[1], args[1], lanes)
-            if pred == "!=":  # true for NaN, as for floats
-                return builder.fcmp_unordered(pred, x, y)
-            return builder.fcmp_ordered(pred, x, y)
-
-        return LaneMask(lanes.width, lanes.library)(a, b), codegen
-
-    @overload(op)
-    def ov(a, b):
-        if _lanes_of(a, b) is not None:
-            return lambda a, b: vcmp(a, b)
-        return None
+    _binary(op, emit, True)
 
 
 for _op, _pred in (
