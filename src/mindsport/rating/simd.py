@@ -239,7 +239,7 @@ def _unary(op: Any, kind: type, instr: str) -> Any:
     return vop
 
 
-_neg = _unary(operator.neg, Lanes, "fneg")
+_unary(operator.neg, Lanes, "fneg")  # registered as the overload of unary minus
 
 
 def _llvm_unary(name: str) -> Any:
@@ -324,8 +324,9 @@ def _library_unary(fn: Any, name: str) -> Any:
     return vop
 
 
-_exp = _library_unary(math.exp, "exp")
-_erfc = _library_unary(math.erfc, "erfc")
+# registered as overloads of math.exp and math.erfc
+_library_unary(math.exp, "exp")
+_library_unary(math.erfc, "erfc")
 
 
 # ------------------------------------------------------------------------------- comparisons
