@@ -10,7 +10,7 @@ from mindsport import lazy_exports
 
 if TYPE_CHECKING:
     from mindsport.rating.registry import UnknownModelError
-    from mindsport.store.league import LeagueModel, PlayerState
+    from mindsport.store.league_model import LeagueModel, PlayerState
     from mindsport.store.store import (
         DEFAULT_DATABASE_URL,
         CurvePoint,
@@ -31,8 +31,8 @@ if TYPE_CHECKING:
 # what the package exports, by module: imported on first use (see mindsport.lazy_exports)
 _EXPORTS = {
     "UnknownModelError": "mindsport.rating.registry",
-    "LeagueModel": "mindsport.store.league",
-    "PlayerState": "mindsport.store.league",
+    "LeagueModel": "mindsport.store.league_model",
+    "PlayerState": "mindsport.store.league_model",
     "DEFAULT_DATABASE_URL": "mindsport.store.store",
     "CurvePoint": "mindsport.store.store",
     "HistoryPoint": "mindsport.store.store",

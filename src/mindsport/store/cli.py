@@ -209,7 +209,7 @@ def leaderboard(
     """
     with open_store(db, create=False) as store:
         page = store.leaderboard(league, limit=top, search=search)
-    from mindsport.store.tables import board_table, role_lines
+    from mindsport.store.display import board_table, role_lines
 
     console = _console()
     console.print(board_table(page))

@@ -18,8 +18,8 @@ from typing import Any
 from rich.console import Console
 
 from mindsport.match import Match
+from mindsport.store.display import board_table
 from mindsport.store.store import LeaderboardPage, Store
-from mindsport.store.tables import board_table
 
 __all__ = ["run"]
 

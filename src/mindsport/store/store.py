@@ -28,7 +28,7 @@ Whole-history leagues
 Games of chance
     A match's ``roles``, ``deal`` and ``luck`` (:class:`~mindsport.match.Match`) are kept in the
     log for every league. A model whose replayer rates virtual players
-    (:class:`~mindsport.store.league.VirtualPlayers`: ``cardplay``'s role advantages and
+    (:class:`~mindsport.store.league_model.VirtualPlayers`: ``cardplay``'s role advantages and
     duplicate deal sides) has their states kept per league in ``ms_virtual_ratings``, loaded
     before new matches are rated and written in the same transaction; a late match in such a
     league replays the whole log (every later game of the same role depends on it). Other
@@ -128,7 +128,7 @@ from mindsport.store.keys import (
     key_prefix,
     new_key,
 )
-from mindsport.store.league import LeagueModel, PlayerState
+from mindsport.store.league_model import LeagueModel, PlayerState
 from mindsport.store.schema import (
     DROPPED_INDEXES,
     LEAGUE_DATA,
@@ -1925,10 +1925,10 @@ class Store:
         """Replay ``rows`` (in order) on ``players`` through the model's replayer (the replay
         engine's); returns the history rows (the columns of :data:`_HISTORY_INSERT`) and the
         touched players, whose entries of ``players`` it updates. A model that rates virtual
-        players (:class:`~mindsport.store.league.VirtualPlayers`) starts from ``virtual`` (their
-        states, updated in place). A match the model refuses raises :class:`StoreError` naming
-        it. ``emit``, if given, receives each block's history rows as soon as they are made
-        (``block_size`` matches a block)."""
+        players (:class:`~mindsport.store.league_model.VirtualPlayers`) starts from ``virtual``
+        (their states, updated in place). A match the model refuses raises :class:`StoreError`
+        naming it. ``emit``, if given, receives each block's history rows as soon as they are
+        made (``block_size`` matches a block)."""
         rows = list(rows)
         replayer = model.replayer()
         if model.virtual:
