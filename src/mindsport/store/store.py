@@ -110,7 +110,6 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError
 
 from mindsport.errors import ConflictError, DatabaseError, MindsportError, NotFoundError
 from mindsport.match import Match, id_problem, text_problem, time_value
-from mindsport.matchmaking import MAX_POOL, Pairing, matchmake, parse_shape
 from mindsport.rating.batch import DAY, PlayerIndex, encode_columns
 from mindsport.rating.registry import MODELS, Display, ModelSpec, UnknownModelError
 from mindsport.rating.trueskill import ConvergenceError
@@ -158,7 +157,6 @@ __all__ = [
     "MatchConflictError",
     "MatchRefusedError",
     "PlayerRecord",
-    "Prediction",
     "PreparedMatches",
     "RoleAdvantage",
     "Store",
@@ -391,18 +389,6 @@ class PlayerRecord:
     games: int
     history: list[HistoryPoint] = field(default_factory=list)
     curve: list[CurvePoint] = field(default_factory=list)
-
-
-@dataclass(frozen=True, slots=True)
-class Prediction:
-    """Before a game: P(team i ahead of team j), P(team i finishes in place k), match quality."""
-
-    teams: list[list[str]]
-    win_probability: float | None
-    pairwise: list[list[float | None]]
-    rank_probabilities: list[list[float]] | None
-    quality: float | None
-    new_players: list[str]
 
 
 # --------------------------------------------------------------------------------------------
@@ -2555,82 +2541,3 @@ class Store:
             )
         init = lm.initial()
         return lm, [[known.get(p, init) for p in t] for t in teams]
-
-    def _check_teams(self, teams: Sequence[Sequence[str]]) -> list[list[str]]:
-        if isinstance(teams, str) or len(teams) < 2:
-            raise StoreError(f"teams: need at least two teams, got {teams!r}")
-        seen: set[str] = set()
-        out: list[list[str]] = []
-        for t in teams:
-            if isinstance(t, str) or len(t) == 0:
-                raise StoreError(f"teams: each team is a non-empty list of player ids, got {t!r}")
-            for p in t:
-                why = id_problem(p)
-                if why is not None:
-                    raise StoreError(f"teams: player id {p!r} {why}")
-                if p in seen:
-                    raise StoreError(f"teams: player {p!r} appears twice")
-                seen.add(p)
-            out.append(list(t))
-        return out
-
-    def predict(
-        self, league: str, teams: Sequence[Sequence[str]], *, allow_new: bool = False
-    ) -> Prediction:
-        """Win and place probabilities and match quality of a game between ``teams``.
-
-        Unknown players raise :class:`NotFoundError` unless ``allow_new`` (then they get the
-        model's prior).
-        """
-        tlist = self._check_teams(teams)
-        known = self.states(league, [p for t in tlist for p in t])
-        lm, states = self.team_states(league, tlist, allow_new=allow_new)
-        n = len(states)
-        pairwise: list[list[float | None]] = [
-            [None if i == j else lm.win_probability(states[i], states[j]) for j in range(n)]
-            for i in range(n)
-        ]
-        try:
-            quality: float | None = lm.quality(states)
-        except MindsportError:
-            quality = None
-        rp = lm.rank_probabilities(states)
-        ranks = None if rp is None else [[float(x) for x in row] for row in rp]
-        return Prediction(
-            tlist,
-            pairwise[0][1] if n == 2 else None,
-            pairwise,
-            ranks,
-            quality,
-            [p for t in tlist for p in t if p not in known],
-        )
-
-    def matchmake(
-        self,
-        league: str,
-        players: Sequence[str],
-        shape: str | Sequence[int],
-        *,
-        allow_new: bool = False,
-        deadline: float | None = None,
-    ) -> Pairing:
-        """Balanced tables of ``shape`` from waiting ``players`` (:mod:`mindsport.matchmaking`;
-        ``deadline``, a :func:`time.monotonic` value, bounds the search)."""
-        parse_shape(shape)
-        if isinstance(players, str):
-            raise StoreError(f"players: expected a list of player ids, got {players!r}")
-        if len(players) > MAX_POOL:
-            raise StoreError(f"players: {len(players)} players, at most {MAX_POOL}")
-        seen: set[str] = set()
-        for p in players:
-            why = id_problem(p)
-            if why is not None:
-                raise StoreError(f"players: player id {p!r} {why}")
-            if p in seen:
-                raise StoreError(f"players: player {p!r} appears twice")
-            seen.add(p)
-        lm, states = self.team_states(league, [[p] for p in players], allow_new=allow_new)
-        pool = {p: st[0] for p, st in zip(players, states, strict=True)}
-        return matchmake(
-            pool, shape, lambda teams: lm.quality(teams), strength=lm.exposed, deadline=deadline
-        )
