@@ -24,6 +24,7 @@ import re
 import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from mindsport.errors import MindsportError
 
@@ -33,6 +34,7 @@ __all__ = [
     "KeyRefusedError",
     "KeyRole",
     "MissingKeyError",
+    "as_time",
     "aware",
     "hash_key",
     "key_matches",
@@ -139,3 +141,8 @@ def parse_expiry(text: str, now: datetime | None = None) -> datetime:
 def aware(when: datetime) -> datetime:
     """``when`` as an aware UTC datetime (a naive one is read as UTC)."""
     return when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
+
+
+def as_time(value: Any) -> datetime:
+    """A stored timestamp as an aware UTC datetime (SQLite hands back text)."""
+    return aware(datetime.fromisoformat(value) if isinstance(value, str) else value)

@@ -69,58 +69,61 @@ Idempotency
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import json
-import os
 import re
 import threading
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from concurrent.futures import Future
-from contextlib import AbstractContextManager, contextmanager, nullcontext
-from dataclasses import dataclass, field
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from json.encoder import encode_basestring, encode_basestring_ascii
 from typing import Any
 
 import numpy as np
 from sqlalchemy import (
-    JSON,
     Connection,
-    DateTime,
-    Double,
-    Engine,
-    Integer,
-    String,
-    Text,
     and_,
-    create_engine,
     delete,
-    event,
     func,
     insert,
-    inspect,
     select,
-    text,
     true,
     update,
 )
-from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError
 
 from mindsport.errors import ConflictError, DatabaseError, MindsportError, NotFoundError
 from mindsport.match import Match, id_problem, text_problem, time_value
 from mindsport.rating.batch import DAY, PlayerIndex, encode_columns
-from mindsport.rating.registry import MODELS, Display, ModelSpec, UnknownModelError
+from mindsport.rating.registry import MODELS, ModelSpec, UnknownModelError
 from mindsport.rating.trueskill import ConvergenceError
-from mindsport.store.checkpoint import Checkpointer
+from mindsport.store.bulk import copy_rows, insert_many
+from mindsport.store.codec import (
+    MAX_ID_LENGTH,
+    PreparedMatches,
+    canonical_json,
+    from_json_text,
+    match_of,
+    prepare_matches,
+)
 from mindsport.store.commit import GroupCommitter, Reservation, WorkItem
+from mindsport.store.database import (
+    DEFAULT_DATABASE_URL,
+    Database,
+    chunks,
+    cursor,
+    require_existing,
+    resolve_url,
+    shown_url,
+    unusable,
+)
 from mindsport.store.keys import (
     PREFIX_LENGTH,
     ApiKey,
     KeyRefusedError,
     KeyRole,
     MissingKeyError,
+    as_time,
     aware,
     hash_key,
     key_matches,
@@ -128,18 +131,35 @@ from mindsport.store.keys import (
     new_key,
 )
 from mindsport.store.league_model import LeagueModel, PlayerState
+from mindsport.store.match_log import (
+    FROM_POSITION,
+    MATCH_INSERT,
+    clear_derived,
+    read_log,
+    stored_digest,
+)
+from mindsport.store.migrations import open_tables
 from mindsport.store.schema import (
-    DROPPED_INDEXES,
-    LEAGUE_DATA,
-    SURROGATE_ID_TABLES,
     api_keys,
     leagues,
     matches,
-    metadata,
     rating_history,
     ratings,
     skill_curve,
     virtual_ratings,
+)
+from mindsport.store.values import (
+    CurvePoint,
+    HistoryPoint,
+    IngestResult,
+    LeaderboardEntry,
+    LeaderboardPage,
+    League,
+    MatchConflictError,
+    MatchRefusedError,
+    PlayerRecord,
+    RoleAdvantage,
+    StoreError,
 )
 
 __all__ = [
@@ -165,15 +185,11 @@ __all__ = [
     "resolve_url",
 ]
 
-DEFAULT_DATABASE_URL = "sqlite:///./mindsport.db"
-_CHUNK = 500
 #: matches rated per block when a league replays its log
 _REPLAY_CHUNK = 20_000
 #: PostgreSQL: matches rated per block when new matches are appended, each block's history
 #: rows streamed to the server while the next is rated
 _STREAM_BLOCK = 250
-#: longest match or player id the tables hold
-MAX_ID_LENGTH = 200
 #: most matches of one league one group commit takes from the queue (a larger request is that
 #: league's only one in the group), on SQLite, whose one writer serves every league: a group
 #: bounds how long another league's post waits
@@ -182,12 +198,6 @@ GROUP_MATCHES = 2_000
 #: league's posts, and a larger one shares the reads, the ratings' update and the commit among
 #: more matches (batches of 1,000 from 6 clients: 17,000 matches/s with 2,000, 20,000 with 8,000)
 PG_GROUP_MATCHES = 8_000
-#: SQLite pages (4 KiB) of write-ahead log past which it is checkpointed while writers wait
-#: (see :mod:`mindsport.store.checkpoint`; below it checkpoints run beside the writers)
-SQLITE_CHECKPOINT_PAGES = 16_384
-#: page cache of the SQLite connection that writes, in MiB (SQLite's default is 2: a batch of
-#: 1,000 matches among 500 players changes about 1,000 pages, its players' index pages among them)
-SQLITE_WRITER_CACHE_MIB = 64
 #: largest leaderboard offset
 MAX_OFFSET = 1_000_000_000
 #: length of the public prefix of keys made by earlier versions
@@ -195,346 +205,6 @@ _OLD_PREFIX_LENGTH = 10
 #: first key of the PostgreSQL advisory locks taken per league ("ms")
 _LOCK_SPACE = 0x6D73
 _LEAGUE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
-
-
-class StoreError(MindsportError):
-    """A store operation was given something it cannot use (names the input)."""
-
-
-class MatchRefusedError(StoreError):
-    """A match the store cannot take: ``match_id`` and ``field`` name it and what is wrong."""
-
-    def __init__(self, message: str, match_id: str, field: str) -> None:
-        super().__init__(message)
-        self.match_id = match_id
-        self.field = field
-
-
-class MatchConflictError(ConflictError):
-    """A match id recorded (or repeated in the input) with other data (``field`` is ``id``)."""
-
-    def __init__(self, message: str, match_id: str) -> None:
-        super().__init__(message)
-        self.match_id = match_id
-        self.field = "id"
-
-
-def resolve_url(url: str | None = None) -> str:
-    """The database URL to use: ``url``, else ``$MINDSPORT_DATABASE_URL``, else ``./mindsport.db``.
-
-    A plain path becomes a SQLite URL; ``postgresql://`` without a driver uses psycopg 3.
-
-    >>> resolve_url("data/x.db")
-    'sqlite:///data/x.db'
-    >>> resolve_url("postgres://u@h/db")
-    'postgresql+psycopg://u@h/db'
-    """
-    if url is None:
-        url = os.environ.get("MINDSPORT_DATABASE_URL") or DEFAULT_DATABASE_URL
-    if "://" not in url:
-        return f"sqlite:///{url}"
-    for prefix in ("postgres://", "postgresql://"):
-        if url.startswith(prefix):
-            return "postgresql+psycopg://" + url[len(prefix) :]
-    return url
-
-
-def _shown_url(url: str) -> str:
-    """The database as named in messages: the SQLite file, or the URL without its password."""
-    try:
-        parsed = make_url(url)
-    except ArgumentError:
-        return repr(url)
-    if parsed.get_backend_name() == "sqlite":
-        return repr(parsed.database or url)
-    return repr(parsed.render_as_string(hide_password=True))
-
-
-def _require_existing(url: str, shown: str) -> None:
-    """Refuse a SQLite file that does not exist (a reading command must not create one)."""
-    try:
-        parsed = make_url(url)
-    except ArgumentError as exc:
-        raise _unusable(shown, exc) from None
-    file = parsed.database if parsed.get_backend_name() == "sqlite" else None
-    if file not in (None, "", ":memory:") and not os.path.exists(str(file)):
-        raise DatabaseError(
-            f"database {shown} does not exist; pass --db (or set MINDSPORT_DATABASE_URL) "
-            "to use another, or create it by adding matches: mindsport rate FILE"
-        )
-
-
-def _unusable(shown: str, exc: Exception) -> DatabaseError:
-    """``exc`` (raised while opening the database) as a one-line :class:`DatabaseError`."""
-    if isinstance(exc, ImportError):
-        return DatabaseError(
-            f"database {shown}: its driver is not installed ({exc}); for PostgreSQL: "
-            "pip install 'mindsport[postgres]'"
-        )
-    if isinstance(exc, ArgumentError):
-        return DatabaseError(
-            f"database {shown}: not a database URL ({exc}); give a SQLite file or "
-            "postgresql://user:password@host:port/name"
-        )
-    orig = getattr(exc, "orig", None) or exc
-    reason = " ".join(str(orig).split()) or type(orig).__name__
-    text = reason.lower()
-    if "not a database" in text or "file is encrypted" in text:
-        fix = "it is not a SQLite database file; check --db"
-    elif "unable to open" in text or "readonly" in text or "read-only" in text:
-        fix = "check that the path and its folder exist and are writable"
-    elif "password" in text or "authentication" in text or "role" in text:
-        fix = "check the user name and password in the URL"
-    elif "does not exist" in text:
-        fix = "create the database first (createdb) or check its name"
-    else:
-        fix = "check the URL and that the server is running and reachable"
-    return DatabaseError(f"database {shown}: cannot be used: {reason} ({fix})")
-
-
-# --------------------------------------------------------------------------------------------
-# value objects returned by the store
-
-
-@dataclass(frozen=True, slots=True)
-class League:
-    """A rating pool: its name, model name and model parameters."""
-
-    name: str
-    model: str
-    params: dict[str, Any]
-    matches: int
-
-
-@dataclass(frozen=True, slots=True)
-class IngestResult:
-    """What a write did: new matches, identical re-posts ignored, matches replayed because late
-    (none in a whole-history league: late results revise the smoothed past in place)."""
-
-    added: int
-    duplicates: int
-    replayed: int
-
-    def as_dict(self) -> dict[str, int]:
-        return {"added": self.added, "duplicates": self.duplicates, "replayed": self.replayed}
-
-
-@dataclass(frozen=True, slots=True)
-class LeaderboardEntry:
-    rank: int
-    player: str
-    mu: float
-    sigma: float
-    exposed: float
-    games: int
-
-
-@dataclass(frozen=True, slots=True)
-class RoleAdvantage:
-    """A role's (seat's) learned advantage in a league whose model rates roles (``cardplay``):
-    the skill points it adds to its player's team, and their deviation."""
-
-    role: str
-    advantage: float
-    sigma: float
-
-
-@dataclass(frozen=True, slots=True)
-class LeaderboardPage:
-    """A page of a league's leaderboard. ``display``: how the league's model shows a rating
-    (labels of ``mu``, ``sigma`` and ``exposed``; see :class:`mindsport.rating.Display`).
-    ``roles``: the league's learned role advantages by role name (empty for a model without
-    roles, or before a match with roles)."""
-
-    league: str
-    total: int
-    offset: int
-    limit: int
-    entries: list[LeaderboardEntry]
-    display: Display | None = None
-    roles: tuple[RoleAdvantage, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class HistoryPoint:
-    match_id: str
-    seq: int
-    time: float
-    mu: float
-    sigma: float
-
-
-@dataclass(frozen=True, slots=True)
-class CurvePoint:
-    """A point of a whole-history league's smoothed skill curve: the player's skill (``mu``,
-    ``sigma``) at the time step starting at ``time`` (on the match log's time axis: POSIX
-    seconds for datetimes), given all the league's matches."""
-
-    time: float
-    mu: float
-    sigma: float
-
-
-@dataclass(frozen=True, slots=True)
-class PlayerRecord:
-    """A player's rating in a league: rank, state, games, and how the rating went: ``history``
-    (an online league: the rating after each match) or ``curve`` (a whole-history league: the
-    smoothed skill at each time step he played in)."""
-
-    league: str
-    player: str
-    rank: int
-    state: PlayerState
-    exposed: float
-    games: int
-    history: list[HistoryPoint] = field(default_factory=list)
-    curve: list[CurvePoint] = field(default_factory=list)
-
-
-# --------------------------------------------------------------------------------------------
-# encoding of matches
-
-
-_CANONICAL_JSON = json.JSONEncoder(
-    separators=(",", ":"), allow_nan=False, ensure_ascii=False
-).encode
-
-
-def _iso_utc(t: datetime) -> str:
-    """The one stored spelling of a datetime: ISO 8601 in UTC (naive datetimes are UTC)."""
-    return (t.replace(tzinfo=UTC) if t.tzinfo is None else t.astimezone(UTC)).isoformat()
-
-
-def _digest(
-    tv: float,
-    teams: Sequence[Sequence[str]],
-    ranks: Sequence[int | None],
-    weights: Sequence[Sequence[float]] | None,
-    scores: Sequence[float] | None,
-    roles: Sequence[Sequence[str]] | None = None,
-    deal: str | None = None,
-    luck: Sequence[float] | None = None,
-) -> str:
-    """SHA-256 of a match's canonical form: the time as one number (the instant, however it was
-    written), each team's players sorted (with their weights and roles), ranks, weights and
-    scores as numbers. Roles, deal and luck join the form only when given, so a match without
-    them has the digest it had before the store kept them. Two records with the same digest
-    are the same result."""
-    sorted_weights = None
-    if weights is None and roles is None:  # nothing to carry along: sort the names themselves
-        sorted_teams = [sorted(t) for t in teams]
-        if scores is None and deal is None and luck is None:  # the usual record: no encoder
-            text = (
-                f"[{float(tv)!r},{_teams_json(sorted_teams, ',', encode_basestring)},"
-                f"{_int_list_json(ranks)},null,null]"
-            )
-            return hashlib.sha256(text.encode()).hexdigest()
-    else:
-        order = [sorted(range(len(t)), key=t.__getitem__) for t in teams]
-        sorted_teams = [[t[i] for i in o] for t, o in zip(teams, order, strict=True)]
-    if weights is not None:
-        sorted_weights = [[float(w[i]) for i in o] for w, o in zip(weights, order, strict=True)]
-    body: list[Any] = [
-        float(tv),
-        sorted_teams,
-        list(ranks),
-        sorted_weights,
-        None if scores is None else [float(x) for x in scores],
-    ]
-    chance: dict[str, Any] = {}
-    if roles is not None:
-        chance["roles"] = [[rs[i] for i in o] for rs, o in zip(roles, order, strict=True)]
-    if deal is not None:
-        chance["deal"] = deal
-    if luck is not None:
-        chance["luck"] = [float(x) for x in luck]
-    if chance:
-        body.append(chance)
-    return hashlib.sha256(_CANONICAL_JSON(body).encode()).hexdigest()
-
-
-def _encode(m: Match) -> dict[str, Any]:
-    tv = time_value(m.time)
-    teams = [list(t) for t in m.teams]
-    ranks = list(m.ranks)
-    weights = None if m.weights is None else [list(w) for w in m.weights]
-    scores = None if m.scores is None else list(m.scores)
-    roles = None if m.roles is None else [list(r) for r in m.roles]
-    luck = None if m.luck is None else list(m.luck)
-    return {
-        "match_id": m.id,
-        "time_value": tv,
-        "time_iso": _iso_utc(m.time) if isinstance(m.time, datetime) else None,
-        "teams": teams,
-        "ranks": ranks,
-        "weights": weights,
-        "scores": scores,
-        "roles": roles,
-        "deal": m.deal,
-        "luck": luck,
-        "digest": _digest(tv, teams, ranks, weights, scores, roles, m.deal, luck),
-        # the stored text of the JSON columns teams, ranks, weights, scores, roles and luck
-        "json": (
-            _teams_json(teams, ", ", encode_basestring_ascii),
-            _int_list_json(ranks),
-            "null" if weights is None else json.dumps(weights),
-            "null" if scores is None else json.dumps(scores),
-            "null" if roles is None else json.dumps(roles),
-            "null" if luck is None else json.dumps(luck),
-        ),
-    }
-
-
-def _decode(row: Any) -> Match:
-    return _match_of(row._mapping)
-
-
-def _match_of(r: Mapping[str, Any]) -> Match:
-    """The match of a stored row's columns (or of an encoded match)."""
-    t: datetime | float | int
-    if r["time_iso"] is not None:
-        t = datetime.fromisoformat(r["time_iso"])
-    else:
-        tv = float(r["time_value"])
-        t = int(tv) if tv.is_integer() and abs(tv) < 2**53 else tv
-    return Match(
-        r["match_id"],
-        t,
-        r["teams"],
-        r["ranks"],
-        r["weights"],
-        r["scores"],
-        roles=r["roles"],
-        deal=r["deal"],
-        luck=r["luck"],
-    )
-
-
-def _chunks(items: Sequence[Any], n: int = _CHUNK) -> Iterator[Sequence[Any]]:
-    for i in range(0, len(items), n):
-        yield items[i : i + n]
-
-
-def _teams_json(teams: Sequence[Sequence[str]], sep: str, quote: Callable[[str], str]) -> str:
-    """JSON of a list of lists of strings, as ``json.dumps`` writes it with the item separator
-    ``sep`` and the string quoting ``quote`` (``json.encoder.encode_basestring_ascii``: its
-    default, ``encode_basestring``: ``ensure_ascii=False``), without building an encoder."""
-    return "[" + sep.join("[" + sep.join(map(quote, t)) + "]" for t in teams) + "]"
-
-
-def _int_list_json(values: Sequence[int | None]) -> str:
-    """JSON of a list of ints and nulls (ranks), without the general encoder's overhead."""
-    return "[" + ",".join("null" if v is None else str(int(v)) for v in values) + "]"
-
-
-def _cursor(conn: Connection) -> Any:
-    """A driver cursor inside ``conn``'s transaction (for the hot path's statements)."""
-    return conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
-
-
-def _as_time(value: Any) -> datetime:
-    """A stored timestamp as an aware UTC datetime (SQLite hands back text)."""
-    return aware(datetime.fromisoformat(value) if isinstance(value, str) else value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -582,31 +252,16 @@ _PG_CURRENT_SQL = (
 )
 
 
-_JSON_DECODE = json.JSONDecoder().decode
-
-
-def _from_json_text(value: str | None) -> Any:
-    """A JSON column read as text: its value, with SQL ``NULL`` and the text ``null`` (what
-    most rows hold in their optional columns) as ``None`` without a parse."""
-    return None if value is None or value == "null" else _JSON_DECODE(value)
-
-
 def _players_of(rows: Iterable[Sequence[Any]]) -> dict[str, _Player]:
     """Current ratings from the rows of :data:`_CURRENT_SQL` (``extra`` as JSON text: most
     models keep none, and its text ``null`` needs no parsing)."""
     players: dict[str, _Player] = {}
     for p, mu, sigma, extra, games, last_time in rows:
         if isinstance(extra, str):
-            extra = _from_json_text(extra)
+            extra = from_json_text(extra)
         players[p] = _Player(PlayerState(mu, sigma, extra), games, last_time)
     return players
 
-
-_MATCH_INSERT = (
-    "INSERT INTO ms_matches (league_id, seq, match_id, time_value, time_iso, teams, ranks, "
-    "weights, scores, roles, luck, deal, digest, created_at)",
-    "(?, ?, ?, ?, ?, JSON(?), JSON(?), JSON(?), JSON(?), JSON(?), JSON(?), ?, ?, ?)",
-)
 
 _HISTORY_INSERT = (
     "INSERT INTO ms_rating_history (league_id, player, seq, time_value, mu, sigma, extra, games)",
@@ -625,144 +280,10 @@ def _occurrence(codes: Any) -> Any:
     return out
 
 
-_HEAD = re.compile(r"INSERT INTO (\w+) \(([\w, ]+)\)$")
-
-
-def _insert_columns(head: str) -> tuple[Any, list[str]]:
-    """The table and the column names of ``head`` (``INSERT INTO table (columns)``)."""
-    found = _HEAD.match(head)
-    if found is None:
-        raise StoreError(f"not an insert head: {head!r}")
-    return metadata.tables[found.group(1)], [c.strip() for c in found.group(2).split(",")]
-
-
-@functools.cache
-def _json_insert(head: str, tail: str) -> tuple[str, int]:
-    """PostgreSQL's ``INSERT ... SELECT ... FROM jsonb_array_elements(rows)`` for ``head``
-    (``INSERT INTO table (columns)``) and ``tail``: each column of each row read back as its
-    type in the schema (a JSON column's value comes as its JSON text); and the row width.
-
-    The rows are parsed once, as ``jsonb``, whose arrays are indexed: a field of a ``json``
-    row is found by parsing the row again up to it, which was a quarter of the server's time
-    on a batch. Numbers travel as JSON text: Python writes a float's shortest exact form, the
-    server keeps it as that decimal and reads it back to the same double."""
-    table, names = _insert_columns(head)
-    picked = ", ".join(f"{_json_cast(table.c[n].type, f'(e->>{i})')}" for i, n in enumerate(names))
-    return f"{head} SELECT {picked} FROM jsonb_array_elements(%s::jsonb) AS r(e){tail}", len(names)
-
-
-@functools.cache
-def _copy_in(head: str) -> tuple[str, list[str]]:
-    """PostgreSQL's ``COPY table (columns) FROM STDIN`` in binary format for ``head`` (``INSERT
-    INTO table (columns)``), and the binary type of each column: a JSON column is sent as the
-    text it holds (the binary form of ``json`` is its text, which the server checks)."""
-    table, names = _insert_columns(head)
-    types = [_copy_type(table.c[n].type) for n in names]
-    return f"COPY {table.name} ({', '.join(names)}) FROM STDIN (FORMAT BINARY)", types
-
-
-@contextmanager
-def _copy_rows(cur: Any, head: str) -> Iterator[Callable[[Iterable[tuple[Any, ...]]], None]]:
-    """PostgreSQL: a binary ``COPY`` for ``head`` (:func:`_copy_in`) open on ``cur``; yields
-    the function that streams rows into it (the server stores them as they arrive)."""
-    sql, types = _copy_in(head)
-    with cur.copy(sql) as copy:
-        copy.set_types(types)
-
-        def send(rows: Iterable[tuple[Any, ...]]) -> None:
-            for r in rows:
-                copy.write_row(r)
-
-        yield send
-
-
-def _copy_type(kind: Any) -> str:
-    """The PostgreSQL type a column of SQL type ``kind`` is copied in as."""
-    if isinstance(kind, Integer):
-        return "int4"
-    if isinstance(kind, Double):
-        return "float8"
-    if isinstance(kind, DateTime):
-        return "timestamptz"
-    if isinstance(kind, (JSON, String, Text)):
-        return "text"
-    raise StoreError(f"no binary form for a column of type {kind!r}")
-
-
-def _json_cast(kind: Any, value: str) -> str:
-    """``value`` (JSON text of one row's field) as a column of SQL type ``kind``."""
-    if isinstance(kind, Integer):
-        return f"{value}::int8"
-    if isinstance(kind, Double):
-        return f"{value}::float8"
-    if isinstance(kind, DateTime):
-        return f"{value}::timestamptz"
-    if isinstance(kind, JSON):
-        return f"{value}::json"
-    if isinstance(kind, (String, Text)):
-        return value
-    raise StoreError(f"no JSON form for a column of type {kind!r}")
-
-
-def _json_value(value: Any) -> Any:
-    """What the JSON encoder writes for the values it does not know (numpy numbers)."""
-    if isinstance(value, np.generic):
-        return value.item()
-    raise TypeError(f"cannot send {type(value).__name__} as JSON: {value!r}")
-
-
 def _check_league_name(name: str) -> None:
     """A name no league can have is simply not found (and never reaches the database)."""
     if not isinstance(name, str) or not _LEAGUE_NAME.match(name):
         raise NotFoundError(f"league {name!r} does not exist")
-
-
-@dataclass(frozen=True, slots=True)
-class PreparedMatches:
-    """Matches checked and put in their stored form (one time axis, sorted-team digests), ready
-    for :meth:`Store.submit_matches`; made by :func:`prepare_matches`.
-
-    Preparing is the part of ingesting that needs no database, so it may run in another process
-    (a prepared batch pickles): the service prepares large posts in a worker process while the
-    database writer commits earlier ones.
-    """
-
-    #: the stored form of each match, by match id (an identical repeat counted once)
-    records: dict[str, dict[str, Any]]
-    #: matches given, identical repeats included
-    size: int
-
-
-def prepare_matches(matches: Iterable[Match]) -> PreparedMatches:
-    """``matches`` as a :class:`PreparedMatches`; raises for what no league can store: an id
-    longer than :data:`MAX_ID_LENGTH` (:class:`MatchRefusedError`) or one match id given twice
-    with different data (:class:`MatchConflictError`)."""
-    encoded: dict[str, dict[str, Any]] = {}
-    size = 0
-    for m in matches:
-        size += 1
-        if not isinstance(m, Match):
-            raise StoreError(f"expected Match records, got {type(m).__name__}: {m!r}")
-        if len(m.id) > MAX_ID_LENGTH:
-            raise MatchRefusedError(
-                f"match {m.id[:40]!r}...: id: longer than {MAX_ID_LENGTH} characters", m.id, "id"
-            )
-        for p in m.players:
-            if len(p) > MAX_ID_LENGTH:
-                raise MatchRefusedError(
-                    f"match {m.id!r}: teams: player id {p[:40]!r}... is longer than "
-                    f"{MAX_ID_LENGTH} characters",
-                    m.id,
-                    "teams",
-                )
-        enc = _encode(m)
-        prev = encoded.get(m.id)
-        if prev is not None and prev["digest"] != enc["digest"]:
-            raise MatchConflictError(
-                f"match {m.id!r} appears twice in the input with different data", m.id
-            )
-        encoded[m.id] = enc
-    return PreparedMatches(encoded, size)
 
 
 @dataclass(slots=True)
@@ -775,152 +296,10 @@ class _Request:
     create: tuple[str, Mapping[str, Any]] | None
 
 
-def _upgrade_key_table(conn: Connection) -> None:
-    """Bring an API key table written by an earlier version (write keys only, no expiry) to
-    today's columns: its keys stay valid as write keys of their leagues."""
-    columns = {c["name"] for c in inspect(conn).get_columns(api_keys.name)}
-    if "role" in columns:
-        return
-    old = [dict(r._mapping) for r in conn.execute(text(f"SELECT * FROM {api_keys.name}"))]
-    conn.execute(text(f"DROP TABLE {api_keys.name}"))
-    api_keys.create(conn)
-    for r in old:
-        conn.execute(
-            insert(api_keys).values(
-                id=r["id"],
-                league_id=r["league_id"],
-                role=KeyRole.WRITE.value,
-                key_hash=r["key_hash"],
-                prefix=r["prefix"],
-                label=None,
-                created_at=_as_time(r["created_at"]),
-                expires_at=None,
-                revoked_at=None,
-            )
-        )
-
-
-#: the match log's columns a replay reads, in order; the JSON ones are read as text
-_REPLAY_NAMES = (
-    "match_id", "seq", "time_value", "time_iso", "teams", "ranks", "weights", "scores", "roles",
-    "deal", "luck",
-)  # fmt: skip
-_JSON_COLUMNS = frozenset(c.name for c in matches.c if isinstance(c.type, JSON))
-_REPLAY_SQL = (
-    "SELECT "
-    + ", ".join(f"CAST({n} AS TEXT)" if n in _JSON_COLUMNS else n for n in _REPLAY_NAMES)
-    + " FROM ms_matches WHERE league_id = ?"
-)
-#: the part of the log from (time, seq) on
-#: rows at or after a position (time, seq) in replay order, given as (time, time, seq); the
-#: first condition bounds the index range on time
-_FROM_POSITION = " AND time_value >= ? AND (time_value > ? OR seq >= ?)"
-#: a player's history rows from a position on (:data:`_FROM_POSITION`), by the history's key
+#: a player's history rows from a position on (:data:`FROM_POSITION`), by the history's key
 _HISTORY_DELETE_FROM = "DELETE FROM ms_rating_history WHERE league_id = ? AND player = ?" + (
-    _FROM_POSITION
+    FROM_POSITION
 )
-_REPLAY_ORDER = " ORDER BY time_value, seq"
-_REPLAY_IS_JSON = tuple(n in _JSON_COLUMNS for n in _REPLAY_NAMES)
-
-
-def _log_row(values: Sequence[Any]) -> dict[str, Any]:
-    """A replay row (:data:`_REPLAY_SQL`) by column name, its JSON parsed
-    (:func:`_from_json_text`)."""
-    return {
-        name: _from_json_text(v) if is_json else v
-        for name, is_json, v in zip(_REPLAY_NAMES, _REPLAY_IS_JSON, values, strict=True)
-    }
-
-
-#: columns later versions added to the match log, with their SQL types
-_MATCH_COLUMNS = (("roles", "JSON"), ("deal", "VARCHAR(200)"), ("luck", "JSON"))
-
-
-def _upgrade_match_table(conn: Connection) -> None:
-    """Add the columns of roles, deal and luck to a match log written by an earlier version
-    (its matches keep null there: they carried none). Inside the caller's transaction."""
-    columns = {c["name"] for c in inspect(conn).get_columns(matches.name)}
-    for name, sql_type in _MATCH_COLUMNS:
-        if name not in columns:
-            conn.execute(text(f"ALTER TABLE {matches.name} ADD COLUMN {name} {sql_type}"))
-
-
-def _league_keys(conn: Connection) -> list[tuple[str, str]]:
-    """The foreign keys to the league table (table, constraint name) that earlier versions put
-    on the match log and the derived tables; :data:`mindsport.store.schema.LEAGUE_DATA` says
-    why today's have none. PostgreSQL only: SQLite cannot drop a constraint without rebuilding
-    the table, and checks one in-process, at the cost of an index lookup per row."""
-    if conn.dialect.name == "sqlite":
-        return []
-    found = inspect(conn)
-    return [
-        (table, key["name"])
-        for table in LEAGUE_DATA
-        if found.has_table(table)
-        for key in found.get_foreign_keys(table)
-        if key["referred_table"] == leagues.name and key["name"]
-    ]
-
-
-def _surrogate_ids(conn: Connection) -> list[str]:
-    """The tables of :data:`SURROGATE_ID_TABLES` that still have the row number column ``id``
-    earlier versions gave them (PostgreSQL only: SQLite cannot drop a primary key column, and
-    there the column is the table's row number, which costs nothing)."""
-    if conn.dialect.name == "sqlite":
-        return []
-    found = inspect(conn)
-    return [
-        t
-        for t in SURROGATE_ID_TABLES
-        if found.has_table(t) and "id" in {c["name"] for c in found.get_columns(t)}
-    ]
-
-
-def _dropped_indexes(conn: Connection) -> list[str]:
-    """The indexes of :data:`DROPPED_INDEXES` that a database of an earlier version still has."""
-    found = inspect(conn)
-    return [
-        name
-        for table, names in DROPPED_INDEXES.items()
-        if found.has_table(table)
-        for name in names
-        if name in {i["name"] for i in found.get_indexes(table)}
-    ]
-
-
-def _upgrade(conn: Connection) -> None:
-    """Create missing tables and bring tables of earlier versions up to today's columns,
-    constraints and indexes."""
-    metadata.create_all(conn)
-    _upgrade_key_table(conn)
-    _upgrade_match_table(conn)
-    for table, key in _league_keys(conn):
-        conn.execute(text(f'ALTER TABLE {table} DROP CONSTRAINT "{key}"'))
-    for table in _surrogate_ids(conn):  # its primary key (and sequence) go with it
-        conn.execute(text(f"ALTER TABLE {table} DROP COLUMN id"))
-    for name in _dropped_indexes(conn):
-        conn.execute(text(f"DROP INDEX {name}"))
-
-
-class _FifoLock:
-    """A lock granted in arrival order (``threading.Lock`` lets late threads barge in)."""
-
-    def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self._next = 0
-        self._serving = 0
-
-    def __enter__(self) -> None:
-        with self._cond:
-            ticket = self._next
-            self._next += 1
-            while ticket != self._serving:
-                self._cond.wait()
-
-    def __exit__(self, *exc: object) -> None:
-        with self._cond:
-            self._serving += 1
-            self._cond.notify_all()
 
 
 @dataclass(slots=True)
@@ -945,10 +324,6 @@ class _Smoothed:
     curves: dict[str, _Curve]
     games: dict[str, int]
     last_time: dict[str, float]
-
-
-#: key of the after-commit callbacks in a write connection's ``info``
-_AFTER_COMMIT = "mindsport_after_commit"
 
 
 def _unsettled(model: LeagueModel, exc: ConvergenceError) -> StoreError:
@@ -1034,42 +409,21 @@ class Store:
         create: bool = True,
     ) -> None:
         self.url = resolve_url(url)
-        shown = _shown_url(self.url)
+        shown = shown_url(self.url)
         if not create:
-            _require_existing(self.url, shown)
+            require_existing(self.url, shown)
         self._models: Mapping[str, ModelSpec] = dict(MODELS if models is None else models)
         self._model_cache: dict[str, LeagueModel] = {}
         # whole-history leagues' settled graphs, by league id and model settings
         self._smoothed: dict[tuple[int, str], _Smoothed] = {}
-        self._sql_cache: dict[str, str] = {}
         self._league_ids: dict[str, int] = {}  # league name -> id, as last read
-        self._local = threading.local()
-        self._readers: list[Any] = []  # the connections of _fetch, one per thread
         self._cache_lock = threading.Lock()
         try:
-            self.engine = self._make_engine(self.url)
+            self._db = Database(self.url)
         except (ArgumentError, ImportError) as exc:
-            raise _unusable(shown, exc) from None
-        self.is_sqlite = self.engine.dialect.name == "sqlite"
-        # SQLite: the writes go through one connection of their own, so its page cache stays
-        # warm from one transaction to the next (a connection that another one wrote after
-        # drops its whole cache when its next transaction starts)
-        self._writer_engine = (
-            self._make_engine(self.url, writer=True) if self.is_sqlite else self.engine
-        )
-        self._writer_lock: AbstractContextManager[Any] = (
-            _FifoLock() if self.is_sqlite else nullcontext()
-        )
-        self._checkpointer = (
-            Checkpointer(
-                self.engine.raw_connection,
-                os.path.abspath(f"{self.engine.url.database}-wal"),
-                self._writer_lock,
-                SQLITE_CHECKPOINT_PAGES * 4096,
-            )
-            if self.is_sqlite
-            else None
-        )
+            raise unusable(shown, exc) from None
+        self.engine = self._db.engine
+        self.is_sqlite = self._db.is_sqlite
         # SQLite: one writer for the whole file (its lock covers every league); PostgreSQL: one
         # writer per league, in parallel
         self._committer: GroupCommitter[IngestResult] = GroupCommitter(
@@ -1078,161 +432,28 @@ class Store:
             workers=1 if self.is_sqlite else 8,
         )
         try:
-            if create and create_tables:
-                with self._write() as conn:
-                    _upgrade(conn)
-            elif not create:
-                with self._read() as conn:
-                    found = inspect(conn)
-                    if not found.has_table(leagues.name):
-                        raise DatabaseError(
-                            f"database {shown} holds no mindsport data (no leagues table); "
-                            "check --db, or add matches first: mindsport rate FILE"
-                        )
-                    stale = (
-                        any(not found.has_table(t.name) for t in metadata.sorted_tables)
-                        or "role" not in {c["name"] for c in found.get_columns(api_keys.name)}
-                        or not {n for n, _ in _MATCH_COLUMNS}
-                        <= {c["name"] for c in found.get_columns(matches.name)}
-                        or bool(_league_keys(conn))
-                        or bool(_surrogate_ids(conn))
-                        or bool(_dropped_indexes(conn))
-                    )
-                if stale:  # a mindsport database of an earlier version: bring its tables up
-                    with self._write() as conn:
-                        _upgrade(conn)
+            open_tables(self._db, shown, create=create, create_tables=create_tables)
         except DBAPIError as exc:
             self.close()
-            raise _unusable(shown, exc) from None
+            raise unusable(shown, exc) from None
         except DatabaseError:
             self.close()
             raise
 
     # -- engine and transactions --------------------------------------------------------------
-    @staticmethod
-    def _make_engine(url: str, *, writer: bool = False) -> Engine:
-        """An engine on ``url``; SQLite ``writer``: a pool of one connection with a page cache
-        of :data:`SQLITE_WRITER_CACHE_MIB`."""
-        parsed = make_url(url)
-        if parsed.get_backend_name() != "sqlite":
-            return create_engine(url, pool_size=20, max_overflow=20, pool_recycle=1800)
-        if parsed.database in (None, "", ":memory:"):
-            raise StoreError(f"database {url!r}: use a SQLite file, not an in-memory database")
-        directory = os.path.dirname(os.path.abspath(parsed.database))
-        if not os.path.isdir(directory):
-            raise StoreError(
-                f"database {parsed.database!r}: folder {directory!r} does not exist "
-                "(create it first)"
-            )
-        engine = create_engine(
-            url,
-            pool_size=1 if writer else 8,
-            max_overflow=0 if writer else 32,
-            connect_args={"timeout": 60.0},
-        )
-        sync = os.environ.get("MINDSPORT_SQLITE_SYNCHRONOUS", "NORMAL").upper()
-        if sync not in ("OFF", "NORMAL", "FULL", "EXTRA"):
-            raise StoreError(f"MINDSPORT_SQLITE_SYNCHRONOUS={sync!r}: use NORMAL or FULL")
-
-        @event.listens_for(engine, "connect")
-        def _on_connect(dbapi_conn: Any, _record: Any) -> None:
-            dbapi_conn.isolation_level = None  # we issue BEGIN ourselves (see _on_begin)
-            cur = dbapi_conn.cursor()
-            cur.execute("PRAGMA journal_mode=WAL")
-            cur.execute("PRAGMA busy_timeout=60000")
-            cur.execute(f"PRAGMA synchronous={sync}")
-            cur.execute("PRAGMA foreign_keys=ON")
-            # the writer leaves checkpoints to the store's checkpoint thread
-            cur.execute(f"PRAGMA wal_autocheckpoint={0 if writer else SQLITE_CHECKPOINT_PAGES}")
-            # after a checkpoint the log is cut back to this size (it is reused, not regrown)
-            cur.execute(f"PRAGMA journal_size_limit={SQLITE_CHECKPOINT_PAGES * 4096}")
-            if writer:
-                cur.execute(f"PRAGMA cache_size=-{SQLITE_WRITER_CACHE_MIB * 1024}")
-            cur.close()
-
-        @event.listens_for(engine, "begin")
-        def _on_begin(conn: Connection) -> None:
-            write = conn.get_execution_options().get("mindsport_write", False)
-            conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
-
-        return engine
-
-    @contextmanager
-    def _write(self) -> Iterator[Connection]:
-        """A write transaction; what :meth:`_after_commit` registers runs once it committed."""
-        with self._writer_lock, self._writer_engine.connect() as conn:
-            conn.execution_options(mindsport_write=True)
-            after: list[Callable[[], None]] = []
-            conn.info[_AFTER_COMMIT] = after
-            try:
-                with conn.begin():
-                    yield conn
-            finally:
-                conn.info.pop(_AFTER_COMMIT, None)
-            if self._checkpointer is not None:
-                self._checkpointer.committed()
-            for fn in after:
-                fn()
-
-    @staticmethod
-    def _after_commit(conn: Connection, fn: Callable[[], None]) -> None:
-        """Run ``fn`` once the write transaction of ``conn`` has committed (never on rollback)."""
-        conn.info[_AFTER_COMMIT].append(fn)
-
-    @contextmanager
-    def _read(self) -> Iterator[Connection]:
-        with self.engine.connect() as conn, conn.begin():
-            yield conn
-
     def transaction(self) -> AbstractContextManager[Connection]:
         """One write transaction on the store's database, queued with the store's own writers
         (for the tables other parts of the package keep in it, such as events)."""
-        return self._write()
+        return self._db.write()
 
     def snapshot(self) -> AbstractContextManager[Connection]:
         """One read transaction on the store's database."""
-        return self._read()
-
-    def _fetch(self, sql: str, args: Sequence[Any]) -> list[Any]:
-        """The rows of one read statement (``?`` placeholders), straight through the driver on a
-        connection of the calling thread in autocommit mode: the hot path's reads (the key
-        check) skip the SQL toolkit's per-statement work and the pool. A connection that fails
-        (the server restarted) is replaced once."""
-        for attempt in (0, 1):
-            raw = getattr(self._local, "raw", None)
-            if raw is None:
-                raw = self.engine.raw_connection()
-                if not self.is_sqlite:
-                    raw.driver_connection.autocommit = True  # type: ignore[union-attr]
-                self._local.raw = raw
-                with self._cache_lock:
-                    self._readers.append(raw)
-            try:
-                cur = raw.cursor()
-                cur.execute(self._sql(sql), tuple(args))
-                rows = list(cur.fetchall())
-                cur.close()
-                return rows
-            except self.engine.dialect.loaded_dbapi.OperationalError:
-                self._local.raw = None
-                with self._cache_lock:
-                    self._readers.remove(raw)
-                raw.invalidate()
-                if attempt:
-                    raise
-        raise AssertionError("unreachable")  # pragma: no cover
+        return self._db.read()
 
     def close(self) -> None:
         """Finish queued writes and release the connection pool."""
         self._committer.close()
-        if self._checkpointer is not None:
-            self._checkpointer.close()
-        with self._cache_lock:
-            readers, self._readers = self._readers, []
-        for raw in readers:
-            raw.invalidate()  # closed, not returned to the pool
-        self.engine.dispose()
-        self._writer_engine.dispose()
+        self._db.close()
 
     def __enter__(self) -> Store:
         return self
@@ -1262,7 +483,7 @@ class Store:
         """Create a league; its settings are checked by building the model first."""
         params = self._check_new_league(name, model, params)
         try:
-            with self._write() as conn:
+            with self._db.write() as conn:
                 return self._insert_league(conn, name, model, params)
         except IntegrityError as exc:  # lost a creation race on PostgreSQL
             raise ConflictError(f"league {name!r} already exists") from exc
@@ -1310,14 +531,14 @@ class Store:
 
     def get_league(self, name: str) -> League:
         _check_league_name(name)
-        with self._read() as conn:
+        with self._db.read() as conn:
             row = conn.execute(select(leagues).where(leagues.c.name == name)).first()
         if row is None:
             raise NotFoundError(f"league {name!r} does not exist")
         return League(row.name, row.model, dict(row.params), row.last_seq)
 
     def list_leagues(self) -> list[League]:
-        with self._read() as conn:
+        with self._db.read() as conn:
             rows = conn.execute(select(leagues).order_by(leagues.c.name)).all()
         return [League(r.name, r.model, dict(r.params), r.last_seq) for r in rows]
 
@@ -1329,7 +550,7 @@ class Store:
         self, name: str, *, model: str | None = None, params: Mapping[str, Any] | None = None
     ) -> League:
         """Change a league's model or parameters and rebuild its ratings (one transaction)."""
-        with self._write() as conn:
+        with self._db.write() as conn:
             row = self._lock_league(conn, name)
             new_model = row.model if model is None else model
             new_params = dict(row.params) if params is None else dict(params)
@@ -1346,48 +567,6 @@ class Store:
         """The league row, with the league's write lock held until the transaction ends
         (:meth:`_lock_and_read` with nothing more to read)."""
         return self._lock_and_read(conn, name, (), ())[0]
-
-    def _insert_many(
-        self, cur: Any, head: str, row: str, rows: list[tuple[Any, ...]], tail: str = ""
-    ) -> None:
-        """``head VALUES row tail`` for each of ``rows`` (``head`` is ``INSERT INTO table
-        (columns)``). SQLite: one prepared statement run per row, in a C loop.
-
-        PostgreSQL, neither the driver nor the server working per statement: rows simply
-        appended (no ``tail``) are streamed in binary ``COPY`` (:func:`_copy_in`: 2,800 history
-        rows, a batch of 1,000 matches' worth, took 23 ms from the first byte sent to the commit
-        and 2 ms of the driver's time, against 36 and 6 ms as the JSON array below); rows with a
-        ``tail`` (an upsert) are sent as one JSON array that the server takes apart
-        (:func:`_json_insert`), in one statement whose text does not depend on the number of
-        rows, so it is prepared and planned once."""
-        if not rows:
-            return
-        if self.is_sqlite:
-            cur.executemany(self._sql(f"{head} VALUES {row}{tail}"), rows)
-            return
-        if not tail:
-            width = len(_copy_in(head)[1])
-            if set(map(len, rows)) != {width}:
-                raise StoreError(f"{head}: rows of {width} values expected")
-            with _copy_rows(cur, head) as send:
-                send(rows)
-            return
-        sql, width = _json_insert(head, tail)
-        if set(map(len, rows)) != {width}:
-            raise StoreError(f"{head}: rows of {width} values expected")
-        cur.execute(sql, (json.dumps(rows, default=_json_value),))
-
-    def _sql(self, text: str) -> str:
-        """Driver SQL from ``text`` written with ``?`` placeholders and ``JSON(?)`` for a JSON
-        value given as text (SQLite stores the text; PostgreSQL casts it)."""
-        got = self._sql_cache.get(text)
-        if got is None:
-            if self.is_sqlite:
-                got = text.replace("JSON(?)", "?")
-            else:
-                got = text.replace("JSON(?)", "CAST(%s AS JSON)").replace("?", "%s")
-            self._sql_cache[text] = got
-        return got
 
     def _league_id(self, conn: Connection, name: str) -> int:
         _check_league_name(name)
@@ -1425,7 +604,7 @@ class Store:
             raise StoreError(f"expiry {expiry.isoformat()} is not in the future")
         key = new_key()
         role = KeyRole.ADMIN if admin else KeyRole.WRITE
-        with self._write() as conn:
+        with self._db.write() as conn:
             lid = None if league is None else self._league_id(conn, league)
             res = conn.execute(
                 insert(api_keys).values(
@@ -1477,7 +656,7 @@ class Store:
 
     def list_keys(self, league: str | None = None) -> list[ApiKey]:
         """Every key (revoked and expired ones included), or the write keys of ``league``."""
-        with self._read() as conn:
+        with self._db.read() as conn:
             q = self._key_rows().order_by(api_keys.c.id)
             if league is not None:
                 q = q.where(api_keys.c.league_id == self._league_id(conn, league))
@@ -1488,7 +667,7 @@ class Store:
         Revoking a revoked key changes nothing."""
         if isinstance(key_id, bool) or not isinstance(key_id, int) or not 0 < key_id < 2**31:
             raise NotFoundError(f"no API key number {key_id!r}")
-        with self._write() as conn:
+        with self._db.write() as conn:
             conn.execute(
                 update(api_keys)
                 .where(api_keys.c.id == key_id, api_keys.c.revoked_at.is_(None))
@@ -1518,16 +697,16 @@ class Store:
             if league is not None and _LEAGUE_NAME.match(league):
                 sql += ", (SELECT id FROM ms_leagues WHERE name = ?)"
                 args = (league, *args)
-            rows = self._fetch(sql + " FROM ms_api_keys WHERE prefix IN (?, ?)", args)
+            rows = self._db.fetch(sql + " FROM ms_api_keys WHERE prefix IN (?, ?)", args)
         found = key_matches([r[0] for r in rows], key)
         if found is None:
             raise KeyRefusedError("X-API-Key is not a valid key")
         _, role_name, key_league, expires_at, revoked_at, *rest = rows[found]
         if revoked_at is not None:
             raise KeyRefusedError(f"X-API-Key {key[:PREFIX_LENGTH]}... was revoked")
-        if expires_at is not None and _as_time(expires_at) <= datetime.now(UTC):
+        if expires_at is not None and as_time(expires_at) <= datetime.now(UTC):
             raise KeyRefusedError(
-                f"X-API-Key {key[:PREFIX_LENGTH]}... expired at {_as_time(expires_at).isoformat()}"
+                f"X-API-Key {key[:PREFIX_LENGTH]}... expired at {as_time(expires_at).isoformat()}"
             )
         role = KeyRole(role_name)
         if league is None:
@@ -1680,7 +859,7 @@ class Store:
                 for p in t
             }
         )
-        with self._write() as conn:
+        with self._db.write() as conn:
             try:
                 row, known, current = self._lock_and_read(conn, league, ids, names)
             except NotFoundError as exc:
@@ -1705,8 +884,8 @@ class Store:
         """
         _check_league_name(name)
         if self.is_sqlite:
-            cur = _cursor(conn)
-            cur.execute(self._sql(_LEAGUE_ROW_SQL), (name,))
+            cur = cursor(conn)
+            cur.execute(self._db.sql(_LEAGUE_ROW_SQL), (name,))
             found = cur.fetchone()
             if found is None:
                 raise NotFoundError(f"league {name!r} does not exist")
@@ -1748,14 +927,14 @@ class Store:
 
     def _known(self, conn: Connection, lid: int, ids: Sequence[str]) -> dict[str, str]:
         """The digests of the match ids ``ids`` already recorded in league ``lid``."""
-        cur = _cursor(conn)
+        cur = cursor(conn)
         if not self.is_sqlite:
             cur.execute(_PG_KNOWN_SQL.format(league="%s"), (list(ids), lid), prepare=False)
             return dict(cur.fetchall())
         known: dict[str, str] = {}
-        for chunk in _chunks(ids):
+        for chunk in chunks(ids):
             cur.execute(
-                self._sql(_KNOWN_SQL + "? AND match_id IN (" + ",".join("?" * len(chunk)) + ")"),
+                self._db.sql(_KNOWN_SQL + "? AND match_id IN (" + ",".join("?" * len(chunk)) + ")"),
                 (lid, *chunk),
             )
             known.update(cur.fetchall())
@@ -1774,7 +953,7 @@ class Store:
         of their players (those that have one)."""
         lid = row.id
         model = self.model_for(row.model, row.params)
-        cur = _cursor(conn)
+        cur = cursor(conn)
         accepted: dict[str, str] = {}  # new match ids of this group so far -> digest
         new: list[dict[str, Any]] = []
         per_request: list[list[dict[str, Any]] | MindsportError] = []
@@ -1787,7 +966,7 @@ class Store:
                 old = known.get(mid)
                 digest = enc["digest"]
                 if old is not None:
-                    if old != digest and self._stored_digest(conn, lid, mid) != digest:
+                    if old != digest and stored_digest(conn, lid, mid) != digest:
                         refused = MatchConflictError(
                             f"match {mid!r} is already recorded in league {row.name!r} "
                             "with different data",
@@ -1839,9 +1018,10 @@ class Store:
                 if model.smoothed or not independent
                 else self._append(conn, lid, model, new, progress, current)
             )
-            self._insert_many(
+            insert_many(
+                self._db,
                 cur,
-                *_MATCH_INSERT,
+                *MATCH_INSERT,
                 [
                     (
                         lid,
@@ -1859,7 +1039,7 @@ class Store:
             )
             latest = max(r["time_value"] for r in new)
             cur.execute(
-                self._sql("UPDATE ms_leagues SET last_seq = ?, max_time = ? WHERE id = ?"),
+                self._db.sql("UPDATE ms_leagues SET last_seq = ?, max_time = ? WHERE id = ?"),
                 (seq, latest if old_max is None else max(old_max, latest), lid),
             )
             if write_derived is not None:
@@ -1878,23 +1058,6 @@ class Store:
             late = replayed > 0 and any(x["time_value"] < old_max for x in got)
             out.append(IngestResult(len(got), r.matches.size - len(got), replayed if late else 0))
         return out
-
-    @staticmethod
-    def _stored_digest(conn: Connection, lid: int, match_id: str) -> str | None:
-        """The digest of a recorded match in today's canonical form (rows written by earlier
-        versions carry a digest of another form)."""
-        m = matches.c
-        row = conn.execute(
-            select(
-                m.time_value, m.teams, m.ranks, m.weights, m.scores, m.roles, m.deal, m.luck
-            ).where(m.league_id == lid, m.match_id == match_id)
-        ).first()
-        if row is None:
-            return None
-        return _digest(
-            row.time_value, row.teams, row.ranks, row.weights, row.scores,
-            row.roles, row.deal, row.luck,
-        )  # fmt: skip
 
     # -- deriving ratings ----------------------------------------------------------------------
     def _rate_all(
@@ -2002,7 +1165,7 @@ class Store:
                 progress(min(start + block_size, len(rows)), len(rows))
         for p, at in last.items():
             h = history[at]
-            extra = _from_json_text(h[6])
+            extra = from_json_text(h[6])
             players[p] = _Player(PlayerState(h[4], h[5], extra), h[7], h[3])
         if model.virtual and virtual is not None:
             virtual.update(replayer.virtual_states())
@@ -2017,7 +1180,7 @@ class Store:
         deals = sorted({r["deal"] for r in rows if r["deal"] is not None})
         q = select(v.key, v.mu, v.sigma).where(v.league_id == lid)
         found = list(conn.execute(q.where(v.kind == "role")))
-        for chunk in _chunks(deals):
+        for chunk in chunks(deals):
             found.extend(conn.execute(q.where(v.kind == "deal", v.deal.in_(chunk))))
         return {tuple(json.loads(r.key)): (float(r.mu), float(r.sigma)) for r in found}
 
@@ -2025,14 +1188,15 @@ class Store:
         self, conn: Connection, lid: int, states: Mapping[tuple[str, ...], tuple[float, float]]
     ) -> None:
         """Insert or update the league's virtual players ``states``."""
-        self._insert_many(
-            _cursor(conn),
+        insert_many(
+            self._db,
+            cursor(conn),
             "INSERT INTO ms_virtual_ratings (league_id, key, kind, name, deal, mu, sigma)",
             "(?, ?, ?, ?, ?, ?, ?)",
             [
                 (
                     lid,
-                    _CANONICAL_JSON(list(key)),
+                    canonical_json(list(key)),
                     key[0],
                     "/".join(key[1:]),
                     key[1] if key[0] == "deal" else None,
@@ -2056,9 +1220,10 @@ class Store:
     ) -> None:
         # driver-level statements: the SQL toolkit's per-row parameter work cost more than
         # the database's own (``clear``: the league's rows were deleted, the upsert inserts)
-        cur = _cursor(conn)
-        self._insert_many(cur, *_HISTORY_INSERT, history)
-        self._insert_many(
+        cur = cursor(conn)
+        insert_many(self._db, cur, *_HISTORY_INSERT, history)
+        insert_many(
+            self._db,
             cur,
             "INSERT INTO ms_ratings (league_id, player, mu, sigma, extra, exposed, games, "
             "last_time)",
@@ -2102,7 +1267,7 @@ class Store:
         else:
             # PostgreSQL: the history rows of a block of matches are streamed to the server,
             # which stores them while the next block is rated
-            with _copy_rows(_cursor(conn), _HISTORY_INSERT[0]) as send:
+            with copy_rows(cursor(conn), _HISTORY_INSERT[0]) as send:
                 history, touched = self._rate_all(
                     lid, model, new, players, progress, None, emit=send, block_size=_STREAM_BLOCK
                 )
@@ -2117,34 +1282,18 @@ class Store:
 
     def _current_of(self, conn: Connection, lid: int, names: Sequence[str]) -> dict[str, _Player]:
         """The current ratings of the players ``names`` that have one in league ``lid``."""
-        cur = _cursor(conn)
+        cur = cursor(conn)
         if not self.is_sqlite:
             cur.execute(_PG_CURRENT_SQL.format(league="%s"), (list(names), lid), prepare=False)
             return _players_of(cur.fetchall())
         players: dict[str, _Player] = {}
-        for chunk in _chunks(names):
+        for chunk in chunks(names):
             cur.execute(
-                self._sql(_CURRENT_SQL + "? AND player IN (" + ",".join("?" * len(chunk)) + ")"),
+                self._db.sql(_CURRENT_SQL + "? AND player IN (" + ",".join("?" * len(chunk)) + ")"),
                 (lid, *chunk),
             )
             players.update(_players_of(cur.fetchall()))
         return players
-
-    def _log_rows(
-        self, conn: Connection, lid: int, pos: tuple[float, int] | None
-    ) -> list[dict[str, Any]]:
-        """The league's match log in replay order (time, then seq), from ``pos`` = (time, seq)
-        on (``None``: all of it), as :func:`_log_row` dicts. Read through the driver: a replay
-        after a late match reads thousands of rows, and the general row objects and the
-        driver's own JSON parse of every column (nulls included) cost more than the replay."""
-        sql = _REPLAY_SQL
-        args: list[Any] = [lid]
-        if pos is not None:
-            sql += _FROM_POSITION
-            args += [pos[0], pos[0], pos[1]]
-        cur = _cursor(conn)
-        cur.execute(self._sql(sql + _REPLAY_ORDER), args)
-        return [_log_row(r) for r in cur.fetchall()]
 
     def _replay(
         self,
@@ -2177,8 +1326,8 @@ class Store:
         if model.virtual:
             pos, new_seqs = None, None
         if pos is None:
-            self._clear_derived(conn, lid)
-        rows = self._log_rows(conn, lid, pos)
+            clear_derived(conn, lid)
+        rows = read_log(self._db, conn, lid, pos)
         players: dict[str, _Player] = {}
         if pos is not None:
             first: dict[str, tuple[float, int]] = {}  # affected player -> his first affected match
@@ -2192,12 +1341,12 @@ class Store:
             rows = affected
             # an affected player's history rows from his first affected match on are exactly
             # those of affected matches: one range of the history's key per player
-            _cursor(conn).executemany(
-                self._sql(_HISTORY_DELETE_FROM),
+            cursor(conn).executemany(
+                self._db.sql(_HISTORY_DELETE_FROM),
                 [(lid, p, t, t, s) for p, (t, s) in first.items()],
             )
             names = sorted(first)
-            for chunk in _chunks(names):
+            for chunk in chunks(names):
                 for lr in conn.execute(_latest_history(lid, chunk, not self.is_sqlite)):
                     players[lr.player] = _Player(
                         PlayerState(lr.mu, lr.sigma, lr.extra), lr.games, lr.time_value
@@ -2208,12 +1357,6 @@ class Store:
         if virtual is not None:
             self._write_virtual(conn, lid, virtual)
         return len(rows)
-
-    @staticmethod
-    def _clear_derived(conn: Connection, lid: int) -> None:
-        """Delete every derived row of league ``lid`` (what any model keeps)."""
-        for table in (rating_history, ratings, virtual_ratings, skill_curve):
-            conn.execute(delete(table).where(table.c.league_id == lid))
 
     def _smooth(
         self,
@@ -2248,7 +1391,7 @@ class Store:
         if new is not None and kept is not None and kept.last_seq == last_seq - len(new):
             rows = sorted(new, key=lambda r: (r["time_value"], r["seq"]))
             try:
-                kept.history.add([_match_of(r) for r in rows])
+                kept.history.add([match_of(r) for r in rows])
             except MindsportError as exc:  # refused before anything changed: keep the graph
                 with self._cache_lock:
                     self._smoothed.setdefault(key, kept)
@@ -2257,15 +1400,15 @@ class Store:
                 raise _unsettled(model, exc) from exc
             rebuilt = 0
         else:
-            rows = self._log_rows(conn, lid, None)
+            rows = read_log(self._db, conn, lid, None)
             try:
-                history = model.history([_match_of(r) for r in rows])
+                history = model.history([match_of(r) for r in rows])
             except MindsportError as exc:
                 raise StoreError(f"model {model.name!r} rejected a match: {exc}") from exc
             except ConvergenceError as exc:
                 raise _unsettled(model, exc) from exc
             kept = _Smoothed(last_seq, history, {}, {}, {})
-            self._clear_derived(conn, lid)
+            clear_derived(conn, lid)
             rebuilt = len(rows)
         kept.last_seq = last_seq
         played: set[str] = set()  # their games and last times change: always rewritten
@@ -2301,7 +1444,7 @@ class Store:
             with self._cache_lock:
                 self._smoothed[key] = done
 
-        self._after_commit(conn, keep)
+        self._db.after_commit(conn, keep)
         return rebuilt
 
     def _write_curves(
@@ -2317,10 +1460,11 @@ class Store:
         derived rows were deleted, nothing to replace)."""
         c = skill_curve.c
         if not clear:
-            for chunk in _chunks(players):
+            for chunk in chunks(players):
                 conn.execute(delete(skill_curve).where(c.league_id == lid, c.player.in_(chunk)))
-        cur = _cursor(conn)
-        self._insert_many(
+        cur = cursor(conn)
+        insert_many(
+            self._db,
             cur,
             "INSERT INTO ms_skill_curve (league_id, player, time_value, mu, sigma)",
             "(?, ?, ?, ?, ?)",
@@ -2343,7 +1487,8 @@ class Store:
                 (lid, p, state.mu, state.sigma, "null", model.exposed(state), kept.games[p],
                  kept.last_time[p])
             )  # fmt: skip
-        self._insert_many(
+        insert_many(
+            self._db,
             cur,
             "INSERT INTO ms_ratings (league_id, player, mu, sigma, extra, exposed, games, "
             "last_time)",
@@ -2364,7 +1509,7 @@ class Store:
         names = [league] if league is not None else [lg.name for lg in self.list_leagues()]
         done: dict[str, int] = {}
         for name in names:
-            with self._write() as conn:
+            with self._db.write() as conn:
                 row = self._lock_league(conn, name)
                 lm = self.model_for(row.model, row.params)
                 done[name] = self._replay(conn, row.id, lm, None, progress)
@@ -2373,17 +1518,17 @@ class Store:
     # -- reading -------------------------------------------------------------------------------
     def matches(self, league: str) -> list[Match]:
         """The league's match log in rating order (time, then commit sequence)."""
-        with self._read() as conn:
+        with self._db.read() as conn:
             lid = self._league_id(conn, league)
             rows = conn.execute(
                 select(matches)
                 .where(matches.c.league_id == lid)
                 .order_by(matches.c.time_value, matches.c.seq)
             ).all()
-        return [_decode(r) for r in rows]
+        return [match_of(r._mapping) for r in rows]
 
     def match_count(self, league: str) -> int:
-        with self._read() as conn:
+        with self._db.read() as conn:
             lid = self._league_id(conn, league)
             return int(
                 conn.execute(
@@ -2393,14 +1538,14 @@ class Store:
 
     def states(self, league: str, players: Iterable[str] | None = None) -> dict[str, PlayerState]:
         """Current rating state of every rated player (or of the given ones that are rated)."""
-        with self._read() as conn:
+        with self._db.read() as conn:
             lid = self._league_id(conn, league)
             q = select(ratings).where(ratings.c.league_id == lid)
             if players is None:
                 rows = list(conn.execute(q))
             else:
                 rows = []
-                for chunk in _chunks(sorted(set(players))):
+                for chunk in chunks(sorted(set(players))):
                     rows.extend(conn.execute(q.where(ratings.c.player.in_(chunk))))
         return {r.player: PlayerState(r.mu, r.sigma, r.extra) for r in rows}
 
@@ -2439,7 +1584,7 @@ class Store:
             why = text_problem(search)
             if why is not None:
                 raise StoreError(f"search {search[:40]!r} {why}")
-        with self._read() as conn:
+        with self._db.read() as conn:
             found = conn.execute(
                 select(leagues.c.id, leagues.c.model).where(leagues.c.name == league)
             ).first()
@@ -2477,7 +1622,7 @@ class Store:
         why = id_problem(player)
         if why is not None:
             raise StoreError(f"player id {player[:40]!r} {why}")
-        with self._read() as conn:
+        with self._db.read() as conn:
             lid = self._league_id(conn, league)
             ranked = self._ranked(lid)
             row = conn.execute(select(ranked).where(ranked.c.player == player)).first()
