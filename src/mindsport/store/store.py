@@ -70,7 +70,6 @@ Idempotency
 from __future__ import annotations
 
 import json
-import re
 import threading
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from concurrent.futures import Future
@@ -85,17 +84,16 @@ from sqlalchemy import (
     and_,
     delete,
     func,
-    insert,
     select,
     true,
     update,
 )
-from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError
+from sqlalchemy.exc import ArgumentError, DBAPIError
 
-from mindsport.errors import ConflictError, DatabaseError, MindsportError, NotFoundError
+from mindsport.errors import DatabaseError, MindsportError, NotFoundError
 from mindsport.match import Match, id_problem, text_problem, time_value
 from mindsport.rating.batch import DAY, PlayerIndex, encode_columns
-from mindsport.rating.registry import MODELS, ModelSpec, UnknownModelError
+from mindsport.rating.registry import MODELS, ModelSpec
 from mindsport.rating.trueskill import ConvergenceError
 from mindsport.store.bulk import copy_rows, insert_many
 from mindsport.store.codec import (
@@ -118,19 +116,12 @@ from mindsport.store.database import (
     unusable,
 )
 from mindsport.store.keys import (
-    PREFIX_LENGTH,
     ApiKey,
-    KeyRefusedError,
     KeyRole,
-    MissingKeyError,
-    as_time,
-    aware,
-    hash_key,
-    key_matches,
-    key_prefix,
-    new_key,
+    Keys,
 )
-from mindsport.store.league_model import LeagueModel, PlayerState
+from mindsport.store.league_model import LeagueModel, LeagueModels, PlayerState
+from mindsport.store.leagues import Leagues, check_league_name
 from mindsport.store.match_log import (
     FROM_POSITION,
     MATCH_INSERT,
@@ -140,7 +131,6 @@ from mindsport.store.match_log import (
 )
 from mindsport.store.migrations import open_tables
 from mindsport.store.schema import (
-    api_keys,
     leagues,
     matches,
     rating_history,
@@ -200,11 +190,8 @@ GROUP_MATCHES = 2_000
 PG_GROUP_MATCHES = 8_000
 #: largest leaderboard offset
 MAX_OFFSET = 1_000_000_000
-#: length of the public prefix of keys made by earlier versions
-_OLD_PREFIX_LENGTH = 10
 #: first key of the PostgreSQL advisory locks taken per league ("ms")
 _LOCK_SPACE = 0x6D73
-_LEAGUE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,12 +265,6 @@ def _occurrence(codes: Any) -> Any:
     out = np.empty(len(codes), dtype=np.int64)
     out[order] = within
     return out
-
-
-def _check_league_name(name: str) -> None:
-    """A name no league can have is simply not found (and never reaches the database)."""
-    if not isinstance(name, str) or not _LEAGUE_NAME.match(name):
-        raise NotFoundError(f"league {name!r} does not exist")
 
 
 @dataclass(slots=True)
@@ -412,8 +393,7 @@ class Store:
         shown = shown_url(self.url)
         if not create:
             require_existing(self.url, shown)
-        self._models: Mapping[str, ModelSpec] = dict(MODELS if models is None else models)
-        self._model_cache: dict[str, LeagueModel] = {}
+        self._models = LeagueModels(MODELS if models is None else models)
         # whole-history leagues' settled graphs, by league id and model settings
         self._smoothed: dict[tuple[int, str], _Smoothed] = {}
         self._league_ids: dict[str, int] = {}  # league name -> id, as last read
@@ -424,6 +404,8 @@ class Store:
             raise unusable(shown, exc) from None
         self.engine = self._db.engine
         self.is_sqlite = self._db.is_sqlite
+        self._leagues = Leagues(self._db, self._models)
+        self._keys = Keys(self._db, self._leagues)
         # SQLite: one writer for the whole file (its lock covers every league); PostgreSQL: one
         # writer per league, in parallel
         self._committer: GroupCommitter[IngestResult] = GroupCommitter(
@@ -464,87 +446,28 @@ class Store:
     # -- leagues -------------------------------------------------------------------------------
     def model_for(self, model: str, params: Mapping[str, Any]) -> LeagueModel:
         """The (cached) model object of a league's settings."""
-        key = json.dumps([model, dict(params)], sort_keys=True)
-        with self._cache_lock:
-            cached = self._model_cache.get(key)
-        if cached is None:
-            spec = self._models.get(model) if isinstance(model, str) else None
-            if spec is None:
-                known = ", ".join(self._models)
-                raise UnknownModelError(f"unknown model {model!r} (known: {known})")
-            cached = LeagueModel(spec, params)
-            with self._cache_lock:
-                self._model_cache[key] = cached
-        return cached
+        return self._models.model_for(model, params)
 
     def create_league(
         self, name: str, model: str = "trueskill", params: Mapping[str, Any] | None = None
     ) -> League:
         """Create a league; its settings are checked by building the model first."""
-        params = self._check_new_league(name, model, params)
-        try:
-            with self._db.write() as conn:
-                return self._insert_league(conn, name, model, params)
-        except IntegrityError as exc:  # lost a creation race on PostgreSQL
-            raise ConflictError(f"league {name!r} already exists") from exc
-
-    def _check_new_league(
-        self, name: str, model: str, params: Mapping[str, Any] | None
-    ) -> dict[str, Any]:
-        if not isinstance(name, str) or not _LEAGUE_NAME.match(name):
-            raise StoreError(
-                f"league name {name!r}: use 1-100 letters, digits, '_', '.' or '-', "
-                "starting with a letter or digit"
-            )
-        out = dict(params or {})
-        self.model_for(model, out)
-        return out
-
-    def _insert_league(
-        self, conn: Connection, name: str, model: str, params: dict[str, Any]
-    ) -> League:
-        if conn.execute(select(leagues.c.id).where(leagues.c.name == name)).first():
-            raise ConflictError(f"league {name!r} already exists")
-        conn.execute(
-            insert(leagues).values(
-                name=name,
-                model=model,
-                params=params,
-                last_seq=0,
-                max_time=None,
-                created_at=datetime.now(UTC),
-            )
-        )
-        return League(name, model, params, 0)
+        return self._leagues.create(name, model, params)
 
     def ensure_league(
         self, name: str, model: str = "trueskill", params: Mapping[str, Any] | None = None
     ) -> League:
         """The league ``name``, created with the given settings when missing."""
-        try:
-            return self.get_league(name)
-        except NotFoundError:
-            try:
-                return self.create_league(name, model, params)
-            except ConflictError:
-                return self.get_league(name)
+        return self._leagues.ensure(name, model, params)
 
     def get_league(self, name: str) -> League:
-        _check_league_name(name)
-        with self._db.read() as conn:
-            row = conn.execute(select(leagues).where(leagues.c.name == name)).first()
-        if row is None:
-            raise NotFoundError(f"league {name!r} does not exist")
-        return League(row.name, row.model, dict(row.params), row.last_seq)
+        return self._leagues.get(name)
 
     def list_leagues(self) -> list[League]:
-        with self._db.read() as conn:
-            rows = conn.execute(select(leagues).order_by(leagues.c.name)).all()
-        return [League(r.name, r.model, dict(r.params), r.last_seq) for r in rows]
+        return self._leagues.all_leagues()
 
     def league_model(self, name: str) -> LeagueModel:
-        lg = self.get_league(name)
-        return self.model_for(lg.model, lg.params)
+        return self._leagues.model(name)
 
     def update_league(
         self, name: str, *, model: str | None = None, params: Mapping[str, Any] | None = None
@@ -554,7 +477,7 @@ class Store:
             row = self._lock_league(conn, name)
             new_model = row.model if model is None else model
             new_params = dict(row.params) if params is None else dict(params)
-            lm = self.model_for(new_model, new_params)
+            lm = self._models.model_for(new_model, new_params)
             conn.execute(
                 update(leagues)
                 .where(leagues.c.id == row.id)
@@ -567,13 +490,6 @@ class Store:
         """The league row, with the league's write lock held until the transaction ends
         (:meth:`_lock_and_read` with nothing more to read)."""
         return self._lock_and_read(conn, name, (), ())[0]
-
-    def _league_id(self, conn: Connection, name: str) -> int:
-        _check_league_name(name)
-        lid = conn.execute(select(leagues.c.id).where(leagues.c.name == name)).scalar()
-        if lid is None:
-            raise NotFoundError(f"league {name!r} does not exist")
-        return int(lid)
 
     # -- API keys ------------------------------------------------------------------------------
     def issue_key(
@@ -588,40 +504,7 @@ class Store:
         (and no league) an admin key. The key is returned once; only its SHA-256 is stored.
         ``expires_at`` (naive = UTC) must lie in the future; ``label`` is a free note (at most
         100 printable characters)."""
-        if admin == (league is not None):
-            raise StoreError(
-                "a key is either an admin key (admin=True, no league) or a write key of one league"
-            )
-        if label is not None:
-            why = id_problem(label)
-            if why is None and len(label) > 100:
-                why = "is longer than 100 characters"
-            if why is not None:
-                raise StoreError(f"key label {label[:40]!r} {why}")
-        now = datetime.now(UTC)
-        expiry = None if expires_at is None else aware(expires_at)
-        if expiry is not None and expiry <= now:
-            raise StoreError(f"expiry {expiry.isoformat()} is not in the future")
-        key = new_key()
-        role = KeyRole.ADMIN if admin else KeyRole.WRITE
-        with self._db.write() as conn:
-            lid = None if league is None else self._league_id(conn, league)
-            res = conn.execute(
-                insert(api_keys).values(
-                    league_id=lid,
-                    role=role.value,
-                    key_hash=hash_key(key),
-                    prefix=key_prefix(key),
-                    label=label,
-                    created_at=now,
-                    expires_at=expiry,
-                    revoked_at=None,
-                )
-            )
-            pk = res.inserted_primary_key
-            assert pk is not None
-            key_id = int(pk[0])
-        return key, ApiKey(key_id, role, league, key[:PREFIX_LENGTH], label, now, expiry, None)
+        return self._keys.issue(league, admin=admin, expires_at=expires_at, label=label)
 
     def create_key(
         self,
@@ -632,102 +515,28 @@ class Store:
         label: str | None = None,
     ) -> str:
         """A new key (see :meth:`issue_key`): shown once, only its SHA-256 is stored."""
-        return self.issue_key(league, admin=admin, expires_at=expires_at, label=label)[0]
-
-    def _key_rows(self) -> Any:
-        k = api_keys.c
-        return select(
-            k.id, k.role, leagues.c.name.label("league"), k.prefix, k.label, k.created_at,
-            k.expires_at, k.revoked_at,
-        ).select_from(api_keys.outerjoin(leagues, leagues.c.id == k.league_id))  # fmt: skip
-
-    @staticmethod
-    def _key_of(row: Any) -> ApiKey:
-        return ApiKey(
-            int(row.id),
-            KeyRole(row.role),
-            row.league,
-            row.prefix,
-            row.label,
-            aware(row.created_at),
-            None if row.expires_at is None else aware(row.expires_at),
-            None if row.revoked_at is None else aware(row.revoked_at),
-        )
+        return self._keys.issue(league, admin=admin, expires_at=expires_at, label=label)[0]
 
     def list_keys(self, league: str | None = None) -> list[ApiKey]:
         """Every key (revoked and expired ones included), or the write keys of ``league``."""
-        with self._db.read() as conn:
-            q = self._key_rows().order_by(api_keys.c.id)
-            if league is not None:
-                q = q.where(api_keys.c.league_id == self._league_id(conn, league))
-            return [self._key_of(r) for r in conn.execute(q)]
+        return self._keys.list_keys(league)
 
     def revoke_key(self, key_id: int) -> ApiKey:
         """Revoke key ``key_id`` (by its number in :meth:`list_keys`): it is refused from now on.
         Revoking a revoked key changes nothing."""
-        if isinstance(key_id, bool) or not isinstance(key_id, int) or not 0 < key_id < 2**31:
-            raise NotFoundError(f"no API key number {key_id!r}")
-        with self._db.write() as conn:
-            conn.execute(
-                update(api_keys)
-                .where(api_keys.c.id == key_id, api_keys.c.revoked_at.is_(None))
-                .values(revoked_at=datetime.now(UTC))
-            )
-            row = conn.execute(self._key_rows().where(api_keys.c.id == key_id)).first()
-        if row is None:
-            raise NotFoundError(f"no API key number {key_id}")
-        return self._key_of(row)
+        return self._keys.revoke(key_id)
 
     def authorize(self, key: str | None, league: str | None = None) -> KeyRole:
-        """The role of ``key`` when it may write to ``league`` (``None``: admin actions).
-
-        Raises :class:`MissingKeyError` without a key, :class:`KeyRefusedError` for a key that
-        is unknown, revoked, expired or of another league (or not an admin key where one is
-        needed), and :class:`NotFoundError` for a good key and an unknown league. Reads the
-        key's row on every call (a revocation holds at once); the comparison is constant-time.
-        """
-        if not key:
-            raise MissingKeyError("header X-API-Key is required")
-        prefix = key_prefix(key)
-        rows: list[Any] = []
-        if prefix is not None:
-            sql = "SELECT key_hash, role, league_id, expires_at, revoked_at"
-            # keys made before prefixes had 12 characters are stored with 10
-            args: tuple[Any, ...] = (prefix, prefix[:_OLD_PREFIX_LENGTH])
-            if league is not None and _LEAGUE_NAME.match(league):
-                sql += ", (SELECT id FROM ms_leagues WHERE name = ?)"
-                args = (league, *args)
-            rows = self._db.fetch(sql + " FROM ms_api_keys WHERE prefix IN (?, ?)", args)
-        found = key_matches([r[0] for r in rows], key)
-        if found is None:
-            raise KeyRefusedError("X-API-Key is not a valid key")
-        _, role_name, key_league, expires_at, revoked_at, *rest = rows[found]
-        if revoked_at is not None:
-            raise KeyRefusedError(f"X-API-Key {key[:PREFIX_LENGTH]}... was revoked")
-        if expires_at is not None and as_time(expires_at) <= datetime.now(UTC):
-            raise KeyRefusedError(
-                f"X-API-Key {key[:PREFIX_LENGTH]}... expired at {as_time(expires_at).isoformat()}"
-            )
-        role = KeyRole(role_name)
-        if league is None:
-            if role is not KeyRole.ADMIN:
-                raise KeyRefusedError("this needs an admin key")
-            return role
-        target = rest[0] if rest else None
-        if target is None:
-            raise NotFoundError(f"league {league!r} does not exist")
-        if role is not KeyRole.ADMIN and key_league != target:
-            raise KeyRefusedError(f"X-API-Key is not a write key of league {league!r}")
-        return role
+        """The role of ``key`` when it may write to ``league`` (``None``: admin actions);
+        raises :class:`~mindsport.store.keys.MissingKeyError`,
+        :class:`~mindsport.store.keys.KeyRefusedError` or, for a good key and an unknown league,
+        :class:`~mindsport.errors.NotFoundError` (:meth:`Keys.authorize
+        <mindsport.store.keys.Keys.authorize>`)."""
+        return self._keys.authorize(key, league)
 
     def check_key(self, league: str, key: str | None) -> bool:
         """Whether ``key`` may write to ``league`` (:class:`NotFoundError` if no such league)."""
-        try:
-            self.authorize(key, league)
-        except (MissingKeyError, KeyRefusedError):
-            self.get_league(league)
-            return False
-        return True
+        return self._keys.check(league, key)
 
     # -- writing matches -----------------------------------------------------------------------
     def add_match(self, league: str, match: Match) -> IngestResult:
@@ -796,9 +605,9 @@ class Store:
         prepared = batch if isinstance(batch, PreparedMatches) else prepare_matches(batch)
         made = None
         if create is not None:
-            made = (create[0], self._check_new_league(league, create[0], create[1]))
+            made = (create[0], self._leagues.check_new(league, create[0], create[1]))
         elif not prepared.records:
-            self.get_league(league)
+            self._leagues.get(league)
         request = _Request(league, prepared, progress, made)
         return self._committer.submit(
             WorkItem(
@@ -866,7 +675,7 @@ class Store:
                 made = requests[0].create  # a creating request is always alone
                 if made is None:
                     return [exc for _ in requests]
-                self._insert_league(conn, league, made[0], dict(made[1]))
+                self._leagues.insert(conn, league, made[0], dict(made[1]))
                 row, known, current = self._lock_league(conn, league), {}, {}
             return self._ingest(conn, row, requests, known, current)
 
@@ -882,7 +691,7 @@ class Store:
         (pipelined; each read runs after the lock is granted, so it sees the last writer's
         commit). SQLite: ``BEGIN IMMEDIATE`` already holds the write lock.
         """
-        _check_league_name(name)
+        check_league_name(name)
         if self.is_sqlite:
             cur = cursor(conn)
             cur.execute(self._db.sql(_LEAGUE_ROW_SQL), (name,))
@@ -952,7 +761,7 @@ class Store:
         ``known``: the digests of their ids already recorded; ``current``: the current ratings
         of their players (those that have one)."""
         lid = row.id
-        model = self.model_for(row.model, row.params)
+        model = self._models.model_for(row.model, row.params)
         cur = cursor(conn)
         accepted: dict[str, str] = {}  # new match ids of this group so far -> digest
         new: list[dict[str, Any]] = []
@@ -1511,7 +1320,7 @@ class Store:
         for name in names:
             with self._db.write() as conn:
                 row = self._lock_league(conn, name)
-                lm = self.model_for(row.model, row.params)
+                lm = self._models.model_for(row.model, row.params)
                 done[name] = self._replay(conn, row.id, lm, None, progress)
         return done
 
@@ -1519,7 +1328,7 @@ class Store:
     def matches(self, league: str) -> list[Match]:
         """The league's match log in rating order (time, then commit sequence)."""
         with self._db.read() as conn:
-            lid = self._league_id(conn, league)
+            lid = self._leagues.id_of(conn, league)
             rows = conn.execute(
                 select(matches)
                 .where(matches.c.league_id == lid)
@@ -1529,7 +1338,7 @@ class Store:
 
     def match_count(self, league: str) -> int:
         with self._db.read() as conn:
-            lid = self._league_id(conn, league)
+            lid = self._leagues.id_of(conn, league)
             return int(
                 conn.execute(
                     select(func.count()).select_from(matches).where(matches.c.league_id == lid)
@@ -1539,7 +1348,7 @@ class Store:
     def states(self, league: str, players: Iterable[str] | None = None) -> dict[str, PlayerState]:
         """Current rating state of every rated player (or of the given ones that are rated)."""
         with self._db.read() as conn:
-            lid = self._league_id(conn, league)
+            lid = self._leagues.id_of(conn, league)
             q = select(ratings).where(ratings.c.league_id == lid)
             if players is None:
                 rows = list(conn.execute(q))
@@ -1612,7 +1421,7 @@ class Store:
         entries = [
             LeaderboardEntry(int(r.rank), r.player, r.mu, r.sigma, r.exposed, r.games) for r in rows
         ]
-        spec = self._models.get(model_name)
+        spec = self._models.specs.get(model_name)
         return LeaderboardPage(
             league, total, offset, limit, entries, None if spec is None else spec.display, roles
         )
@@ -1623,7 +1432,7 @@ class Store:
         if why is not None:
             raise StoreError(f"player id {player[:40]!r} {why}")
         with self._db.read() as conn:
-            lid = self._league_id(conn, league)
+            lid = self._leagues.id_of(conn, league)
             ranked = self._ranked(lid)
             row = conn.execute(select(ranked).where(ranked.c.player == player)).first()
             if row is None:
