@@ -69,8 +69,6 @@ Idempotency
 
 from __future__ import annotations
 
-import json
-import threading
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from concurrent.futures import Future
 from contextlib import AbstractContextManager
@@ -78,29 +76,21 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-import numpy as np
 from sqlalchemy import (
     Connection,
     and_,
-    delete,
     func,
     select,
-    true,
-    update,
 )
 from sqlalchemy.exc import ArgumentError, DBAPIError
 
 from mindsport.errors import DatabaseError, MindsportError, NotFoundError
-from mindsport.match import Match, id_problem, text_problem, time_value
-from mindsport.rating.batch import DAY, PlayerIndex, encode_columns
+from mindsport.match import Match, id_problem, text_problem
 from mindsport.rating.registry import MODELS, ModelSpec
-from mindsport.rating.trueskill import ConvergenceError
-from mindsport.store.bulk import copy_rows, insert_many
+from mindsport.store.bulk import insert_many
 from mindsport.store.codec import (
     MAX_ID_LENGTH,
     PreparedMatches,
-    canonical_json,
-    from_json_text,
     match_of,
     prepare_matches,
 )
@@ -115,18 +105,17 @@ from mindsport.store.database import (
     shown_url,
     unusable,
 )
+from mindsport.store.derive import Deriver
 from mindsport.store.keys import (
     ApiKey,
     KeyRole,
     Keys,
 )
+from mindsport.store.league_lock import LeagueLock, LeagueRow, Player
 from mindsport.store.league_model import LeagueModel, LeagueModels, PlayerState
-from mindsport.store.leagues import Leagues, check_league_name
+from mindsport.store.leagues import Leagues
 from mindsport.store.match_log import (
-    FROM_POSITION,
     MATCH_INSERT,
-    clear_derived,
-    read_log,
     stored_digest,
 )
 from mindsport.store.migrations import open_tables
@@ -151,6 +140,7 @@ from mindsport.store.values import (
     RoleAdvantage,
     StoreError,
 )
+from mindsport.store.whole_history import WholeHistory
 
 __all__ = [
     "DEFAULT_DATABASE_URL",
@@ -175,11 +165,6 @@ __all__ = [
     "resolve_url",
 ]
 
-#: matches rated per block when a league replays its log
-_REPLAY_CHUNK = 20_000
-#: PostgreSQL: matches rated per block when new matches are appended, each block's history
-#: rows streamed to the server while the next is rated
-_STREAM_BLOCK = 250
 #: most matches of one league one group commit takes from the queue (a larger request is that
 #: league's only one in the group), on SQLite, whose one writer serves every league: a group
 #: bounds how long another league's post waits
@@ -190,81 +175,6 @@ GROUP_MATCHES = 2_000
 PG_GROUP_MATCHES = 8_000
 #: largest leaderboard offset
 MAX_OFFSET = 1_000_000_000
-#: first key of the PostgreSQL advisory locks taken per league ("ms")
-_LOCK_SPACE = 0x6D73
-
-
-@dataclass(frozen=True, slots=True)
-class _LeagueRow:
-    """A league's row as a writer sees it under the league's lock."""
-
-    id: int
-    name: str
-    model: str
-    params: dict[str, Any]
-    last_seq: int
-    max_time: float | None
-
-
-_LEAGUE_ROW_SQL = (
-    "SELECT id, name, model, params, last_seq, max_time FROM ms_leagues WHERE name = ?"
-)
-
-
-def _league_row(row: Sequence[Any]) -> _LeagueRow:
-    """A league's row from the columns of :data:`_LEAGUE_ROW_SQL`."""
-    params = json.loads(row[3]) if isinstance(row[3], str) else row[3]
-    return _LeagueRow(int(row[0]), row[1], row[2], dict(params), int(row[4]), row[5])
-
-
-_KNOWN_SQL = "SELECT match_id, digest FROM ms_matches WHERE league_id = "  # + id, condition
-
-_CURRENT_SQL = (  # completed by the league id's placeholder and a condition on the player
-    "SELECT player, mu, sigma, extra, games, last_time FROM ms_ratings WHERE league_id = "
-)
-
-# PostgreSQL: the same reads for a list of match ids or players given as one array (first
-# parameter), the league's id given by ``{league}``. Each is looked up in its unique index one at
-# a time: a LATERAL subquery with LIMIT 1 is never turned into a join. Given ``= ANY(array)`` of
-# 1,000 ids, the planner reads the league's whole match log instead (10 ms at 60,000 matches,
-# growing with the log, against 2 ms for the lookups).
-_PG_KNOWN_SQL = (
-    "SELECT m.match_id, m.digest FROM unnest(%s::text[]) AS i(id), LATERAL (SELECT match_id, "
-    "digest FROM ms_matches WHERE league_id = {league} AND match_id = i.id LIMIT 1) AS m"
-)
-_PG_CURRENT_SQL = (
-    "SELECT r.player, r.mu, r.sigma, r.extra::text, r.games, r.last_time FROM "
-    "unnest(%s::text[]) AS i(p), LATERAL (SELECT player, mu, sigma, extra, games, last_time "
-    "FROM ms_ratings WHERE league_id = {league} AND player = i.p LIMIT 1) AS r"
-)
-
-
-def _players_of(rows: Iterable[Sequence[Any]]) -> dict[str, _Player]:
-    """Current ratings from the rows of :data:`_CURRENT_SQL` (``extra`` as JSON text: most
-    models keep none, and its text ``null`` needs no parsing)."""
-    players: dict[str, _Player] = {}
-    for p, mu, sigma, extra, games, last_time in rows:
-        if isinstance(extra, str):
-            extra = from_json_text(extra)
-        players[p] = _Player(PlayerState(mu, sigma, extra), games, last_time)
-    return players
-
-
-_HISTORY_INSERT = (
-    "INSERT INTO ms_rating_history (league_id, player, seq, time_value, mu, sigma, extra, games)",
-    "(?, ?, ?, ?, ?, ?, JSON(?), ?)",
-)
-
-
-def _occurrence(codes: Any) -> Any:
-    """For each entry of the integer array ``codes``, how many equal entries come before it."""
-    order = np.argsort(codes, kind="stable")
-    ranked = codes[order]
-    starts = np.flatnonzero(np.r_[True, ranked[1:] != ranked[:-1]])
-    within = np.arange(len(codes)) - np.repeat(starts, np.diff(np.r_[starts, len(codes)]))
-    out = np.empty(len(codes), dtype=np.int64)
-    out[order] = within
-    return out
 
 
 @dataclass(slots=True)
@@ -275,92 +185,6 @@ class _Request:
     matches: PreparedMatches
     progress: Callable[[int, int], None] | None
     create: tuple[str, Mapping[str, Any]] | None
-
-
-#: a player's history rows from a position on (:data:`FROM_POSITION`), by the history's key
-_HISTORY_DELETE_FROM = "DELETE FROM ms_rating_history WHERE league_id = ? AND player = ?" + (
-    FROM_POSITION
-)
-
-
-@dataclass(slots=True)
-class _Player:
-    state: PlayerState
-    games: int
-    last_time: float
-
-
-#: a stored skill curve: its times (on the match log's axis), means and deviations
-_Curve = tuple[tuple[float, ...], Any, Any]
-
-
-@dataclass(slots=True)
-class _Smoothed:
-    """A whole-history league's settled graph (``history``, a
-    :class:`~mindsport.rating.through_time.SkillHistory`) of its match log up to ``last_seq``,
-    with what the database holds of it: each player's curve, games and last match time."""
-
-    last_seq: int
-    history: Any
-    curves: dict[str, _Curve]
-    games: dict[str, int]
-    last_time: dict[str, float]
-
-
-def _unsettled(model: LeagueModel, exc: ConvergenceError) -> StoreError:
-    """A post refused because the league's whole-history model did not settle within the
-    league's own limit on sweeps (a setting of the league, so a refusal, not a crash)."""
-    return StoreError(
-        f"league model {model.name!r} {model.params}: {exc}; nothing was written (raise the "
-        "league's max_sweeps or tolerance: mindsport leagues set)"
-    )
-
-
-# --------------------------------------------------------------------------------------------
-
-
-def _latest_history(lid: int, names: Sequence[str], lateral: bool) -> Any:
-    """The latest history row of each of the players ``names`` of league ``lid`` (none for a
-    player without one): for each player one backward step of the key on (league, player,
-    time, seq), found from his row of the ratings table (every player with history has one),
-    not a pass over all his rows.
-
-    ``lateral`` (PostgreSQL): the step is a ``LATERAL`` subquery, which the planner must run
-    once per player; given the step as a join condition, it may hash the league's whole history
-    instead. SQLite has no ``LATERAL``, and looks each row up by its key from the two steps
-    that find its time and ``seq``."""
-    h, r = rating_history.c, ratings.c
-    later = rating_history.alias("later")
-    mine = (later.c.league_id == r.league_id, later.c.player == r.player)
-    newest = (later.c.time_value.desc(), later.c.seq.desc())
-    if lateral:
-        row = (
-            select(later.c.mu, later.c.sigma, later.c.extra, later.c.games, later.c.time_value)
-            .where(*mine)
-            .order_by(*newest)
-            .limit(1)
-            .lateral("latest")
-        )
-        return (
-            select(r.player, row.c.mu, row.c.sigma, row.c.extra, row.c.games, row.c.time_value)
-            .select_from(ratings.join(row, true()))
-            .where(r.league_id == lid, r.player.in_(names))
-        )
-
-    def last(column: str) -> Any:
-        return select(later.c[column]).where(*mine).order_by(*newest).limit(1).scalar_subquery()
-
-    on = and_(
-        h.league_id == r.league_id,
-        h.player == r.player,
-        h.time_value == last("time_value"),
-        h.seq == last("seq"),
-    )
-    return (
-        select(h.player, h.mu, h.sigma, h.extra, h.games, h.time_value)
-        .select_from(ratings.join(rating_history, on))
-        .where(r.league_id == lid, r.player.in_(names))
-    )
 
 
 class Store:
@@ -394,10 +218,6 @@ class Store:
         if not create:
             require_existing(self.url, shown)
         self._models = LeagueModels(MODELS if models is None else models)
-        # whole-history leagues' settled graphs, by league id and model settings
-        self._smoothed: dict[tuple[int, str], _Smoothed] = {}
-        self._league_ids: dict[str, int] = {}  # league name -> id, as last read
-        self._cache_lock = threading.Lock()
         try:
             self._db = Database(self.url)
         except (ArgumentError, ImportError) as exc:
@@ -406,6 +226,10 @@ class Store:
         self.is_sqlite = self._db.is_sqlite
         self._leagues = Leagues(self._db, self._models)
         self._keys = Keys(self._db, self._leagues)
+        self._lock = LeagueLock(self._db)
+        smoother = WholeHistory(self._db)
+        self._smoother = smoother
+        self._deriver = Deriver(self._db, self._models, self._lock, smoother)
         # SQLite: one writer for the whole file (its lock covers every league); PostgreSQL: one
         # writer per league, in parallel
         self._committer: GroupCommitter[IngestResult] = GroupCommitter(
@@ -473,23 +297,7 @@ class Store:
         self, name: str, *, model: str | None = None, params: Mapping[str, Any] | None = None
     ) -> League:
         """Change a league's model or parameters and rebuild its ratings (one transaction)."""
-        with self._db.write() as conn:
-            row = self._lock_league(conn, name)
-            new_model = row.model if model is None else model
-            new_params = dict(row.params) if params is None else dict(params)
-            lm = self._models.model_for(new_model, new_params)
-            conn.execute(
-                update(leagues)
-                .where(leagues.c.id == row.id)
-                .values(model=new_model, params=new_params)
-            )
-            self._replay(conn, row.id, lm, None)
-            return League(name, new_model, new_params, row.last_seq)
-
-    def _lock_league(self, conn: Connection, name: str) -> _LeagueRow:
-        """The league row, with the league's write lock held until the transaction ends
-        (:meth:`_lock_and_read` with nothing more to read)."""
-        return self._lock_and_read(conn, name, (), ())[0]
+        return self._deriver.update_league(name, model, params)
 
     # -- API keys ------------------------------------------------------------------------------
     def issue_key(
@@ -670,92 +478,22 @@ class Store:
         )
         with self._db.write() as conn:
             try:
-                row, known, current = self._lock_and_read(conn, league, ids, names)
+                row, known, current = self._lock.lock_and_read(conn, league, ids, names)
             except NotFoundError as exc:
                 made = requests[0].create  # a creating request is always alone
                 if made is None:
                     return [exc for _ in requests]
                 self._leagues.insert(conn, league, made[0], dict(made[1]))
-                row, known, current = self._lock_league(conn, league), {}, {}
+                row, known, current = self._lock.lock_league(conn, league), {}, {}
             return self._ingest(conn, row, requests, known, current)
-
-    def _lock_and_read(
-        self, conn: Connection, name: str, ids: Sequence[str], names: Sequence[str]
-    ) -> tuple[_LeagueRow, dict[str, str], dict[str, _Player]]:
-        """The league row, with the league's write lock held until the transaction ends; then
-        the digests of the match ids ``ids`` already recorded in the league and the current
-        ratings of the players ``names`` that have one.
-
-        PostgreSQL: a transaction-scoped advisory lock on the league's name (a FIFO queue of
-        writers; other leagues are not blocked), then the reads, all in one round trip
-        (pipelined; each read runs after the lock is granted, so it sees the last writer's
-        commit). SQLite: ``BEGIN IMMEDIATE`` already holds the write lock.
-        """
-        check_league_name(name)
-        if self.is_sqlite:
-            cur = cursor(conn)
-            cur.execute(self._db.sql(_LEAGUE_ROW_SQL), (name,))
-            found = cur.fetchone()
-            if found is None:
-                raise NotFoundError(f"league {name!r} does not exist")
-            row = _league_row(found)
-            return row, self._known(conn, row.id, ids), self._current_of(conn, row.id, names)
-        driver = conn.connection.driver_connection
-        # the league's id as last seen (ids never change; checked below): with it the planner
-        # looks each id up in the unique index even before the table has statistics
-        guess = self._league_ids.get(name)
-        league_of = "(SELECT id FROM ms_leagues WHERE name = %s)" if guess is None else "%s"
-        key: Any = name if guess is None else guess
-        # one cursor per statement: the answers are read after one sync for all of them
-        lock, league, digests, ratings_now = (driver.cursor() for _ in range(4))  # type: ignore[union-attr]
-        with driver.pipeline() as pipeline:  # type: ignore[union-attr]
-            lock.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_LOCK_SPACE, name))
-            league.execute(_LEAGUE_ROW_SQL.replace("?", "%s"), (name,))
-            # planned for the values given (not prepared): a generic plan made while the
-            # tables are young and without statistics scans the whole league instead
-            if ids:
-                digests.execute(
-                    _PG_KNOWN_SQL.format(league=league_of), (list(ids), key), prepare=False
-                )
-            if names:
-                ratings_now.execute(
-                    _PG_CURRENT_SQL.format(league=league_of), (list(names), key), prepare=False
-                )
-            pipeline.sync()
-            found = league.fetchone()
-            known = dict(digests.fetchall()) if ids else {}
-            current = _players_of(ratings_now.fetchall()) if names else {}
-        if found is None:
-            self._league_ids.pop(name, None)
-            raise NotFoundError(f"league {name!r} does not exist")
-        row = _league_row(found)
-        self._league_ids[name] = row.id
-        if guess is not None and guess != row.id:  # the league was made again: read again
-            return row, self._known(conn, row.id, ids), self._current_of(conn, row.id, names)
-        return row, known, current
-
-    def _known(self, conn: Connection, lid: int, ids: Sequence[str]) -> dict[str, str]:
-        """The digests of the match ids ``ids`` already recorded in league ``lid``."""
-        cur = cursor(conn)
-        if not self.is_sqlite:
-            cur.execute(_PG_KNOWN_SQL.format(league="%s"), (list(ids), lid), prepare=False)
-            return dict(cur.fetchall())
-        known: dict[str, str] = {}
-        for chunk in chunks(ids):
-            cur.execute(
-                self._db.sql(_KNOWN_SQL + "? AND match_id IN (" + ",".join("?" * len(chunk)) + ")"),
-                (lid, *chunk),
-            )
-            known.update(cur.fetchall())
-        return known
 
     def _ingest(
         self,
         conn: Connection,
-        row: _LeagueRow,
+        row: LeagueRow,
         requests: Sequence[_Request],
         known: Mapping[str, str],
-        current: dict[str, _Player],
+        current: dict[str, Player],
     ) -> list[IngestResult | MindsportError]:
         """Append the matches of ``requests`` (in order) to the league of ``row`` (locked);
         ``known``: the digests of their ids already recorded; ``current``: the current ratings
@@ -825,7 +563,7 @@ class Store:
             write_derived = (
                 None
                 if model.smoothed or not independent
-                else self._append(conn, lid, model, new, progress, current)
+                else self._deriver.append(conn, lid, model, new, progress, current)
             )
             insert_many(
                 self._db,
@@ -854,11 +592,12 @@ class Store:
             if write_derived is not None:
                 write_derived()
             if model.smoothed:  # the past is revised in place, nothing is replayed
-                self._smooth(conn, lid, model, new, progress)
+                self._smoother.smooth(conn, lid, model, new, progress)
             elif write_derived is None:
                 pos = (first["time_value"], first["seq"])
                 new_seqs = {r["seq"] for r in new}
-                replayed = self._replay(conn, lid, model, pos, progress, new_seqs) - len(new)
+                rerated = self._deriver.replay(conn, lid, model, pos, progress, new_seqs)
+                replayed = rerated - len(new)
         out: list[IngestResult | MindsportError] = []
         for r, got in zip(requests, per_request, strict=True):
             if isinstance(got, MindsportError):
@@ -869,445 +608,6 @@ class Store:
         return out
 
     # -- deriving ratings ----------------------------------------------------------------------
-    def _rate_all(
-        self,
-        lid: int,
-        model: LeagueModel,
-        rows: Iterable[Any],
-        players: dict[str, _Player],
-        progress: Callable[[int, int], None] | None = None,
-        virtual: dict[tuple[str, ...], tuple[float, float]] | None = None,
-        emit: Callable[[Sequence[tuple[Any, ...]]], None] | None = None,
-        block_size: int = _REPLAY_CHUNK,
-    ) -> tuple[list[tuple[Any, ...]], set[str]]:
-        """Replay ``rows`` (in order) on ``players`` through the model's replayer (the replay
-        engine's); returns the history rows (the columns of :data:`_HISTORY_INSERT`) and the
-        touched players, whose entries of ``players`` it updates. A model that rates virtual
-        players (:class:`~mindsport.store.league_model.VirtualPlayers`) starts from ``virtual``
-        (their states, updated in place). A match the model refuses raises :class:`StoreError`
-        naming it. ``emit``, if given, receives each block's history rows as soon as they are
-        made (``block_size`` matches a block)."""
-        rows = list(rows)
-        replayer = model.replayer()
-        if model.virtual:
-            replayer.load_virtual(virtual or {})
-        index = PlayerIndex()
-        games_before: list[int] = []  # by player code: games recorded before these rows
-        for p in dict.fromkeys(p for r in rows for t in r["teams"] for p in t):
-            code = index.get(p)
-            known = players.get(p)
-            games_before.append(0 if known is None else known.games)
-            if known is not None:
-                replayer.set_state(code, model.row(known.state))
-        games_so_far = np.array(games_before, dtype=np.int64)
-        history: list[tuple[Any, ...]] = []
-        last: dict[str, int] = {}  # player -> his last history row
-        width = len(model.stored)
-        plain = not model.extra_cols  # mu and sigma only: no JSON extra
-        sigma_col = model.sigma_col  # post columns are the stored fields, a prefix of the fields
-        for start in range(0, len(rows), block_size):
-            chunk = rows[start : start + block_size]
-            tvs = [float(r["time_value"]) for r in chunk]
-            times = np.array(
-                [tv / DAY if r.get("time_iso") else tv for r, tv in zip(chunk, tvs, strict=True)],
-                dtype=np.float64,
-            )
-            block = encode_columns(
-                [r["teams"] for r in chunk],
-                [r["ranks"] for r in chunk],
-                [r["weights"] for r in chunk],
-                times,
-                index,
-            )
-            if model.virtual:
-                block = replayer.extend(
-                    block,
-                    [
-                        (len(r["teams"]), r["roles"], r["deal"], r["luck"], r["scores"])
-                        for r in chunk
-                    ],
-                )
-            try:
-                fed = replayer.feed(block, predict=False, keep=True)
-            except MindsportError as exc:
-                at = getattr(exc, "match_index", None)
-                if at is None:
-                    raise
-                mid = chunk[int(at)]["match_id"]
-                raise StoreError(f"match {mid!r}: model rejected it: {exc}") from exc
-            # one history row per slot (a player in a match), built column by column
-            codes = block.players
-            n_slots = np.diff(block.player_ptr[block.team_ptr])
-            match_of = np.repeat(np.arange(len(chunk)), n_slots)
-            games = _occurrence(codes) + games_so_far[codes] + 1
-            games_so_far += np.bincount(codes, minlength=len(games_so_far))
-            ids = index.ids
-            names = [ids[c] for c in codes.tolist()]
-            post = fed.post[: len(names), :width]  # the players' slots come first
-            mus = post[:, 0].tolist()
-            if plain:
-                sigmas = [0.0] * len(names) if sigma_col is None else post[:, sigma_col].tolist()
-                extras = ["null"] * len(names)
-            else:
-                states = [model.state(r) for r in post.tolist()]
-                mus = [st.mu for st in states]
-                sigmas = [st.sigma for st in states]
-                extras = ["null" if st.extra is None else json.dumps(st.extra) for st in states]
-            first = len(history)
-            history.extend(
-                zip(
-                    [lid] * len(names),
-                    names,
-                    np.array([int(r["seq"]) for r in chunk])[match_of].tolist(),
-                    np.array(tvs)[match_of].tolist(),
-                    mus,
-                    sigmas,
-                    extras,
-                    games.tolist(),
-                    strict=True,
-                )
-            )
-            last.update(zip(names, range(first, len(history)), strict=True))
-            if emit is not None:
-                emit(history[first:])
-            if progress is not None:
-                progress(min(start + block_size, len(rows)), len(rows))
-        for p, at in last.items():
-            h = history[at]
-            extra = from_json_text(h[6])
-            players[p] = _Player(PlayerState(h[4], h[5], extra), h[7], h[3])
-        if model.virtual and virtual is not None:
-            virtual.update(replayer.virtual_states())
-        return history, set(last)
-
-    def _virtual(
-        self, conn: Connection, lid: int, rows: list[dict[str, Any]]
-    ) -> dict[tuple[str, ...], tuple[float, float]]:
-        """The stored virtual players ``rows`` may meet: every role, and the sides of their
-        deals."""
-        v = virtual_ratings.c
-        deals = sorted({r["deal"] for r in rows if r["deal"] is not None})
-        q = select(v.key, v.mu, v.sigma).where(v.league_id == lid)
-        found = list(conn.execute(q.where(v.kind == "role")))
-        for chunk in chunks(deals):
-            found.extend(conn.execute(q.where(v.kind == "deal", v.deal.in_(chunk))))
-        return {tuple(json.loads(r.key)): (float(r.mu), float(r.sigma)) for r in found}
-
-    def _write_virtual(
-        self, conn: Connection, lid: int, states: Mapping[tuple[str, ...], tuple[float, float]]
-    ) -> None:
-        """Insert or update the league's virtual players ``states``."""
-        insert_many(
-            self._db,
-            cursor(conn),
-            "INSERT INTO ms_virtual_ratings (league_id, key, kind, name, deal, mu, sigma)",
-            "(?, ?, ?, ?, ?, ?, ?)",
-            [
-                (
-                    lid,
-                    canonical_json(list(key)),
-                    key[0],
-                    "/".join(key[1:]),
-                    key[1] if key[0] == "deal" else None,
-                    mu,
-                    sigma,
-                )
-                for key, (mu, sigma) in sorted(states.items())
-            ],
-            " ON CONFLICT (league_id, key) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma",
-        )
-
-    def _write_derived(
-        self,
-        conn: Connection,
-        lid: int,
-        model: LeagueModel,
-        history: list[tuple[Any, ...]],
-        players: dict[str, _Player],
-        touched: set[str],
-        clear: bool,
-    ) -> None:
-        # driver-level statements: the SQL toolkit's per-row parameter work cost more than
-        # the database's own (``clear``: the league's rows were deleted, the upsert inserts)
-        cur = cursor(conn)
-        insert_many(self._db, cur, *_HISTORY_INSERT, history)
-        insert_many(
-            self._db,
-            cur,
-            "INSERT INTO ms_ratings (league_id, player, mu, sigma, extra, exposed, games, "
-            "last_time)",
-            "(?, ?, ?, ?, JSON(?), ?, ?, ?)",
-            [
-                (
-                    lid,
-                    p,
-                    players[p].state.mu,
-                    players[p].state.sigma,
-                    "null"
-                    if players[p].state.extra is None
-                    else json.dumps(players[p].state.extra),
-                    model.exposed(players[p].state),
-                    players[p].games,
-                    players[p].last_time,
-                )
-                for p in sorted(touched)
-            ],
-            " ON CONFLICT (league_id, player) DO UPDATE SET mu = excluded.mu, "
-            "sigma = excluded.sigma, extra = excluded.extra, exposed = excluded.exposed, "
-            "games = excluded.games, last_time = excluded.last_time",
-        )
-
-    def _append(
-        self,
-        conn: Connection,
-        lid: int,
-        model: LeagueModel,
-        new: list[dict[str, Any]],
-        progress: Callable[[int, int], None] | None,
-        players: dict[str, _Player],
-    ) -> Callable[[], None]:
-        """Rate matches that no recorded match depends on (they come after every recorded match
-        of their players) from ``players``, the current ratings of their players (updated in
-        place); returns the write of their derived rows."""
-        new = sorted(new, key=lambda r: (r["time_value"], r["seq"]))
-        virtual = self._virtual(conn, lid, new) if model.virtual else None
-        if self.is_sqlite or model.virtual:
-            history, touched = self._rate_all(lid, model, new, players, progress, virtual)
-        else:
-            # PostgreSQL: the history rows of a block of matches are streamed to the server,
-            # which stores them while the next block is rated
-            with copy_rows(cursor(conn), _HISTORY_INSERT[0]) as send:
-                history, touched = self._rate_all(
-                    lid, model, new, players, progress, None, emit=send, block_size=_STREAM_BLOCK
-                )
-            history = []  # written
-
-        def write() -> None:
-            self._write_derived(conn, lid, model, history, players, touched, clear=False)
-            if virtual is not None:
-                self._write_virtual(conn, lid, virtual)
-
-        return write
-
-    def _current_of(self, conn: Connection, lid: int, names: Sequence[str]) -> dict[str, _Player]:
-        """The current ratings of the players ``names`` that have one in league ``lid``."""
-        cur = cursor(conn)
-        if not self.is_sqlite:
-            cur.execute(_PG_CURRENT_SQL.format(league="%s"), (list(names), lid), prepare=False)
-            return _players_of(cur.fetchall())
-        players: dict[str, _Player] = {}
-        for chunk in chunks(names):
-            cur.execute(
-                self._db.sql(_CURRENT_SQL + "? AND player IN (" + ",".join("?" * len(chunk)) + ")"),
-                (lid, *chunk),
-            )
-            players.update(_players_of(cur.fetchall()))
-        return players
-
-    def _replay(
-        self,
-        conn: Connection,
-        lid: int,
-        model: LeagueModel,
-        pos: tuple[float, int] | None,
-        progress: Callable[[int, int], None] | None = None,
-        new_seqs: set[int] | None = None,
-    ) -> int:
-        """Rebuild the derived rows from position ``pos`` = (time, seq) on (None: everything).
-
-        With ``new_seqs`` (the matches just inserted, the earliest at ``pos``) only the matches
-        of the suffix that depend on them are re-rated: a match is affected when it is new or
-        one of its players took part in an affected match before it. Any other match of the
-        suffix has the same inputs as before, so its derived rows stand. Every match of an
-        affected player after his first affected match is affected too, so that player's
-        latest remaining history row (after deleting the affected ones) is his rating just
-        before his first affected match: the replay starts from there.
-
-        A model that rates virtual players (a role sits in every game of its role) is replayed
-        from the start: their states at ``pos`` are not kept.
-
-        A whole-history model rebuilds its graph from the whole log (:meth:`_smooth`).
-
-        Returns the number of matches re-rated.
-        """
-        if model.smoothed:
-            return self._smooth(conn, lid, model, None, progress)
-        if model.virtual:
-            pos, new_seqs = None, None
-        if pos is None:
-            clear_derived(conn, lid)
-        rows = read_log(self._db, conn, lid, pos)
-        players: dict[str, _Player] = {}
-        if pos is not None:
-            first: dict[str, tuple[float, int]] = {}  # affected player -> his first affected match
-            affected = []
-            for r in rows:
-                names_r = [p for t in r["teams"] for p in t]
-                if new_seqs is None or r["seq"] in new_seqs or any(p in first for p in names_r):
-                    affected.append(r)
-                    for p in names_r:
-                        first.setdefault(p, (r["time_value"], r["seq"]))
-            rows = affected
-            # an affected player's history rows from his first affected match on are exactly
-            # those of affected matches: one range of the history's key per player
-            cursor(conn).executemany(
-                self._db.sql(_HISTORY_DELETE_FROM),
-                [(lid, p, t, t, s) for p, (t, s) in first.items()],
-            )
-            names = sorted(first)
-            for chunk in chunks(names):
-                for lr in conn.execute(_latest_history(lid, chunk, not self.is_sqlite)):
-                    players[lr.player] = _Player(
-                        PlayerState(lr.mu, lr.sigma, lr.extra), lr.games, lr.time_value
-                    )
-        virtual: dict[tuple[str, ...], tuple[float, float]] | None = {} if model.virtual else None
-        history, touched = self._rate_all(lid, model, rows, players, progress, virtual)
-        self._write_derived(conn, lid, model, history, players, touched, clear=pos is None)
-        if virtual is not None:
-            self._write_virtual(conn, lid, virtual)
-        return len(rows)
-
-    def _smooth(
-        self,
-        conn: Connection,
-        lid: int,
-        model: LeagueModel,
-        new: list[dict[str, Any]] | None,
-        progress: Callable[[int, int], None] | None = None,
-    ) -> int:
-        """Bring a whole-history league's derived rows up to its match log, whose matches
-        ``new`` (None: rebuild from scratch) were just inserted.
-
-        The league's settled graph is taken from the in-memory cache when it holds the log
-        just before ``new``; the new matches are added to it (re-converging from where the
-        messages stood). Otherwise it is built from the whole log and every derived row is
-        rewritten. The curves and current ratings of the players whose curve changed (a new
-        time step, or a point that moved by more than the model's convergence tolerance, the
-        precision the message passing settles to) are rewritten whole. The graph goes back to
-        the cache once the transaction has committed. Returns the number of matches the graph
-        was built from (0 when it was updated in place). A match the model refuses raises
-        :class:`StoreError`.
-        """
-        last_seq = int(
-            conn.execute(select(leagues.c.last_seq).where(leagues.c.id == lid)).scalar_one()
-        )
-        key = (lid, json.dumps([model.name, model.params], sort_keys=True))
-        with self._cache_lock:
-            kept = self._smoothed.pop(key, None)
-            for stale in [k for k in self._smoothed if k[0] == lid]:  # of earlier settings
-                del self._smoothed[stale]
-        rows: list[dict[str, Any]]
-        if new is not None and kept is not None and kept.last_seq == last_seq - len(new):
-            rows = sorted(new, key=lambda r: (r["time_value"], r["seq"]))
-            try:
-                kept.history.add([match_of(r) for r in rows])
-            except MindsportError as exc:  # refused before anything changed: keep the graph
-                with self._cache_lock:
-                    self._smoothed.setdefault(key, kept)
-                raise StoreError(f"model {model.name!r} rejected a match: {exc}") from exc
-            except ConvergenceError as exc:  # the graph is dropped (rebuilt on the next post)
-                raise _unsettled(model, exc) from exc
-            rebuilt = 0
-        else:
-            rows = read_log(self._db, conn, lid, None)
-            try:
-                history = model.history([match_of(r) for r in rows])
-            except MindsportError as exc:
-                raise StoreError(f"model {model.name!r} rejected a match: {exc}") from exc
-            except ConvergenceError as exc:
-                raise _unsettled(model, exc) from exc
-            kept = _Smoothed(last_seq, history, {}, {}, {})
-            clear_derived(conn, lid)
-            rebuilt = len(rows)
-        kept.last_seq = last_seq
-        played: set[str] = set()  # their games and last times change: always rewritten
-        for r in rows:
-            tv = float(r["time_value"])
-            for team in r["teams"]:
-                for p in team:
-                    kept.games[p] = kept.games.get(p, 0) + 1
-                    kept.last_time[p] = max(kept.last_time.get(p, tv), tv)
-                    played.add(p)
-        changed: list[str] = []
-        moved = model.tolerance
-        for p in kept.history.players:
-            c = kept.history.curve(p)
-            old = kept.curves.get(p)
-            if (  # a chain only grows: the same length is the same time steps
-                p not in played
-                and old is not None
-                and len(old[0]) == len(c)
-                and float(np.max(np.abs(old[1] - c.mu))) <= moved
-                and float(np.max(np.abs(old[2] - c.sigma))) <= moved
-            ):
-                continue
-            times = tuple(time_value(t) if isinstance(t, datetime) else float(t) for t in c.times)
-            kept.curves[p] = (times, c.mu, c.sigma)
-            changed.append(p)
-        self._write_curves(conn, lid, model, kept, changed, clear=rebuilt > 0 or new is None)
-        if progress is not None:
-            progress(len(rows), len(rows))
-        done = kept
-
-        def keep() -> None:
-            with self._cache_lock:
-                self._smoothed[key] = done
-
-        self._db.after_commit(conn, keep)
-        return rebuilt
-
-    def _write_curves(
-        self,
-        conn: Connection,
-        lid: int,
-        model: LeagueModel,
-        kept: _Smoothed,
-        players: list[str],
-        clear: bool,
-    ) -> None:
-        """Write the curves and current ratings of ``players`` whole (``clear``: the league's
-        derived rows were deleted, nothing to replace)."""
-        c = skill_curve.c
-        if not clear:
-            for chunk in chunks(players):
-                conn.execute(delete(skill_curve).where(c.league_id == lid, c.player.in_(chunk)))
-        cur = cursor(conn)
-        insert_many(
-            self._db,
-            cur,
-            "INSERT INTO ms_skill_curve (league_id, player, time_value, mu, sigma)",
-            "(?, ?, ?, ?, ?)",
-            [
-                (lid, p, t, mu, sd)
-                for p in players
-                for t, mu, sd in zip(
-                    kept.curves[p][0],
-                    kept.curves[p][1].tolist(),
-                    kept.curves[p][2].tolist(),
-                    strict=True,
-                )
-            ],
-        )
-        current = []
-        for p in players:
-            _, mus, sds = kept.curves[p]
-            state = PlayerState(float(mus[-1]), float(sds[-1]))
-            current.append(
-                (lid, p, state.mu, state.sigma, "null", model.exposed(state), kept.games[p],
-                 kept.last_time[p])
-            )  # fmt: skip
-        insert_many(
-            self._db,
-            cur,
-            "INSERT INTO ms_ratings (league_id, player, mu, sigma, extra, exposed, games, "
-            "last_time)",
-            "(?, ?, ?, ?, JSON(?), ?, ?, ?)",
-            current,
-            " ON CONFLICT (league_id, player) DO UPDATE SET mu = excluded.mu, "
-            "sigma = excluded.sigma, extra = excluded.extra, exposed = excluded.exposed, "
-            "games = excluded.games, last_time = excluded.last_time",
-        )
-
     def recompute(
         self, league: str | None = None, *, progress: Callable[[int, int], None] | None = None
     ) -> dict[str, int]:
@@ -1316,13 +616,7 @@ class Store:
         Returns the number of matches replayed per league.
         """
         names = [league] if league is not None else [lg.name for lg in self.list_leagues()]
-        done: dict[str, int] = {}
-        for name in names:
-            with self._db.write() as conn:
-                row = self._lock_league(conn, name)
-                lm = self._models.model_for(row.model, row.params)
-                done[name] = self._replay(conn, row.id, lm, None, progress)
-        return done
+        return self._deriver.recompute(names, progress)
 
     # -- reading -------------------------------------------------------------------------------
     def matches(self, league: str) -> list[Match]:
