@@ -18,10 +18,10 @@ from mindsport.errors import MindsportError
 from mindsport.match import id_problem
 from mindsport.matchmaking import MAX_POOL, Pairing, parse_shape
 from mindsport.matchmaking import matchmake as seat
-from mindsport.store.store import StoreError
+from mindsport.store.values import StoreError
 
 if TYPE_CHECKING:
-    from mindsport.store.store import Store
+    from mindsport.store.facade import Store
 
 __all__ = ["Prediction", "matchmake", "predict"]
 

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
     from mindsport.match import Match
     from mindsport.rating.registry import Display
-    from mindsport.store.store import Store
+    from mindsport.store.facade import Store
 
 __all__ = [
     "DbOption",
@@ -63,7 +63,7 @@ _MODELS_HELP = "see `mindsport leagues models`"
 def open_store(db: str | None, *, create: bool) -> Store:
     """The store at ``db``; ``create=False`` for commands that only read (a missing database
     is an error, not created)."""
-    from mindsport.store.store import Store
+    from mindsport.store.facade import Store
 
     return Store(db, create=create)
 

@@ -19,7 +19,8 @@ from rich.console import Console
 
 from mindsport.match import Match
 from mindsport.store.display import board_table
-from mindsport.store.store import LeaderboardPage, Store
+from mindsport.store.facade import Store
+from mindsport.store.values import LeaderboardPage
 
 __all__ = ["run"]
 
