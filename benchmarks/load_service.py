@@ -60,8 +60,8 @@ from mindsport.history import Match
 from mindsport.rating.trueskill import TrueSkill
 from mindsport.service.prepare import default_workers
 from mindsport.store import Store
+from mindsport.store.database import resolve_url
 from mindsport.store.schema import leagues, metadata, rating_history
-from mindsport.store.store import resolve_url
 
 LEAGUE = "load"
 BULK = "bulk"

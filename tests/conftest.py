@@ -20,8 +20,8 @@ PG_SKIP = f"PostgreSQL tests need {PG_ENV} (e.g. postgresql://user:pw@127.0.0.1/
 def _fresh_postgres() -> str:
     from sqlalchemy import create_engine, text
 
+    from mindsport.store.database import resolve_url
     from mindsport.store.schema import metadata
-    from mindsport.store.store import resolve_url
 
     url = resolve_url(os.environ[PG_ENV])
     engine = create_engine(url)

@@ -25,7 +25,7 @@ HEAVY = (
     "uvicorn",
     "matplotlib",
     "mindsport.rating",
-    "mindsport.store.store",
+    "mindsport.store.facade",
     "mindsport.doudizhu.game",
     "mindsport.doudizhu.compiled",
     "mindsport.tournament.dih",

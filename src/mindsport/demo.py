@@ -129,7 +129,7 @@ def run_demo(
     sim = simulate_league(players, games, rng)
     page = store_run(path, sim.matches, league="league", top=10, console=console)
     env = TrueSkill()
-    from mindsport.store.store import Store
+    from mindsport.store.facade import Store
 
     with Store(str(path.resolve())) as store:
         rated = {p: env.expose(r) for p, r in store.ratings("league").items()}

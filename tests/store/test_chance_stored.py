@@ -22,7 +22,7 @@ from mindsport.match import Match
 from mindsport.rating.batch import PlayerIndex
 from mindsport.rating.registry import build_model
 from mindsport.store import Store
-from mindsport.store.store import MatchConflictError
+from mindsport.store.values import MatchConflictError
 
 TOL = 1e-9
 PLAYERS = [f"p{i}" for i in range(7)]

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-import mindsport.store.store as store_module
+import mindsport.store.database as store_module
 from mindsport.history import Match
 from mindsport.store import Store
 from mindsport.store.checkpoint import PASSIVE_EVERY_SECONDS

@@ -29,11 +29,12 @@ from sqlalchemy import (
 from mindsport.errors import ConflictError, MindsportError, NotFoundError
 from mindsport.history import Match
 from mindsport.store import IngestResult, Store, StoreError, resolve_url
+from mindsport.store.codec import prepare_matches
 from mindsport.store.commit import GroupCommitter, WorkItem
+from mindsport.store.ingest import _Request
 from mindsport.store.schema import LEAGUE_DATA, SURROGATE_ID_TABLES
 from mindsport.store.schema import matches as matches_table
 from mindsport.store.schema import rating_history as history_table
-from mindsport.store.store import _Request, prepare_matches
 
 TOL = 2e-5
 

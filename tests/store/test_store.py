@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from sqlalchemy import create_engine, select, text
 
+from mindsport import forecast
 from mindsport.errors import ConflictError, MindsportError, NotFoundError
 from mindsport.history import Match
 from mindsport.store import Store, StoreError, UnknownModelError, resolve_url
@@ -398,7 +399,7 @@ def test_predict_and_matchmake_through_the_store(db_url: str) -> None:
         states = st.states("main")
         env = trueskill.TrueSkill(backend=None)
         r = {p: env.create_rating(s.mu, s.sigma) for p, s in states.items()}
-        pr = st.predict("main", [["p00", "p01"], ["p02", "p03"]])
+        pr = forecast.predict(st, "main", [["p00", "p01"], ["p02", "p03"]])
         assert pr.quality == pytest.approx(
             env.quality([(r["p00"], r["p01"]), (r["p02"], r["p03"])]), abs=1e-9
         )
@@ -406,11 +407,13 @@ def test_predict_and_matchmake_through_the_store(db_url: str) -> None:
         assert pr.rank_probabilities is not None
         assert sum(row[0] for row in pr.rank_probabilities) == pytest.approx(1.0, abs=1e-6)
         with pytest.raises(NotFoundError, match="newbie"):
-            st.predict("main", [["p00"], ["newbie"]])
-        assert st.predict("main", [["p00"], ["newbie"]], allow_new=True).new_players == ["newbie"]
+            forecast.predict(st, "main", [["p00"], ["newbie"]])
+        assert forecast.predict(st, "main", [["p00"], ["newbie"]], allow_new=True).new_players == [
+            "newbie"
+        ]
         with pytest.raises(StoreError, match="twice"):
-            st.predict("main", [["p00"], ["p00"]])
-        plan = st.matchmake("main", [f"p{i:02d}" for i in range(8)], "2v2")
+            forecast.predict(st, "main", [["p00"], ["p00"]])
+        plan = forecast.matchmake(st, "main", [f"p{i:02d}" for i in range(8)], "2v2")
         assert len(plan.tables) == 2 and plan.waiting == ()
         for tb in plan.tables:
             q = env.quality([tuple(r[p] for p in t) for t in tb.teams])

@@ -20,6 +20,7 @@ import pytest
 from sqlalchemy import create_engine, inspect, text
 from typer.testing import CliRunner
 
+from mindsport import forecast
 from mindsport.match import Match, time_value
 from mindsport.rating.through_time import TrueSkillThroughTime
 from mindsport.store import Store, StoreError
@@ -170,7 +171,7 @@ def test_changing_the_model_rebuilds_the_derived_rows(db_url: str) -> None:
         assert st.player("lg", "p00").history and not st.player("lg", "p00").curve
         st.update_league("lg", model="trueskill-history", params=PARAMS)
         assert_like_reference(st, "lg", ms)
-        pr = st.predict("lg", [["p00"], ["p01"]])
+        pr = forecast.predict(st, "lg", [["p00"], ["p01"]])
         want = TrueSkillThroughTime(**PARAMS).history(ms)
         p = TrueSkillThroughTime(**PARAMS).win_probability(
             (want.rating("p00"),), (want.rating("p01"),)

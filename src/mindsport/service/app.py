@@ -39,6 +39,7 @@ from pydantic import BaseModel
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
+from mindsport import forecast
 from mindsport.errors import ConflictError, MindsportError, NotFoundError
 from mindsport.match import InvalidMatchError
 from mindsport.service.body import (
@@ -504,7 +505,9 @@ def create_app(
         """Win and place probabilities and the match quality of a game between ``teams``."""
         body = await body_of(request, PredictIn)
         async with rt.compute_slot():
-            pr = await rt.run(lambda: st.predict(league, body.teams, allow_new=body.allow_new))
+            pr = await rt.run(
+                lambda: forecast.predict(st, league, body.teams, allow_new=body.allow_new)
+            )
         return {
             "teams": pr.teams,
             "win_probability": pr.win_probability,
@@ -528,8 +531,13 @@ def create_app(
         async with rt.compute_slot():
             deadline = time.monotonic() + COMPUTE_SECONDS
             plan = await rt.run(
-                lambda: st.matchmake(
-                    league, body.players, body.shape, allow_new=body.allow_new, deadline=deadline
+                lambda: forecast.matchmake(
+                    st,
+                    league,
+                    body.players,
+                    body.shape,
+                    allow_new=body.allow_new,
+                    deadline=deadline,
                 )
             )
         return {

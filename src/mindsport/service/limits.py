@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from mindsport.match import MAX_RANK, MAX_TIME, MIN_TIME
 from mindsport.matchmaking import MAX_POOL, MAX_TABLE
-from mindsport.store.store import MAX_ID_LENGTH, MAX_OFFSET
+from mindsport.store.codec import MAX_ID_LENGTH
+from mindsport.store.queries import MAX_OFFSET
 
 __all__ = [
     "COMPUTE_SECONDS",

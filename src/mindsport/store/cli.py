@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
     from mindsport.match import Match
     from mindsport.rating.registry import Display
-    from mindsport.store.store import Store
+    from mindsport.store.facade import Store
 
 __all__ = [
     "DbOption",
@@ -63,7 +63,7 @@ _MODELS_HELP = "see `mindsport leagues models`"
 def open_store(db: str | None, *, create: bool) -> Store:
     """The store at ``db``; ``create=False`` for commands that only read (a missing database
     is an error, not created)."""
-    from mindsport.store.store import Store
+    from mindsport.store.facade import Store
 
     return Store(db, create=create)
 
@@ -209,7 +209,7 @@ def leaderboard(
     """
     with open_store(db, create=False) as store:
         page = store.leaderboard(league, limit=top, search=search)
-    from mindsport.store.tables import board_table, role_lines
+    from mindsport.store.display import board_table, role_lines
 
     console = _console()
     console.print(board_table(page))
@@ -323,8 +323,10 @@ def predict(
     if len(teams) < 2:
         raise MindsportError(f"predict: need at least two teams, got {teams!r}")
     parsed = [_teams(t, f"team {i + 1}") for i, t in enumerate(teams)]
+    from mindsport import forecast
+
     with open_store(db, create=False) as store:
-        pr = store.predict(league, parsed, allow_new=allow_new)
+        pr = forecast.predict(store, league, parsed, allow_new=allow_new)
     console = _console()
     names = [",".join(t) for t in pr.teams]
     if pr.win_probability is not None:
@@ -351,8 +353,12 @@ def matchmake(
     db: str | None = DbOption,
 ) -> None:
     """Seat waiting players at balanced tables (maximise the worst table's quality)."""
+    from mindsport import forecast
+
     with open_store(db, create=False) as store:
-        plan = store.matchmake(league, _teams(players, "--players"), shape, allow_new=allow_new)
+        plan = forecast.matchmake(
+            store, league, _teams(players, "--players"), shape, allow_new=allow_new
+        )
     console = _console()
     table = _table(
         title=f"{len(plan.tables)} tables ({shape}{'' if plan.exact else ', heuristic'})"

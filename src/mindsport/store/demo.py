@@ -18,8 +18,9 @@ from typing import Any
 from rich.console import Console
 
 from mindsport.match import Match
-from mindsport.store.store import LeaderboardPage, Store
-from mindsport.store.tables import board_table
+from mindsport.store.display import board_table
+from mindsport.store.facade import Store
+from mindsport.store.values import LeaderboardPage
 
 __all__ = ["run"]
 

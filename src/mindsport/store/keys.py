@@ -13,6 +13,9 @@ compared with the stored hash in constant time (:func:`hmac.compare_digest`).
 
 A key may carry an expiry; a revoked or expired key is refused from that moment on (every
 request reads the key's row: there is no cache to go stale).
+
+:class:`Keys` issues, lists, revokes and checks the keys kept in a store's database; the
+functions below are the keys' own rules (their form, hash, prefix and expiry).
 """
 
 from __future__ import annotations
@@ -24,15 +27,25 @@ import re
 import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
-from mindsport.errors import MindsportError
+from sqlalchemy import insert, select, update
+
+from mindsport.errors import MindsportError, NotFoundError
+from mindsport.match import id_problem
+from mindsport.store.database import Database
+from mindsport.store.leagues import LEAGUE_NAME, Leagues
+from mindsport.store.schema import api_keys, leagues
+from mindsport.store.values import StoreError
 
 __all__ = [
     "PREFIX_LENGTH",
     "ApiKey",
     "KeyRefusedError",
     "KeyRole",
+    "Keys",
     "MissingKeyError",
+    "as_time",
     "aware",
     "hash_key",
     "key_matches",
@@ -43,6 +56,8 @@ __all__ = [
 
 #: characters of a key stored in clear ("msk_" and 8 random characters)
 PREFIX_LENGTH = 12
+#: length of the public prefix of keys made by earlier versions
+_OLD_PREFIX_LENGTH = 10
 _KEY = re.compile(r"^msk_[A-Za-z0-9_-]{43}$")
 _DURATION = re.compile(r"^\s*(\d{1,6})\s*([mhdw])\s*$")
 _UNITS = {"m": timedelta(minutes=1), "h": timedelta(hours=1), "d": timedelta(days=1)}
@@ -139,3 +154,159 @@ def parse_expiry(text: str, now: datetime | None = None) -> datetime:
 def aware(when: datetime) -> datetime:
     """``when`` as an aware UTC datetime (a naive one is read as UTC)."""
     return when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
+
+
+def as_time(value: Any) -> datetime:
+    """A stored timestamp as an aware UTC datetime (SQLite hands back text)."""
+    return aware(datetime.fromisoformat(value) if isinstance(value, str) else value)
+
+
+class Keys:
+    """The API keys kept in ``db``, of the leagues of ``leagues``."""
+
+    def __init__(self, db: Database, leagues: Leagues) -> None:
+        self._db = db
+        self._leagues = leagues
+
+    def issue(
+        self,
+        league: str | None = None,
+        *,
+        admin: bool = False,
+        expires_at: datetime | None = None,
+        label: str | None = None,
+    ) -> tuple[str, ApiKey]:
+        """A new random key and its record: a write key of ``league``, or with ``admin=True``
+        (and no league) an admin key. The key is returned once; only its SHA-256 is stored.
+        ``expires_at`` (naive = UTC) must lie in the future; ``label`` is a free note (at most
+        100 printable characters)."""
+        if admin == (league is not None):
+            raise StoreError(
+                "a key is either an admin key (admin=True, no league) or a write key of one league"
+            )
+        if label is not None:
+            why = id_problem(label)
+            if why is None and len(label) > 100:
+                why = "is longer than 100 characters"
+            if why is not None:
+                raise StoreError(f"key label {label[:40]!r} {why}")
+        now = datetime.now(UTC)
+        expiry = None if expires_at is None else aware(expires_at)
+        if expiry is not None and expiry <= now:
+            raise StoreError(f"expiry {expiry.isoformat()} is not in the future")
+        key = new_key()
+        role = KeyRole.ADMIN if admin else KeyRole.WRITE
+        with self._db.write() as conn:
+            lid = None if league is None else self._leagues.id_of(conn, league)
+            res = conn.execute(
+                insert(api_keys).values(
+                    league_id=lid,
+                    role=role.value,
+                    key_hash=hash_key(key),
+                    prefix=key_prefix(key),
+                    label=label,
+                    created_at=now,
+                    expires_at=expiry,
+                    revoked_at=None,
+                )
+            )
+            pk = res.inserted_primary_key
+            assert pk is not None
+            key_id = int(pk[0])
+        return key, ApiKey(key_id, role, league, key[:PREFIX_LENGTH], label, now, expiry, None)
+
+    @staticmethod
+    def _rows() -> Any:
+        k = api_keys.c
+        return select(
+            k.id, k.role, leagues.c.name.label("league"), k.prefix, k.label, k.created_at,
+            k.expires_at, k.revoked_at,
+        ).select_from(api_keys.outerjoin(leagues, leagues.c.id == k.league_id))  # fmt: skip
+
+    @staticmethod
+    def _key_of(row: Any) -> ApiKey:
+        return ApiKey(
+            int(row.id),
+            KeyRole(row.role),
+            row.league,
+            row.prefix,
+            row.label,
+            aware(row.created_at),
+            None if row.expires_at is None else aware(row.expires_at),
+            None if row.revoked_at is None else aware(row.revoked_at),
+        )
+
+    def list_keys(self, league: str | None = None) -> list[ApiKey]:
+        """Every key (revoked and expired ones included), or the write keys of ``league``."""
+        with self._db.read() as conn:
+            q = self._rows().order_by(api_keys.c.id)
+            if league is not None:
+                q = q.where(api_keys.c.league_id == self._leagues.id_of(conn, league))
+            return [self._key_of(r) for r in conn.execute(q)]
+
+    def revoke(self, key_id: int) -> ApiKey:
+        """Revoke key ``key_id`` (by its number in :meth:`list_keys`): it is refused from now on.
+        Revoking a revoked key changes nothing."""
+        if isinstance(key_id, bool) or not isinstance(key_id, int) or not 0 < key_id < 2**31:
+            raise NotFoundError(f"no API key number {key_id!r}")
+        with self._db.write() as conn:
+            conn.execute(
+                update(api_keys)
+                .where(api_keys.c.id == key_id, api_keys.c.revoked_at.is_(None))
+                .values(revoked_at=datetime.now(UTC))
+            )
+            row = conn.execute(self._rows().where(api_keys.c.id == key_id)).first()
+        if row is None:
+            raise NotFoundError(f"no API key number {key_id}")
+        return self._key_of(row)
+
+    def authorize(self, key: str | None, league: str | None = None) -> KeyRole:
+        """The role of ``key`` when it may write to ``league`` (``None``: admin actions).
+
+        Raises :class:`MissingKeyError` without a key, :class:`KeyRefusedError` for a key that
+        is unknown, revoked, expired or of another league (or not an admin key where one is
+        needed), and :class:`NotFoundError` for a good key and an unknown league. Reads the
+        key's row on every call (a revocation holds at once); the comparison is constant-time.
+        """
+        if not key:
+            raise MissingKeyError("header X-API-Key is required")
+        prefix = key_prefix(key)
+        rows: list[Any] = []
+        if prefix is not None:
+            sql = "SELECT key_hash, role, league_id, expires_at, revoked_at"
+            # keys made before prefixes had 12 characters are stored with 10
+            args: tuple[Any, ...] = (prefix, prefix[:_OLD_PREFIX_LENGTH])
+            if league is not None and LEAGUE_NAME.match(league):
+                sql += ", (SELECT id FROM ms_leagues WHERE name = ?)"
+                args = (league, *args)
+            rows = self._db.fetch(sql + " FROM ms_api_keys WHERE prefix IN (?, ?)", args)
+        found = key_matches([r[0] for r in rows], key)
+        if found is None:
+            raise KeyRefusedError("X-API-Key is not a valid key")
+        _, role_name, key_league, expires_at, revoked_at, *rest = rows[found]
+        if revoked_at is not None:
+            raise KeyRefusedError(f"X-API-Key {key[:PREFIX_LENGTH]}... was revoked")
+        if expires_at is not None and as_time(expires_at) <= datetime.now(UTC):
+            raise KeyRefusedError(
+                f"X-API-Key {key[:PREFIX_LENGTH]}... expired at {as_time(expires_at).isoformat()}"
+            )
+        role = KeyRole(role_name)
+        if league is None:
+            if role is not KeyRole.ADMIN:
+                raise KeyRefusedError("this needs an admin key")
+            return role
+        target = rest[0] if rest else None
+        if target is None:
+            raise NotFoundError(f"league {league!r} does not exist")
+        if role is not KeyRole.ADMIN and key_league != target:
+            raise KeyRefusedError(f"X-API-Key is not a write key of league {league!r}")
+        return role
+
+    def check(self, league: str, key: str | None) -> bool:
+        """Whether ``key`` may write to ``league`` (:class:`NotFoundError` if no such league)."""
+        try:
+            self.authorize(key, league)
+        except (MissingKeyError, KeyRefusedError):
+            self._leagues.get(league)
+            return False
+        return True

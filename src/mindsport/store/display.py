@@ -6,7 +6,7 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text
 
-from mindsport.store.store import LeaderboardPage
+from mindsport.store.values import LeaderboardPage
 
 __all__ = ["board_table", "role_lines"]
 

@@ -16,15 +16,17 @@ league's whole match log at once (:meth:`LeagueModel.history`).
 
 from __future__ import annotations
 
+import json
 import math
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from mindsport.errors import MindsportError
-from mindsport.rating.registry import Display, Estimate, ModelSpec
+from mindsport.rating.registry import Display, Estimate, ModelSpec, UnknownModelError
 
-__all__ = ["LeagueModel", "PlayerState", "VirtualPlayers"]
+__all__ = ["LeagueModel", "LeagueModels", "PlayerState", "VirtualPlayers"]
 
 #: a virtual player's stored state: (mu, sigma)
 VirtualState = tuple[float, float]
@@ -207,3 +209,29 @@ class LeagueModel:
         if fn is None:
             return None
         return fn([tuple(self.to_rating(s) for s in team) for team in teams])
+
+
+class LeagueModels:
+    """The rating models leagues may use (``specs``, by name) and the model object of each
+    league setting asked for, built once (thread-safe)."""
+
+    def __init__(self, specs: Mapping[str, ModelSpec]) -> None:
+        self.specs: Mapping[str, ModelSpec] = dict(specs)
+        self._cache: dict[str, LeagueModel] = {}
+        self._lock = threading.Lock()
+
+    def model_for(self, model: str, params: Mapping[str, Any]) -> LeagueModel:
+        """The (cached) model object of a league's settings; an unknown model name raises
+        :class:`~mindsport.rating.registry.UnknownModelError`, bad settings the model's error."""
+        key = json.dumps([model, dict(params)], sort_keys=True)
+        with self._lock:
+            cached = self._cache.get(key)
+        if cached is None:
+            spec = self.specs.get(model) if isinstance(model, str) else None
+            if spec is None:
+                known = ", ".join(self.specs)
+                raise UnknownModelError(f"unknown model {model!r} (known: {known})")
+            cached = LeagueModel(spec, params)
+            with self._lock:
+                self._cache[key] = cached
+        return cached

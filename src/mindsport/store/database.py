@@ -1,0 +1,326 @@
+"""The store's database: its URL, engines and connections, transactions, and the errors of a
+database that cannot be used.
+
+* URLs: a plain path is a SQLite file, ``postgresql://`` uses psycopg 3 (:func:`resolve_url`);
+  messages name the database with its password hidden.
+* SQLite: write transactions start with ``BEGIN IMMEDIATE`` (the write lock taken up front), WAL
+  journaling with a busy timeout; the writes go through one connection of their own with a
+  large page cache, which stays warm from one transaction to the next, queued by a FIFO lock
+  (:class:`FifoLock`) that serves writer threads in arrival order; the WAL is checkpointed by a
+  background thread (:mod:`mindsport.store.checkpoint`), not by the committing writer.
+* ``synchronous=NORMAL`` is used with WAL: a committed transaction survives the process being
+  killed (it is in the WAL file); only an operating-system crash or power loss can lose the
+  last commits. Set ``MINDSPORT_SQLITE_SYNCHRONOUS=FULL`` for that too.
+* PostgreSQL: a pool of connections; writers to one league are serialised by the league's lock
+  (:mod:`mindsport.store.league_lock`), not here.
+* The hot path's reads (the key check) go straight through the driver on a connection of the
+  calling thread (:meth:`Database.fetch`); statements are written once with ``?`` placeholders
+  and ``JSON(?)`` for JSON given as text, and translated per driver (:meth:`Database.sql`).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from typing import Any
+
+from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
+
+from mindsport.errors import DatabaseError
+from mindsport.store.checkpoint import Checkpointer
+from mindsport.store.values import StoreError
+
+__all__ = [
+    "DEFAULT_DATABASE_URL",
+    "SQLITE_CHECKPOINT_PAGES",
+    "SQLITE_WRITER_CACHE_MIB",
+    "Database",
+    "FifoLock",
+    "chunks",
+    "cursor",
+    "make_engine",
+    "require_existing",
+    "resolve_url",
+    "shown_url",
+    "unusable",
+]
+
+DEFAULT_DATABASE_URL = "sqlite:///./mindsport.db"
+#: ids per statement of the reads that look up a list of ids (``IN (...)``)
+_CHUNK = 500
+#: SQLite pages (4 KiB) of write-ahead log past which it is checkpointed while writers wait
+#: (see :mod:`mindsport.store.checkpoint`; below it checkpoints run beside the writers)
+SQLITE_CHECKPOINT_PAGES = 16_384
+#: page cache of the SQLite connection that writes, in MiB (SQLite's default is 2: a batch of
+#: 1,000 matches among 500 players changes about 1,000 pages, its players' index pages among them)
+SQLITE_WRITER_CACHE_MIB = 64
+#: key of the after-commit callbacks in a write connection's ``info``
+_AFTER_COMMIT = "mindsport_after_commit"
+
+
+def resolve_url(url: str | None = None) -> str:
+    """The database URL to use: ``url``, else ``$MINDSPORT_DATABASE_URL``, else ``./mindsport.db``.
+
+    A plain path becomes a SQLite URL; ``postgresql://`` without a driver uses psycopg 3.
+
+    >>> resolve_url("data/x.db")
+    'sqlite:///data/x.db'
+    >>> resolve_url("postgres://u@h/db")
+    'postgresql+psycopg://u@h/db'
+    """
+    if url is None:
+        url = os.environ.get("MINDSPORT_DATABASE_URL") or DEFAULT_DATABASE_URL
+    if "://" not in url:
+        return f"sqlite:///{url}"
+    for prefix in ("postgres://", "postgresql://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    return url
+
+
+def shown_url(url: str) -> str:
+    """The database as named in messages: the SQLite file, or the URL without its password."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return repr(url)
+    if parsed.get_backend_name() == "sqlite":
+        return repr(parsed.database or url)
+    return repr(parsed.render_as_string(hide_password=True))
+
+
+def require_existing(url: str, shown: str) -> None:
+    """Refuse a SQLite file that does not exist (a reading command must not create one)."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError as exc:
+        raise unusable(shown, exc) from None
+    file = parsed.database if parsed.get_backend_name() == "sqlite" else None
+    if file not in (None, "", ":memory:") and not os.path.exists(str(file)):
+        raise DatabaseError(
+            f"database {shown} does not exist; pass --db (or set MINDSPORT_DATABASE_URL) "
+            "to use another, or create it by adding matches: mindsport rate FILE"
+        )
+
+
+def unusable(shown: str, exc: Exception) -> DatabaseError:
+    """``exc`` (raised while opening the database) as a one-line :class:`DatabaseError`."""
+    if isinstance(exc, ImportError):
+        return DatabaseError(
+            f"database {shown}: its driver is not installed ({exc}); for PostgreSQL: "
+            "pip install 'mindsport[postgres]'"
+        )
+    if isinstance(exc, ArgumentError):
+        return DatabaseError(
+            f"database {shown}: not a database URL ({exc}); give a SQLite file or "
+            "postgresql://user:password@host:port/name"
+        )
+    orig = getattr(exc, "orig", None) or exc
+    reason = " ".join(str(orig).split()) or type(orig).__name__
+    text = reason.lower()
+    if "not a database" in text or "file is encrypted" in text:
+        fix = "it is not a SQLite database file; check --db"
+    elif "unable to open" in text or "readonly" in text or "read-only" in text:
+        fix = "check that the path and its folder exist and are writable"
+    elif "password" in text or "authentication" in text or "role" in text:
+        fix = "check the user name and password in the URL"
+    elif "does not exist" in text:
+        fix = "create the database first (createdb) or check its name"
+    else:
+        fix = "check the URL and that the server is running and reachable"
+    return DatabaseError(f"database {shown}: cannot be used: {reason} ({fix})")
+
+
+def make_engine(url: str, *, writer: bool = False) -> Engine:
+    """An engine on ``url``; SQLite ``writer``: a pool of one connection with a page cache
+    of :data:`SQLITE_WRITER_CACHE_MIB`."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite":
+        return create_engine(url, pool_size=20, max_overflow=20, pool_recycle=1800)
+    if parsed.database in (None, "", ":memory:"):
+        raise StoreError(f"database {url!r}: use a SQLite file, not an in-memory database")
+    directory = os.path.dirname(os.path.abspath(parsed.database))
+    if not os.path.isdir(directory):
+        raise StoreError(
+            f"database {parsed.database!r}: folder {directory!r} does not exist (create it first)"
+        )
+    engine = create_engine(
+        url,
+        pool_size=1 if writer else 8,
+        max_overflow=0 if writer else 32,
+        connect_args={"timeout": 60.0},
+    )
+    sync = os.environ.get("MINDSPORT_SQLITE_SYNCHRONOUS", "NORMAL").upper()
+    if sync not in ("OFF", "NORMAL", "FULL", "EXTRA"):
+        raise StoreError(f"MINDSPORT_SQLITE_SYNCHRONOUS={sync!r}: use NORMAL or FULL")
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+        dbapi_conn.isolation_level = None  # we issue BEGIN ourselves (see _on_begin)
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA journal_mode=WAL")
+        cur.execute("PRAGMA busy_timeout=60000")
+        cur.execute(f"PRAGMA synchronous={sync}")
+        cur.execute("PRAGMA foreign_keys=ON")
+        # the writer leaves checkpoints to the store's checkpoint thread
+        cur.execute(f"PRAGMA wal_autocheckpoint={0 if writer else SQLITE_CHECKPOINT_PAGES}")
+        # after a checkpoint the log is cut back to this size (it is reused, not regrown)
+        cur.execute(f"PRAGMA journal_size_limit={SQLITE_CHECKPOINT_PAGES * 4096}")
+        if writer:
+            cur.execute(f"PRAGMA cache_size=-{SQLITE_WRITER_CACHE_MIB * 1024}")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        write = conn.get_execution_options().get("mindsport_write", False)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+    return engine
+
+
+class FifoLock:
+    """A lock granted in arrival order (``threading.Lock`` lets late threads barge in)."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._next = 0
+        self._serving = 0
+
+    def __enter__(self) -> None:
+        with self._cond:
+            ticket = self._next
+            self._next += 1
+            while ticket != self._serving:
+                self._cond.wait()
+
+    def __exit__(self, *exc: object) -> None:
+        with self._cond:
+            self._serving += 1
+            self._cond.notify_all()
+
+
+def cursor(conn: Connection) -> Any:
+    """A driver cursor inside ``conn``'s transaction (for the hot path's statements)."""
+    return conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+
+
+def chunks(items: Sequence[Any], n: int = _CHUNK) -> Iterator[Sequence[Any]]:
+    """``items`` in slices of at most ``n`` (the lists of ids one statement looks up)."""
+    for i in range(0, len(items), n):
+        yield items[i : i + n]
+
+
+class Database:
+    """The engines on ``url`` (raises :class:`sqlalchemy.exc.ArgumentError` or
+    :class:`ImportError` for a URL it cannot use; see :func:`unusable`), the SQLite writer
+    connection and its lock and checkpoint thread, and the transactions of the store."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.engine = make_engine(url)
+        self.is_sqlite = self.engine.dialect.name == "sqlite"
+        # SQLite: the writes go through one connection of their own, so its page cache stays
+        # warm from one transaction to the next (a connection that another one wrote after
+        # drops its whole cache when its next transaction starts)
+        self.writer_engine = make_engine(url, writer=True) if self.is_sqlite else self.engine
+        self.writer_lock: AbstractContextManager[Any] = (
+            FifoLock() if self.is_sqlite else nullcontext()
+        )
+        self._checkpointer = (
+            Checkpointer(
+                self.engine.raw_connection,
+                os.path.abspath(f"{self.engine.url.database}-wal"),
+                self.writer_lock,
+                SQLITE_CHECKPOINT_PAGES * 4096,
+            )
+            if self.is_sqlite
+            else None
+        )
+        self._sql_cache: dict[str, str] = {}
+        self._local = threading.local()
+        self._readers: list[Any] = []  # the connections of fetch, one per thread
+        self._readers_lock = threading.Lock()
+
+    @contextmanager
+    def write(self) -> Iterator[Connection]:
+        """A write transaction; what :meth:`after_commit` registers runs once it committed."""
+        with self.writer_lock, self.writer_engine.connect() as conn:
+            conn.execution_options(mindsport_write=True)
+            after: list[Callable[[], None]] = []
+            conn.info[_AFTER_COMMIT] = after
+            try:
+                with conn.begin():
+                    yield conn
+            finally:
+                conn.info.pop(_AFTER_COMMIT, None)
+            if self._checkpointer is not None:
+                self._checkpointer.committed()
+            for fn in after:
+                fn()
+
+    @staticmethod
+    def after_commit(conn: Connection, fn: Callable[[], None]) -> None:
+        """Run ``fn`` once the write transaction of ``conn`` has committed (never on rollback)."""
+        conn.info[_AFTER_COMMIT].append(fn)
+
+    @contextmanager
+    def read(self) -> Iterator[Connection]:
+        """A read transaction."""
+        with self.engine.connect() as conn, conn.begin():
+            yield conn
+
+    def fetch(self, sql: str, args: Sequence[Any]) -> list[Any]:
+        """The rows of one read statement (``?`` placeholders), straight through the driver on a
+        connection of the calling thread in autocommit mode: the hot path's reads (the key
+        check) skip the SQL toolkit's per-statement work and the pool. A connection that fails
+        (the server restarted) is replaced once."""
+        for attempt in (0, 1):
+            raw = getattr(self._local, "raw", None)
+            if raw is None:
+                raw = self.engine.raw_connection()
+                if not self.is_sqlite:
+                    raw.driver_connection.autocommit = True  # type: ignore[union-attr]
+                self._local.raw = raw
+                with self._readers_lock:
+                    self._readers.append(raw)
+            try:
+                cur = raw.cursor()
+                cur.execute(self.sql(sql), tuple(args))
+                rows = list(cur.fetchall())
+                cur.close()
+                return rows
+            except self.engine.dialect.loaded_dbapi.OperationalError:
+                self._local.raw = None
+                with self._readers_lock:
+                    self._readers.remove(raw)
+                raw.invalidate()
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def sql(self, text: str) -> str:
+        """Driver SQL from ``text`` written with ``?`` placeholders and ``JSON(?)`` for a JSON
+        value given as text (SQLite stores the text; PostgreSQL casts it)."""
+        got = self._sql_cache.get(text)
+        if got is None:
+            if self.is_sqlite:
+                got = text.replace("JSON(?)", "?")
+            else:
+                got = text.replace("JSON(?)", "CAST(%s AS JSON)").replace("?", "%s")
+            self._sql_cache[text] = got
+        return got
+
+    def close(self) -> None:
+        """Stop the checkpoint thread and release the connections."""
+        if self._checkpointer is not None:
+            self._checkpointer.close()
+        with self._readers_lock:
+            readers, self._readers = self._readers, []
+        for raw in readers:
+            raw.invalidate()  # closed, not returned to the pool
+        self.engine.dispose()
+        self.writer_engine.dispose()

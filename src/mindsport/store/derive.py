@@ -1,0 +1,436 @@
+"""Deriving ratings from the match log: rating new matches, writing the rating history and the
+current ratings, the virtual players of a model that rates them, replaying the log after a late
+match, and rebuilding a league's ratings (on demand or after a change of its settings).
+
+Current ratings (``ms_ratings``) and the rating history (``ms_rating_history``) are a pure
+function of the log: the league's model replayed over its matches ordered by ``(time, seq)``.
+A match that arrives late (its time earlier than the league's latest) is handled by replay: the
+derived rows of the matches that depend on it are deleted and those matches re-rated from the
+ratings every player had just before (read back from the history). A match no recorded match
+depends on is simply rated from the current ratings (:meth:`Deriver.append`).
+
+A model whose replayer rates virtual players
+(:class:`~mindsport.store.league_model.VirtualPlayers`: ``cardplay``'s role advantages and
+duplicate deal sides) has their states kept per league in ``ms_virtual_ratings``, loaded before
+new matches are rated and written in the same transaction; a late match in such a league
+replays the whole log (every later game of the same role depends on it). A whole-history league
+derives its rows from the whole log at once (:mod:`mindsport.store.whole_history`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from sqlalchemy import Connection, and_, select, true, update
+
+from mindsport.errors import MindsportError
+from mindsport.rating.batch import DAY, PlayerIndex, encode_columns
+from mindsport.store.bulk import copy_rows, insert_many
+from mindsport.store.codec import canonical_json, from_json_text
+from mindsport.store.database import Database, chunks, cursor
+from mindsport.store.league_lock import LeagueLock, Player
+from mindsport.store.league_model import LeagueModel, LeagueModels, PlayerState
+from mindsport.store.match_log import FROM_POSITION, clear_derived, read_log
+from mindsport.store.schema import leagues, rating_history, ratings, virtual_ratings
+from mindsport.store.values import League, StoreError
+from mindsport.store.whole_history import WholeHistory
+
+__all__ = ["Deriver", "rate_all"]
+
+#: matches rated per block when a league replays its log
+_REPLAY_CHUNK = 20_000
+#: PostgreSQL: matches rated per block when new matches are appended, each block's history
+#: rows streamed to the server while the next is rated
+_STREAM_BLOCK = 250
+
+_HISTORY_INSERT = (
+    "INSERT INTO ms_rating_history (league_id, player, seq, time_value, mu, sigma, extra, games)",
+    "(?, ?, ?, ?, ?, ?, JSON(?), ?)",
+)
+#: a player's history rows from a position on (:data:`FROM_POSITION`), by the history's key
+_HISTORY_DELETE_FROM = "DELETE FROM ms_rating_history WHERE league_id = ? AND player = ?" + (
+    FROM_POSITION
+)
+
+#: a virtual player's stored state: (mu, sigma), by its key
+_Virtual = dict[tuple[str, ...], tuple[float, float]]
+
+
+def _occurrence(codes: Any) -> Any:
+    """For each entry of the integer array ``codes``, how many equal entries come before it."""
+    order = np.argsort(codes, kind="stable")
+    ranked = codes[order]
+    starts = np.flatnonzero(np.r_[True, ranked[1:] != ranked[:-1]])
+    within = np.arange(len(codes)) - np.repeat(starts, np.diff(np.r_[starts, len(codes)]))
+    out = np.empty(len(codes), dtype=np.int64)
+    out[order] = within
+    return out
+
+
+def rate_all(
+    lid: int,
+    model: LeagueModel,
+    rows: Iterable[Any],
+    players: dict[str, Player],
+    progress: Callable[[int, int], None] | None = None,
+    virtual: _Virtual | None = None,
+    emit: Callable[[Sequence[tuple[Any, ...]]], None] | None = None,
+    block_size: int = _REPLAY_CHUNK,
+) -> tuple[list[tuple[Any, ...]], set[str]]:
+    """Replay ``rows`` (in order) on ``players`` through the model's replayer (the replay
+    engine's); returns the history rows (the columns of :data:`_HISTORY_INSERT`, league
+    ``lid``) and the touched players, whose entries of ``players`` it updates. A model that
+    rates virtual players (:class:`~mindsport.store.league_model.VirtualPlayers`) starts from
+    ``virtual`` (their states, updated in place). A match the model refuses raises
+    :class:`StoreError` naming it. ``emit``, if given, receives each block's history rows as
+    soon as they are made (``block_size`` matches a block)."""
+    rows = list(rows)
+    replayer = model.replayer()
+    if model.virtual:
+        replayer.load_virtual(virtual or {})
+    index = PlayerIndex()
+    games_before: list[int] = []  # by player code: games recorded before these rows
+    for p in dict.fromkeys(p for r in rows for t in r["teams"] for p in t):
+        code = index.get(p)
+        known = players.get(p)
+        games_before.append(0 if known is None else known.games)
+        if known is not None:
+            replayer.set_state(code, model.row(known.state))
+    games_so_far = np.array(games_before, dtype=np.int64)
+    history: list[tuple[Any, ...]] = []
+    last: dict[str, int] = {}  # player -> his last history row
+    width = len(model.stored)
+    plain = not model.extra_cols  # mu and sigma only: no JSON extra
+    sigma_col = model.sigma_col  # post columns are the stored fields, a prefix of the fields
+    for start in range(0, len(rows), block_size):
+        chunk = rows[start : start + block_size]
+        tvs = [float(r["time_value"]) for r in chunk]
+        times = np.array(
+            [tv / DAY if r.get("time_iso") else tv for r, tv in zip(chunk, tvs, strict=True)],
+            dtype=np.float64,
+        )
+        block = encode_columns(
+            [r["teams"] for r in chunk],
+            [r["ranks"] for r in chunk],
+            [r["weights"] for r in chunk],
+            times,
+            index,
+        )
+        if model.virtual:
+            block = replayer.extend(
+                block,
+                [(len(r["teams"]), r["roles"], r["deal"], r["luck"], r["scores"]) for r in chunk],
+            )
+        try:
+            fed = replayer.feed(block, predict=False, keep=True)
+        except MindsportError as exc:
+            at = getattr(exc, "match_index", None)
+            if at is None:
+                raise
+            mid = chunk[int(at)]["match_id"]
+            raise StoreError(f"match {mid!r}: model rejected it: {exc}") from exc
+        # one history row per slot (a player in a match), built column by column
+        codes = block.players
+        n_slots = np.diff(block.player_ptr[block.team_ptr])
+        match_of = np.repeat(np.arange(len(chunk)), n_slots)
+        games = _occurrence(codes) + games_so_far[codes] + 1
+        games_so_far += np.bincount(codes, minlength=len(games_so_far))
+        ids = index.ids
+        names = [ids[c] for c in codes.tolist()]
+        post = fed.post[: len(names), :width]  # the players' slots come first
+        mus = post[:, 0].tolist()
+        if plain:
+            sigmas = [0.0] * len(names) if sigma_col is None else post[:, sigma_col].tolist()
+            extras = ["null"] * len(names)
+        else:
+            states = [model.state(r) for r in post.tolist()]
+            mus = [st.mu for st in states]
+            sigmas = [st.sigma for st in states]
+            extras = ["null" if st.extra is None else json.dumps(st.extra) for st in states]
+        first = len(history)
+        history.extend(
+            zip(
+                [lid] * len(names),
+                names,
+                np.array([int(r["seq"]) for r in chunk])[match_of].tolist(),
+                np.array(tvs)[match_of].tolist(),
+                mus,
+                sigmas,
+                extras,
+                games.tolist(),
+                strict=True,
+            )
+        )
+        last.update(zip(names, range(first, len(history)), strict=True))
+        if emit is not None:
+            emit(history[first:])
+        if progress is not None:
+            progress(min(start + block_size, len(rows)), len(rows))
+    for p, at in last.items():
+        h = history[at]
+        extra = from_json_text(h[6])
+        players[p] = Player(PlayerState(h[4], h[5], extra), h[7], h[3])
+    if model.virtual and virtual is not None:
+        virtual.update(replayer.virtual_states())
+    return history, set(last)
+
+
+def _latest_history(lid: int, names: Sequence[str], lateral: bool) -> Any:
+    """The latest history row of each of the players ``names`` of league ``lid`` (none for a
+    player without one): for each player one backward step of the key on (league, player,
+    time, seq), found from his row of the ratings table (every player with history has one),
+    not a pass over all his rows.
+
+    ``lateral`` (PostgreSQL): the step is a ``LATERAL`` subquery, which the planner must run
+    once per player; given the step as a join condition, it may hash the league's whole history
+    instead. SQLite has no ``LATERAL``, and looks each row up by its key from the two steps
+    that find its time and ``seq``."""
+    h, r = rating_history.c, ratings.c
+    later = rating_history.alias("later")
+    mine = (later.c.league_id == r.league_id, later.c.player == r.player)
+    newest = (later.c.time_value.desc(), later.c.seq.desc())
+    if lateral:
+        row = (
+            select(later.c.mu, later.c.sigma, later.c.extra, later.c.games, later.c.time_value)
+            .where(*mine)
+            .order_by(*newest)
+            .limit(1)
+            .lateral("latest")
+        )
+        return (
+            select(r.player, row.c.mu, row.c.sigma, row.c.extra, row.c.games, row.c.time_value)
+            .select_from(ratings.join(row, true()))
+            .where(r.league_id == lid, r.player.in_(names))
+        )
+
+    def last(column: str) -> Any:
+        return select(later.c[column]).where(*mine).order_by(*newest).limit(1).scalar_subquery()
+
+    on = and_(
+        h.league_id == r.league_id,
+        h.player == r.player,
+        h.time_value == last("time_value"),
+        h.seq == last("seq"),
+    )
+    return (
+        select(h.player, h.mu, h.sigma, h.extra, h.games, h.time_value)
+        .select_from(ratings.join(rating_history, on))
+        .where(r.league_id == lid, r.player.in_(names))
+    )
+
+
+class Deriver:
+    """Derives the ratings of the leagues of ``db`` (models built by ``models``, leagues
+    locked by ``lock``; whole-history leagues by ``smoother``)."""
+
+    def __init__(
+        self, db: Database, models: LeagueModels, lock: LeagueLock, smoother: WholeHistory
+    ) -> None:
+        self._db = db
+        self._models = models
+        self._lock = lock
+        self._smoother = smoother
+
+    def _virtual(self, conn: Connection, lid: int, rows: list[dict[str, Any]]) -> _Virtual:
+        """The stored virtual players ``rows`` may meet: every role, and the sides of their
+        deals."""
+        v = virtual_ratings.c
+        deals = sorted({r["deal"] for r in rows if r["deal"] is not None})
+        q = select(v.key, v.mu, v.sigma).where(v.league_id == lid)
+        found = list(conn.execute(q.where(v.kind == "role")))
+        for chunk in chunks(deals):
+            found.extend(conn.execute(q.where(v.kind == "deal", v.deal.in_(chunk))))
+        return {tuple(json.loads(r.key)): (float(r.mu), float(r.sigma)) for r in found}
+
+    def _write_virtual(
+        self, conn: Connection, lid: int, states: Mapping[tuple[str, ...], tuple[float, float]]
+    ) -> None:
+        """Insert or update the league's virtual players ``states``."""
+        insert_many(
+            self._db,
+            cursor(conn),
+            "INSERT INTO ms_virtual_ratings (league_id, key, kind, name, deal, mu, sigma)",
+            "(?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    lid,
+                    canonical_json(list(key)),
+                    key[0],
+                    "/".join(key[1:]),
+                    key[1] if key[0] == "deal" else None,
+                    mu,
+                    sigma,
+                )
+                for key, (mu, sigma) in sorted(states.items())
+            ],
+            " ON CONFLICT (league_id, key) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma",
+        )
+
+    def _write_derived(
+        self,
+        conn: Connection,
+        lid: int,
+        model: LeagueModel,
+        history: list[tuple[Any, ...]],
+        players: dict[str, Player],
+        touched: set[str],
+    ) -> None:
+        # driver-level statements: the SQL toolkit's per-row parameter work cost more than
+        # the database's own
+        cur = cursor(conn)
+        insert_many(self._db, cur, *_HISTORY_INSERT, history)
+        insert_many(
+            self._db,
+            cur,
+            "INSERT INTO ms_ratings (league_id, player, mu, sigma, extra, exposed, games, "
+            "last_time)",
+            "(?, ?, ?, ?, JSON(?), ?, ?, ?)",
+            [
+                (
+                    lid,
+                    p,
+                    players[p].state.mu,
+                    players[p].state.sigma,
+                    "null"
+                    if players[p].state.extra is None
+                    else json.dumps(players[p].state.extra),
+                    model.exposed(players[p].state),
+                    players[p].games,
+                    players[p].last_time,
+                )
+                for p in sorted(touched)
+            ],
+            " ON CONFLICT (league_id, player) DO UPDATE SET mu = excluded.mu, "
+            "sigma = excluded.sigma, extra = excluded.extra, exposed = excluded.exposed, "
+            "games = excluded.games, last_time = excluded.last_time",
+        )
+
+    def append(
+        self,
+        conn: Connection,
+        lid: int,
+        model: LeagueModel,
+        new: list[dict[str, Any]],
+        progress: Callable[[int, int], None] | None,
+        players: dict[str, Player],
+    ) -> Callable[[], None]:
+        """Rate matches that no recorded match depends on (they come after every recorded match
+        of their players) from ``players``, the current ratings of their players (updated in
+        place); returns the write of their derived rows."""
+        new = sorted(new, key=lambda r: (r["time_value"], r["seq"]))
+        virtual = self._virtual(conn, lid, new) if model.virtual else None
+        if self._db.is_sqlite or model.virtual:
+            history, touched = rate_all(lid, model, new, players, progress, virtual)
+        else:
+            # PostgreSQL: the history rows of a block of matches are streamed to the server,
+            # which stores them while the next block is rated
+            with copy_rows(cursor(conn), _HISTORY_INSERT[0]) as send:
+                history, touched = rate_all(
+                    lid, model, new, players, progress, None, emit=send, block_size=_STREAM_BLOCK
+                )
+            history = []  # written
+
+        def write() -> None:
+            self._write_derived(conn, lid, model, history, players, touched)
+            if virtual is not None:
+                self._write_virtual(conn, lid, virtual)
+
+        return write
+
+    def replay(
+        self,
+        conn: Connection,
+        lid: int,
+        model: LeagueModel,
+        pos: tuple[float, int] | None,
+        progress: Callable[[int, int], None] | None = None,
+        new_seqs: set[int] | None = None,
+    ) -> int:
+        """Rebuild the derived rows from position ``pos`` = (time, seq) on (None: everything).
+
+        With ``new_seqs`` (the matches just inserted, the earliest at ``pos``) only the matches
+        of the suffix that depend on them are re-rated: a match is affected when it is new or
+        one of its players took part in an affected match before it. Any other match of the
+        suffix has the same inputs as before, so its derived rows stand. Every match of an
+        affected player after his first affected match is affected too, so that player's
+        latest remaining history row (after deleting the affected ones) is his rating just
+        before his first affected match: the replay starts from there.
+
+        A model that rates virtual players (a role sits in every game of its role) is replayed
+        from the start: their states at ``pos`` are not kept.
+
+        A whole-history model rebuilds its graph from the whole log
+        (:meth:`WholeHistory.smooth <mindsport.store.whole_history.WholeHistory.smooth>`).
+
+        Returns the number of matches re-rated.
+        """
+        if model.smoothed:
+            return self._smoother.smooth(conn, lid, model, None, progress)
+        if model.virtual:
+            pos, new_seqs = None, None
+        if pos is None:
+            clear_derived(conn, lid)
+        rows = read_log(self._db, conn, lid, pos)
+        players: dict[str, Player] = {}
+        if pos is not None:
+            first: dict[str, tuple[float, int]] = {}  # affected player -> his first affected match
+            affected = []
+            for r in rows:
+                names_r = [p for t in r["teams"] for p in t]
+                if new_seqs is None or r["seq"] in new_seqs or any(p in first for p in names_r):
+                    affected.append(r)
+                    for p in names_r:
+                        first.setdefault(p, (r["time_value"], r["seq"]))
+            rows = affected
+            # an affected player's history rows from his first affected match on are exactly
+            # those of affected matches: one range of the history's key per player
+            cursor(conn).executemany(
+                self._db.sql(_HISTORY_DELETE_FROM),
+                [(lid, p, t, t, s) for p, (t, s) in first.items()],
+            )
+            names = sorted(first)
+            for chunk in chunks(names):
+                for lr in conn.execute(_latest_history(lid, chunk, not self._db.is_sqlite)):
+                    players[lr.player] = Player(
+                        PlayerState(lr.mu, lr.sigma, lr.extra), lr.games, lr.time_value
+                    )
+        virtual: _Virtual | None = {} if model.virtual else None
+        history, touched = rate_all(lid, model, rows, players, progress, virtual)
+        self._write_derived(conn, lid, model, history, players, touched)
+        if virtual is not None:
+            self._write_virtual(conn, lid, virtual)
+        return len(rows)
+
+    def update_league(
+        self, name: str, model: str | None, params: Mapping[str, Any] | None
+    ) -> League:
+        """Change league ``name``'s model or parameters (``None``: kept) and rebuild its
+        ratings, in one transaction."""
+        with self._db.write() as conn:
+            row = self._lock.lock_league(conn, name)
+            new_model = row.model if model is None else model
+            new_params = dict(row.params) if params is None else dict(params)
+            lm = self._models.model_for(new_model, new_params)
+            conn.execute(
+                update(leagues)
+                .where(leagues.c.id == row.id)
+                .values(model=new_model, params=new_params)
+            )
+            self.replay(conn, row.id, lm, None)
+            return League(name, new_model, new_params, row.last_seq)
+
+    def recompute(
+        self, names: Sequence[str], progress: Callable[[int, int], None] | None = None
+    ) -> dict[str, int]:
+        """Rebuild the ratings and history of the leagues ``names`` from their match logs, each
+        in its own transaction; returns the number of matches replayed per league."""
+        done: dict[str, int] = {}
+        for name in names:
+            with self._db.write() as conn:
+                row = self._lock.lock_league(conn, name)
+                lm = self._models.model_for(row.model, row.params)
+                done[name] = self.replay(conn, row.id, lm, None, progress)
+        return done

@@ -1,0 +1,299 @@
+"""The rating store: :class:`Store`, one object over the modules that each hold one part of it.
+
+Matches are only ever appended to a league's log (``ms_matches``); current ratings, the rating
+history, virtual players and skill curves are derived from it in the same transaction
+(:mod:`~mindsport.store.derive`, :mod:`~mindsport.store.whole_history`). Every write is one
+transaction; writers to one league are serialised (:mod:`~mindsport.store.league_lock`), so
+concurrent clients end with the ratings of a sequential replay of the committed order, and
+concurrent posts are committed together (:mod:`~mindsport.store.commit`,
+:mod:`~mindsport.store.ingest`). Re-posting an identical match is ignored, a conflicting one
+refused (:mod:`~mindsport.store.codec`'s digest).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import Future
+from contextlib import AbstractContextManager
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection
+from sqlalchemy.exc import ArgumentError, DBAPIError
+
+from mindsport.errors import DatabaseError
+from mindsport.match import Match
+from mindsport.rating.registry import MODELS, ModelSpec
+from mindsport.store.codec import PreparedMatches
+from mindsport.store.commit import Reservation, WorkItem
+from mindsport.store.database import Database, require_existing, resolve_url, shown_url, unusable
+from mindsport.store.derive import Deriver
+from mindsport.store.ingest import Ingest
+from mindsport.store.keys import ApiKey, KeyRole, Keys
+from mindsport.store.league_lock import LeagueLock
+from mindsport.store.league_model import LeagueModel, LeagueModels, PlayerState
+from mindsport.store.leagues import Leagues
+from mindsport.store.migrations import open_tables
+from mindsport.store.queries import Queries
+from mindsport.store.values import IngestResult, LeaderboardPage, League, PlayerRecord
+from mindsport.store.whole_history import WholeHistory
+
+__all__ = ["Store"]
+
+
+class Store:
+    """Leagues, their match logs and derived ratings in one SQL database.
+
+    ``url``: a SQLAlchemy URL or a file path (default: ``$MINDSPORT_DATABASE_URL`` or
+    ``./mindsport.db``). Tables are created when missing; with ``create=False`` (what reading
+    commands use) nothing is created: the database must exist and hold mindsport's tables. A
+    database that cannot be used (unreachable, login refused, not a database, a missing SQLite
+    file with ``create=False``) raises :class:`~mindsport.errors.DatabaseError` naming it (the
+    password hidden) and the fix. ``models``: the rating models leagues
+    may use, by name (default: every model of :data:`mindsport.rating.registry.MODELS`, the
+    whole-history ones included). Use as a context manager or call :meth:`close`.
+
+    Ratings are derived by the model's replayer (:mod:`mindsport.rating.replayers`, the engine
+    :func:`mindsport.history.replay` runs): every registered model with every setting, e.g.
+    TrueSkill's drift and sigma floor (elapsed time from the match times: days for ``datetime``
+    times, the number itself otherwise) or Glicko-2's rating periods.
+    """
+
+    def __init__(
+        self,
+        url: str | None = None,
+        *,
+        models: Mapping[str, ModelSpec] | None = None,
+        create_tables: bool = True,
+        create: bool = True,
+    ) -> None:
+        self.url = resolve_url(url)
+        shown = shown_url(self.url)
+        if not create:
+            require_existing(self.url, shown)
+        self._models = LeagueModels(MODELS if models is None else models)
+        try:
+            self._db = Database(self.url)
+        except (ArgumentError, ImportError) as exc:
+            raise unusable(shown, exc) from None
+        self.engine = self._db.engine
+        self.is_sqlite = self._db.is_sqlite
+        lock = LeagueLock(self._db)
+        smoother = WholeHistory(self._db)
+        self._deriver = Deriver(self._db, self._models, lock, smoother)
+        self._leagues = Leagues(self._db, self._models)
+        self._keys = Keys(self._db, self._leagues)
+        self._queries = Queries(self._db, self._leagues, self._models)
+        self._ingest = Ingest(self._db, self._leagues, self._models, lock, self._deriver, smoother)
+        self._committer = self._ingest.committer
+        try:
+            open_tables(self._db, shown, create=create, create_tables=create_tables)
+        except DBAPIError as exc:
+            self.close()
+            raise unusable(shown, exc) from None
+        except DatabaseError:
+            self.close()
+            raise
+
+    # -- database and transactions -------------------------------------------------------------
+    def transaction(self) -> AbstractContextManager[Connection]:
+        """One write transaction on the store's database, queued with the store's own writers
+        (for the tables other parts of the package keep in it, such as events)."""
+        return self._db.write()
+
+    def snapshot(self) -> AbstractContextManager[Connection]:
+        """One read transaction on the store's database."""
+        return self._db.read()
+
+    def close(self) -> None:
+        """Finish queued writes and release the connection pool."""
+        self._ingest.close()
+        self._db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- leagues (mindsport.store.leagues; settings changed: mindsport.store.derive) -----------
+    def model_for(self, model: str, params: Mapping[str, Any]) -> LeagueModel:
+        """The (cached) model object of a league's settings."""
+        return self._models.model_for(model, params)
+
+    def create_league(
+        self, name: str, model: str = "trueskill", params: Mapping[str, Any] | None = None
+    ) -> League:
+        """Create a league; its settings are checked by building the model first."""
+        return self._leagues.create(name, model, params)
+
+    def ensure_league(
+        self, name: str, model: str = "trueskill", params: Mapping[str, Any] | None = None
+    ) -> League:
+        """The league ``name``, created with the given settings when missing."""
+        return self._leagues.ensure(name, model, params)
+
+    def get_league(self, name: str) -> League:
+        return self._leagues.get(name)
+
+    def list_leagues(self) -> list[League]:
+        return self._leagues.all_leagues()
+
+    def league_model(self, name: str) -> LeagueModel:
+        return self._leagues.model(name)
+
+    def update_league(
+        self, name: str, *, model: str | None = None, params: Mapping[str, Any] | None = None
+    ) -> League:
+        """Change a league's model or parameters and rebuild its ratings (one transaction)."""
+        return self._deriver.update_league(name, model, params)
+
+    # -- API keys (mindsport.store.keys) -------------------------------------------------------
+    def issue_key(
+        self,
+        league: str | None = None,
+        *,
+        admin: bool = False,
+        expires_at: datetime | None = None,
+        label: str | None = None,
+    ) -> tuple[str, ApiKey]:
+        """A new random key and its record: a write key of ``league``, or with ``admin=True``
+        (and no league) an admin key. The key is returned once; only its SHA-256 is stored.
+        ``expires_at`` (naive = UTC) must lie in the future; ``label`` is a free note (at most
+        100 printable characters)."""
+        return self._keys.issue(league, admin=admin, expires_at=expires_at, label=label)
+
+    def create_key(
+        self,
+        league: str | None = None,
+        *,
+        admin: bool = False,
+        expires_at: datetime | None = None,
+        label: str | None = None,
+    ) -> str:
+        """A new key (see :meth:`issue_key`): shown once, only its SHA-256 is stored."""
+        return self._keys.issue(league, admin=admin, expires_at=expires_at, label=label)[0]
+
+    def list_keys(self, league: str | None = None) -> list[ApiKey]:
+        """Every key (revoked and expired ones included), or the write keys of ``league``."""
+        return self._keys.list_keys(league)
+
+    def revoke_key(self, key_id: int) -> ApiKey:
+        """Revoke key ``key_id`` (by its number in :meth:`list_keys`): it is refused from now on.
+        Revoking a revoked key changes nothing."""
+        return self._keys.revoke(key_id)
+
+    def authorize(self, key: str | None, league: str | None = None) -> KeyRole:
+        """The role of ``key`` when it may write to ``league`` (``None``: admin actions);
+        raises :class:`~mindsport.store.keys.MissingKeyError`,
+        :class:`~mindsport.store.keys.KeyRefusedError` or, for a good key and an unknown league,
+        :class:`~mindsport.errors.NotFoundError` (:meth:`Keys.authorize
+        <mindsport.store.keys.Keys.authorize>`)."""
+        return self._keys.authorize(key, league)
+
+    def check_key(self, league: str, key: str | None) -> bool:
+        """Whether ``key`` may write to ``league`` (:class:`NotFoundError` if no such league)."""
+        return self._keys.check(league, key)
+
+    # -- writing matches (mindsport.store.ingest) ----------------------------------------------
+    def add_match(self, league: str, match: Match) -> IngestResult:
+        return self.add_matches(league, [match])
+
+    def add_matches(
+        self,
+        league: str,
+        batch: Iterable[Match] | PreparedMatches,
+        *,
+        progress: Callable[[int, int], None] | None = None,
+        create: tuple[str, Mapping[str, Any]] | None = None,
+    ) -> IngestResult:
+        """Append matches to ``league`` in one transaction and update the derived ratings.
+
+        Identical re-posts are ignored; a match id recorded with different data raises
+        :class:`ConflictError` and nothing of the batch is written. ``progress(done, total)`` is
+        called while matches are rated. With ``create=(model, params)`` a missing league is
+        created in the same transaction (so a refused batch leaves no empty league behind).
+
+        Concurrent calls are committed together (:mod:`mindsport.store.commit`); each returns
+        once its own matches are committed.
+        """
+        return self.submit_matches(league, batch, progress=progress, create=create).result()
+
+    def submit_matches(
+        self,
+        league: str,
+        batch: Iterable[Match] | PreparedMatches,
+        *,
+        progress: Callable[[int, int], None] | None = None,
+        create: tuple[str, Mapping[str, Any]] | None = None,
+        reservation: Reservation | None = None,
+    ) -> Future[IngestResult]:
+        """:meth:`add_matches` without waiting: the matches are checked here (bad input raises
+        at once; a :class:`PreparedMatches` was checked when it was made) and queued for the
+        group commit; the future completes after the commit. ``reservation``: the place
+        :meth:`reserve_matches` held for them, given up if they are refused here."""
+        return self._ingest.submit(league, batch, progress, create, reservation)
+
+    def reserve_matches(self, league: str) -> Reservation:
+        """Hold a place in ``league``'s group commit for matches still being parsed (a large
+        post): a commit about to start waits briefly for the oldest such place, so posts that
+        concurrent clients sent together are committed together, whatever order they arrived
+        in, and nothing is re-rated for it. Pass the place to :meth:`submit_matches`, or to
+        :meth:`release_matches` when nothing will be submitted."""
+        return self._ingest.reserve(league)
+
+    def release_matches(self, reservation: Reservation) -> None:
+        """Give up a place held by :meth:`reserve_matches` (submitted ones are given up
+        already)."""
+        self._ingest.release(reservation)
+
+    def _commit_group(self, group: Sequence[WorkItem[IngestResult]]) -> None:
+        """Commit a group of queued requests (what the group committer runs;
+        :meth:`Ingest.commit_group <mindsport.store.ingest.Ingest.commit_group>`)."""
+        self._ingest.commit_group(group)
+
+    # -- deriving ratings (mindsport.store.derive) ---------------------------------------------
+    def recompute(
+        self, league: str | None = None, *, progress: Callable[[int, int], None] | None = None
+    ) -> dict[str, int]:
+        """Rebuild ratings and history from the match log (one league, or each league in turn).
+
+        Returns the number of matches replayed per league.
+        """
+        names = [league] if league is not None else [lg.name for lg in self.list_leagues()]
+        return self._deriver.recompute(names, progress)
+
+    # -- reading (mindsport.store.queries) -----------------------------------------------------
+    def matches(self, league: str) -> list[Match]:
+        """The league's match log in rating order (time, then commit sequence)."""
+        return self._queries.matches(league)
+
+    def match_count(self, league: str) -> int:
+        return self._queries.match_count(league)
+
+    def states(self, league: str, players: Iterable[str] | None = None) -> dict[str, PlayerState]:
+        """Current rating state of every rated player (or of the given ones that are rated)."""
+        return self._queries.states(league, players)
+
+    def ratings(self, league: str) -> dict[str, Any]:
+        """Current ratings as the model's own values (e.g. ``Rating(mu, sigma)``)."""
+        return self._queries.ratings(league)
+
+    def leaderboard(
+        self, league: str, *, offset: int = 0, limit: int = 50, search: str | None = None
+    ) -> LeaderboardPage:
+        """Players by conservative rating (``exposed``, best first), with their overall rank.
+
+        ``search`` keeps players whose id contains it (case-insensitive); ranks stay overall.
+        """
+        return self._queries.leaderboard(league, offset=offset, limit=limit, search=search)
+
+    def player(self, league: str, player: str, *, history: bool = True) -> PlayerRecord:
+        """A player's current rating, overall rank and rating after each of their matches."""
+        return self._queries.player(league, player, history=history)
+
+    def team_states(
+        self, league: str, teams: Sequence[Sequence[str]], *, allow_new: bool = False
+    ) -> tuple[LeagueModel, list[list[PlayerState]]]:
+        """The model and the current states of ``teams`` (new players: the model's prior)."""
+        return self._queries.team_states(league, teams, allow_new=allow_new)

@@ -1,0 +1,226 @@
+"""Reading a league: its match log, its players' current states and ratings, the leaderboard
+(with the learned role advantages of a model that rates roles), a player's record (rank, rating
+history or smoothed skill curve), and the states of the players of given teams.
+
+Readers never wait for writers (PostgreSQL: MVCC, READ COMMITTED; SQLite: WAL).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from sqlalchemy import and_, func, select
+
+from mindsport.errors import NotFoundError
+from mindsport.match import Match, id_problem, text_problem
+from mindsport.store.codec import match_of
+from mindsport.store.database import Database, chunks
+from mindsport.store.league_model import LeagueModel, LeagueModels, PlayerState
+from mindsport.store.leagues import Leagues
+from mindsport.store.schema import (
+    leagues,
+    matches,
+    rating_history,
+    ratings,
+    skill_curve,
+    virtual_ratings,
+)
+from mindsport.store.values import (
+    CurvePoint,
+    HistoryPoint,
+    LeaderboardEntry,
+    LeaderboardPage,
+    PlayerRecord,
+    RoleAdvantage,
+    StoreError,
+)
+
+__all__ = ["MAX_OFFSET", "Queries"]
+
+#: largest leaderboard offset
+MAX_OFFSET = 1_000_000_000
+
+
+def _ranked(lid: int) -> Any:
+    """League ``lid``'s players with their overall rank (by ``exposed``, then id)."""
+    r = ratings.c
+    return (
+        select(
+            r.player,
+            r.mu,
+            r.sigma,
+            r.exposed,
+            r.games,
+            func.row_number().over(order_by=(r.exposed.desc(), r.player.asc())).label("rank"),
+        )
+        .where(r.league_id == lid)
+        .subquery()
+    )
+
+
+class Queries:
+    """Reads of the leagues of ``db`` (found by ``leagues``; ``models``: how each model shows
+    a rating)."""
+
+    def __init__(self, db: Database, leagues: Leagues, models: LeagueModels) -> None:
+        self._db = db
+        self._leagues = leagues
+        self._models = models
+
+    def matches(self, league: str) -> list[Match]:
+        """The league's match log in rating order (time, then commit sequence)."""
+        with self._db.read() as conn:
+            lid = self._leagues.id_of(conn, league)
+            rows = conn.execute(
+                select(matches)
+                .where(matches.c.league_id == lid)
+                .order_by(matches.c.time_value, matches.c.seq)
+            ).all()
+        return [match_of(r._mapping) for r in rows]
+
+    def match_count(self, league: str) -> int:
+        """The number of matches in the league's log."""
+        with self._db.read() as conn:
+            lid = self._leagues.id_of(conn, league)
+            return int(
+                conn.execute(
+                    select(func.count()).select_from(matches).where(matches.c.league_id == lid)
+                ).scalar_one()
+            )
+
+    def states(self, league: str, players: Iterable[str] | None = None) -> dict[str, PlayerState]:
+        """Current rating state of every rated player (or of the given ones that are rated)."""
+        with self._db.read() as conn:
+            lid = self._leagues.id_of(conn, league)
+            q = select(ratings).where(ratings.c.league_id == lid)
+            if players is None:
+                rows = list(conn.execute(q))
+            else:
+                rows = []
+                for chunk in chunks(sorted(set(players))):
+                    rows.extend(conn.execute(q.where(ratings.c.player.in_(chunk))))
+        return {r.player: PlayerState(r.mu, r.sigma, r.extra) for r in rows}
+
+    def ratings(self, league: str) -> dict[str, Any]:
+        """Current ratings as the model's own values (e.g. ``Rating(mu, sigma)``)."""
+        lm = self._leagues.model(league)
+        return {p: lm.to_rating(s) for p, s in self.states(league).items()}
+
+    def leaderboard(
+        self, league: str, *, offset: int = 0, limit: int = 50, search: str | None = None
+    ) -> LeaderboardPage:
+        """Players by conservative rating (``exposed``, best first), with their overall rank.
+
+        ``search`` keeps players whose id contains it (case-insensitive); ranks stay overall.
+        """
+        if not 0 <= offset <= MAX_OFFSET:
+            raise StoreError(f"offset must lie in [0, {MAX_OFFSET}], got {offset}")
+        if not 1 <= limit <= MAX_OFFSET:
+            raise StoreError(f"limit must lie in [1, {MAX_OFFSET}], got {limit}")
+        if search is not None:
+            why = text_problem(search)
+            if why is not None:
+                raise StoreError(f"search {search[:40]!r} {why}")
+        with self._db.read() as conn:
+            found = conn.execute(
+                select(leagues.c.id, leagues.c.model).where(leagues.c.name == league)
+            ).first()
+            if found is None:
+                raise NotFoundError(f"league {league!r} does not exist")
+            lid, model_name = int(found.id), found.model
+            ranked = _ranked(lid)
+            cond = ranked.c.player.icontains(search, autoescape=True) if search else None
+            base = select(ranked)
+            count = select(func.count()).select_from(ranked)
+            if cond is not None:
+                base = base.where(cond)
+                count = count.where(cond)
+            total = int(conn.execute(count).scalar_one())
+            rows = conn.execute(base.order_by(ranked.c.rank).offset(offset).limit(limit)).all()
+            v = virtual_ratings.c
+            roles = tuple(
+                RoleAdvantage(r.name, float(r.mu), float(r.sigma))
+                for r in conn.execute(
+                    select(v.name, v.mu, v.sigma)
+                    .where(v.league_id == lid, v.kind == "role")
+                    .order_by(v.name)
+                )
+            )
+        entries = [
+            LeaderboardEntry(int(r.rank), r.player, r.mu, r.sigma, r.exposed, r.games) for r in rows
+        ]
+        spec = self._models.specs.get(model_name)
+        return LeaderboardPage(
+            league, total, offset, limit, entries, None if spec is None else spec.display, roles
+        )
+
+    def player(self, league: str, player: str, *, history: bool = True) -> PlayerRecord:
+        """A player's current rating, overall rank and rating after each of their matches."""
+        why = id_problem(player)
+        if why is not None:
+            raise StoreError(f"player id {player[:40]!r} {why}")
+        with self._db.read() as conn:
+            lid = self._leagues.id_of(conn, league)
+            ranked = _ranked(lid)
+            row = conn.execute(select(ranked).where(ranked.c.player == player)).first()
+            if row is None:
+                raise NotFoundError(f"player {player!r} has no rating in league {league!r}")
+            extra = conn.execute(
+                select(ratings.c.extra).where(
+                    ratings.c.league_id == lid, ratings.c.player == player
+                )
+            ).scalar()
+            points: list[HistoryPoint] = []
+            curve: list[CurvePoint] = []
+            if history:
+                h, m = rating_history.c, matches.c
+                q = (
+                    select(m.match_id, h.seq, h.time_value, h.mu, h.sigma)
+                    .join_from(
+                        rating_history,
+                        matches,
+                        and_(m.league_id == h.league_id, m.seq == h.seq),
+                    )
+                    .where(h.league_id == lid, h.player == player)
+                    .order_by(h.time_value, h.seq)
+                )
+                points = [
+                    HistoryPoint(r.match_id, r.seq, r.time_value, r.mu, r.sigma)
+                    for r in conn.execute(q)
+                ]
+                c = skill_curve.c
+                curve = [
+                    CurvePoint(r.time_value, r.mu, r.sigma)
+                    for r in conn.execute(
+                        select(c.time_value, c.mu, c.sigma)
+                        .where(c.league_id == lid, c.player == player)
+                        .order_by(c.time_value)
+                    )
+                ]
+        return PlayerRecord(
+            league,
+            player,
+            int(row.rank),
+            PlayerState(row.mu, row.sigma, extra),
+            row.exposed,
+            row.games,
+            points,
+            curve,
+        )
+
+    def team_states(
+        self, league: str, teams: Sequence[Sequence[str]], *, allow_new: bool = False
+    ) -> tuple[LeagueModel, list[list[PlayerState]]]:
+        """The model and the current states of ``teams`` (new players: the model's prior)."""
+        lm = self._leagues.model(league)
+        wanted = [p for t in teams for p in t]
+        known = self.states(league, wanted)
+        missing = [p for p in wanted if p not in known]
+        if missing and not allow_new:
+            raise NotFoundError(
+                f"unknown player{'s' if len(missing) > 1 else ''} "
+                f"{', '.join(repr(p) for p in missing)} in league {league!r}"
+            )
+        init = lm.initial()
+        return lm, [[known.get(p, init) for p in t] for t in teams]
