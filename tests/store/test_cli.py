@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from mindsport.cli.ratings import app
 from mindsport.history import Match
 from mindsport.store import Store
-from mindsport.store.cli import app
 
 runner = CliRunner()
 

@@ -1,7 +1,7 @@
 """``mindsport tournament``: DIH, test-case selection, GDI libraries and Swiss pairings.
 
 This module imports only typer: NumPy, the engine and the experiments load when a command runs.
-Errors are printed by the command line's error boundary (:mod:`mindsport.commandline`).
+Errors are printed by the command line's error boundary (:mod:`mindsport.cli.boundary`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from mindsport.commandline import new_app, output_file, output_folder
+from mindsport.cli.boundary import new_app, output_file, output_folder
 from mindsport.errors import MindsportError
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from mindsport.commandline import new_app
+from mindsport.cli.boundary import new_app
 from mindsport.errors import MindsportError
 
 if TYPE_CHECKING:

@@ -3,7 +3,7 @@
 Register them on the main ``mindsport`` app with :func:`register` (or by hand: every function in
 :data:`commands` with ``app.command()``, plus :data:`keys_app` and :data:`leagues_app` with
 ``app.add_typer``). :data:`app` bundles them all for standalone use and tests. (The HTTP service
-has its own command, ``mindsport serve``, in :mod:`mindsport.service.cli`.)
+has its own command, ``mindsport serve``, in :mod:`mindsport.cli.serve`.)
 
 Rating models and their settings come from the model registry
 (:mod:`mindsport.rating.registry`): ``--model`` takes any registered name, ``--param NAME=VALUE``
@@ -12,7 +12,7 @@ any of its settings (checked and parsed by the model's description of it).
 Every command takes ``--db URL`` (default ``$MINDSPORT_DATABASE_URL`` or ``./mindsport.db``).
 Commands that only read (``leaderboard``, ``player``, ``predict``, ...) never create a database:
 a missing one is an error. Errors are printed by the command line's error boundary
-(:mod:`mindsport.commandline`); this module imports only typer, so the database layer loads when
+(:mod:`mindsport.cli.boundary`); this module imports only typer, so the database layer loads when
 a command runs.
 """
 
@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from mindsport.commandline import new_app, output_file
+from mindsport.cli.boundary import new_app, output_file
 from mindsport.errors import MindsportError, file_error
 
 if TYPE_CHECKING:

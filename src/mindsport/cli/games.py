@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import typer
 
-from mindsport.commandline import new_app
+from mindsport.cli.boundary import new_app
 from mindsport.errors import MindsportError
 
 __all__ = ["app"]

@@ -19,7 +19,8 @@ import typer
 from rich.console import Console
 from rich.table import Table as RichTable
 
-from mindsport.commandline import new_app, output_file
+from mindsport.cli.boundary import new_app, output_file
+from mindsport.cli.ratings import DbOption
 from mindsport.event.model import (
     DealSource,
     EventError,
@@ -28,7 +29,6 @@ from mindsport.event.model import (
     Scoring,
     TieBreak,
 )
-from mindsport.store.cli import DbOption
 
 __all__ = ["app", "parse_scores", "parse_tables", "read_results"]
 
@@ -41,8 +41,8 @@ Name = Annotated[str, typer.Argument(help="Event name.")]
 def _events(db: str | None, *, create: bool = True) -> Iterator[Any]:
     """The events of the database ``db``, closed afterwards (``create=False``: a command that
     only reads; a missing database is an error, not created)."""
+    from mindsport.cli.ratings import open_store
     from mindsport.event.store import EventStore
-    from mindsport.store.cli import open_store
 
     with open_store(db, create=create) as store:
         yield EventStore(store)
