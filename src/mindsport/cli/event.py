@@ -19,8 +19,16 @@ import typer
 from rich.console import Console
 from rich.table import Table as RichTable
 
-from mindsport.cli.boundary import new_app, output_file
-from mindsport.cli.ratings import DbOption
+from mindsport.cli.boundary import new_app
+from mindsport.cli.options import (
+    DbOption,
+    open_store,
+    output_file,
+    parse_numbers,
+    parse_scores,
+    parse_tables,
+)
+from mindsport.errors import MindsportError
 from mindsport.event.model import (
     DealSource,
     EventError,
@@ -30,7 +38,7 @@ from mindsport.event.model import (
     TieBreak,
 )
 
-__all__ = ["app", "parse_scores", "parse_tables", "read_results"]
+__all__ = ["app", "read_results"]
 
 app = new_app("Run an event: register, pair, deal sheets, results, standings, finish; simulate.")
 
@@ -41,36 +49,10 @@ Name = Annotated[str, typer.Argument(help="Event name.")]
 def _events(db: str | None, *, create: bool = True) -> Iterator[Any]:
     """The events of the database ``db``, closed afterwards (``create=False``: a command that
     only reads; a missing database is an error, not created)."""
-    from mindsport.cli.ratings import open_store
     from mindsport.event.store import EventStore
 
     with open_store(db, create=create) as store:
         yield EventStore(store)
-
-
-def parse_scores(text: str) -> list[list[float]]:
-    """``"2,-1,-1;-2,1,1"`` -> ``[[2, -1, -1], [-2, 1, 1]]`` (errors name the board)."""
-    rows = []
-    for b, group in enumerate(text.split(";"), start=1):
-        try:
-            rows.append([float(x) for x in group.split(",")])
-        except ValueError:
-            raise EventError(
-                f"scores {text!r}: board {b} ({group!r}) is not three numbers L,F1,F2"
-            ) from None
-    return rows
-
-
-def parse_tables(text: str) -> list[list[str]]:
-    """``"a,b,c;d,e,f"`` -> ``[["a", "b", "c"], ["d", "e", "f"]]``."""
-    return [[p.strip() for p in t.split(",")] for t in text.split(";") if t.strip()]
-
-
-def _numbers(text: str, option: str) -> list[float]:
-    try:
-        return [float(x) for x in text.split(",")]
-    except ValueError:
-        raise EventError(f"{option} {text!r}: give numbers like 0.96,0.91,0.79") from None
 
 
 def _write(path: Path, text: str) -> None:
@@ -110,7 +92,7 @@ def _pool(
         if target is None:
             raise EventError("--gdi-model needs --target, the requested GDI (e.g. 0.9,0.8,0.6)")
         return pool_by_model(
-            GdiModel.load(model), _numbers(target, "--target"), epsilon, count, seed
+            GdiModel.load(model), parse_numbers(target, "--target"), epsilon, count, seed
         )
     if hands is not None:
         lines = hands.read_text(encoding="utf-8").splitlines()
@@ -121,7 +103,9 @@ def _pool(
     if select == "dih":
         return pool_by_dih(lib, players, rounds, top)
     if select == "gdi":
-        middle = list(EQUAL_STRENGTH_CENTRE) if centre is None else _numbers(centre, "--centre")
+        middle = (
+            list(EQUAL_STRENGTH_CENTRE) if centre is None else parse_numbers(centre, "--centre")
+        )
         return pool_by_gdi(lib, middle, epsilon)
     raise EventError(f"--select {select!r}: use dih or gdi")
 
@@ -308,7 +292,7 @@ def read_results(path: Path) -> list[tuple[int, int, list[list[float]]]]:
                 raise ValueError
             out.append((int(parts[0]), int(parts[1]), parse_scores(parts[2])))
         except ValueError as exc:
-            why = str(exc) if isinstance(exc, EventError) else "expected ROUND TABLE SCORES"
+            why = str(exc) if isinstance(exc, MindsportError) else "expected ROUND TABLE SCORES"
             raise EventError(f"{path}, line {number}: {why}") from None
     return out
 

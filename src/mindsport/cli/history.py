@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from mindsport.cli.boundary import output_file, output_folder
+from mindsport.cli.options import output_file, output_folder, parse_names
 from mindsport.errors import MindsportError
 from mindsport.files import write_atomically
 
@@ -249,9 +249,7 @@ def evaluate_command(
 
     console = Console()
     err = Console(stderr=True)
-    names = [x.strip().lower() for x in models.split(",") if x.strip()]
-    if not names:
-        raise MindsportError("--models: give at least one model name")
+    names = [x.lower() for x in parse_names(models, "--models", "model names")]
     for x in names:
         get_spec(x)  # an unknown name is refused before any work
     imported = import_matches(file)

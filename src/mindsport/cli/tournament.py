@@ -13,7 +13,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from mindsport.cli.boundary import new_app, output_file, output_folder
+from mindsport.cli.boundary import new_app
+from mindsport.cli.options import (
+    output_file,
+    output_folder,
+    parse_bot_specs,
+    parse_counts,
+    parse_levels,
+    parse_numbers,
+)
 from mindsport.errors import MindsportError
 
 if TYPE_CHECKING:
@@ -31,18 +39,6 @@ app = new_app(
 _LEVELS = "-2,-1,1,2"
 _CENTRE = "0.96,0.91,0.79"
 _EPSILON = 0.15
-
-
-def _numbers(text: str, name: str) -> list[float]:
-    from mindsport.tournament.errors import TournamentError
-
-    try:
-        values = [float(x) for x in text.replace(" ", "").split(",") if x != ""]
-    except ValueError:
-        raise TournamentError(f"{name} must be comma-separated numbers, got {text!r}") from None
-    if not values:
-        raise TournamentError(f"{name} is empty")
-    return values
 
 
 ExecutorOption = Annotated[
@@ -81,7 +77,7 @@ def dih(
     distinct."""
     from mindsport.tournament.dih import discrimination, discrimination_curve
 
-    s, p = _numbers(scores, "--scores"), _numbers(probs, "--probs")
+    s, p = parse_numbers(scores, "--scores"), parse_numbers(probs, "--probs")
     value = discrimination(s, p, players, rounds, top)
     typer.echo(f"{value:.6g}")
     if plot is not None:
@@ -159,8 +155,8 @@ def gdi(
     from mindsport.tournament.library import HandLibrary
     from mindsport.tournament.records import read_hand_scores
 
-    grades = _numbers(levels, "--levels")
-    middle = _numbers(centre, "--centre")
+    grades = parse_numbers(levels, "--levels")
+    middle = parse_numbers(centre, "--centre")
     if len(middle) != len(grades) - 1:
         raise TournamentError(
             f"--centre has {len(middle)} values; --levels {grades} need {len(grades) - 1}"
@@ -276,15 +272,6 @@ def swiss(
         show(number, paired, lambda p: str(p + 1))
 
 
-def _levels_list(text: str, name: str) -> list[int]:
-    from mindsport.tournament.errors import TournamentError
-
-    values = _numbers(text, name)
-    if any(v != int(v) or not 0 <= v <= 100 for v in values):
-        raise TournamentError(f"{name} must be bot levels between 0 and 100, got {text!r}")
-    return [int(v) for v in values]
-
-
 @app.command()
 def validate(
     landlords: Annotated[str, typer.Option(help="Landlord bot levels.")] = "0,20,40,60,80,100",
@@ -311,8 +298,8 @@ def validate(
     from mindsport.tournament.doudizhu.validation import run_dih_grid
     from mindsport.tournament.errors import TournamentError
 
-    lords = [f"level:{x}" for x in _levels_list(landlords, "--landlords")]
-    farm = [f"level:{x}" for x in _levels_list(farmers, "--farmers")]
+    lords = [f"level:{x}" for x in parse_levels(landlords, "--landlords")]
+    farm = [f"level:{x}" for x in parse_levels(farmers, "--farmers")]
     n = min(entrants, len(lords) * len(farm) ** 2)
     if n < max(top, 2):
         raise TournamentError(f"{n} line-ups, fewer than --top {top} (or 2)")
@@ -371,11 +358,11 @@ def compare(
 
     from mindsport.tournament.doudizhu.validation import run_format_comparison
 
-    levels = _levels_list(landlords, "--landlords")
-    spec = f"level:{_levels_list(str(farmer), '--farmer')[0]}"
+    levels = parse_levels(landlords, "--landlords")
+    spec = f"level:{parse_levels(str(farmer), '--farmer')[0]}"
     with _running(executor, workers, address, quiet) as (ex, bar):
         result = run_format_comparison(
-            graders=[f"level:{x}" for x in _levels_list(tables, "--tables")],
+            graders=[f"level:{x}" for x in parse_levels(tables, "--tables")],
             entrants=[f"level:{x}" for x in levels],
             farmers=(spec, spec),
             library_hands=library_hands,
@@ -461,32 +448,18 @@ def _running(
 
 
 def _specs(text: str, name: str) -> list[str]:
-    """Bot specs: levels (``0,50,100``) or spec strings (``level:40,strong``)."""
+    """Dou Dizhu bot specs: levels (``0,50,100``) or spec strings (``level:40,strong``), each
+    checked by building its bot."""
     from mindsport.doudizhu.bots import make_bot
     from mindsport.tournament.errors import TournamentError
 
-    out = []
-    for part in (p.strip() for p in text.split(",")):
-        if not part:
-            continue
-        spec = f"level:{part}" if part.lstrip("-").isdigit() else part
+    specs = parse_bot_specs(text, name, bare_levels=True)
+    for spec in specs:
         try:
             make_bot(spec)
         except MindsportError as exc:
             raise TournamentError(f"{name}: {exc}") from None
-        out.append(spec)
-    if not out:
-        raise TournamentError(f"{name} is empty")
-    return out
-
-
-def _ints(text: str, name: str) -> list[int]:
-    from mindsport.tournament.errors import TournamentError
-
-    values = _numbers(text, name)
-    if any(v != int(v) or v < 1 for v in values):
-        raise TournamentError(f"{name} must be positive integers, got {text!r}")
-    return [int(v) for v in values]
+    return specs
 
 
 def _pct(x: float | None) -> str:
@@ -541,7 +514,7 @@ def validate_grid(
 
     from mindsport.tournament.doudizhu.validation import run_dih_grid
 
-    ns, ms = _ints(players, "--players"), _ints(rounds, "--rounds")
+    ns, ms = parse_counts(players, "--players"), parse_counts(rounds, "--rounds")
     with _running(executor, workers, address, quiet) as (ex, bar):
         result = run_dih_grid(
             ns,
@@ -643,12 +616,12 @@ def validate_formats(
             entrants=entered,
             farmers=(farm[0], farm[1]),
             library_hands=library_hands,
-            epsilons=_numbers(epsilons, "--epsilons"),
-            rounds=_ints(rounds, "--rounds"),
+            epsilons=parse_numbers(epsilons, "--epsilons"),
+            rounds=parse_counts(rounds, "--rounds"),
             events=events,
             replays=replays,
             seed=seed,
-            centre=_numbers(centre, "--centre"),
+            centre=parse_numbers(centre, "--centre"),
             executor=ex,
             progress=bar.advance,
             stage=bar.stage,
@@ -755,7 +728,7 @@ def generate(
     from mindsport.tournament.executors import task_rng
     from mindsport.tournament.gdi import grade_difficulty
 
-    goal = _numbers(target, "--target")
+    goal = parse_numbers(target, "--target")
     levels = [float(x) for x in _LEVELS.split(",")]
     if len(goal) != len(levels) - 1:
         raise TournamentError(f"--target needs {len(levels) - 1} values, got {len(goal)}")
