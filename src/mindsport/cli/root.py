@@ -39,23 +39,10 @@ def _root(
     """Ratings, fair tournaments, simulation and hidden-information inference for mind sports."""
 
 
-@app.command()
-def demo(
-    db: str = typer.Option("out/mindsport.db", help="SQLite file for the ratings (recreated)."),
-    players: int = typer.Option(24, min=4, help="Players in the simulated league."),
-    games: int = typer.Option(600, min=1, help="Games of the simulated league."),
-    ddz_games: int = typer.Option(600, min=1, help="Dou Dizhu games between graded bots."),
-    seed: int = typer.Option(2024, help="Seed of every random process (reproducible)."),
-) -> None:
-    """The main job: simulate, rate and store a league and a ladder of Dou Dizhu bots."""
-    from mindsport.demo import run_demo
-
-    run_demo(db=db, players=players, games=games, ddz_games=ddz_games, seed=seed)
-
-
 def _register() -> None:
     """Attach the sub-command groups of each area (their modules import only typer; what a
     command computes with is imported when it runs)."""
+    from mindsport.cli.demo import demo
     from mindsport.cli.doudizhu import app as ddz_app
     from mindsport.cli.event import app as event_app
     from mindsport.cli.games import app as games_app
@@ -65,6 +52,7 @@ def _register() -> None:
     from mindsport.cli.serve import serve
     from mindsport.cli.tournament import app as tournament_app
 
+    app.command()(demo)
     register_store(app)
     app.command("serve")(serve)
     app.command("evaluate")(evaluate_command)
