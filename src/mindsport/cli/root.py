@@ -51,6 +51,7 @@ def _register() -> None:
     from mindsport.cli.ratings import register as register_store
     from mindsport.cli.serve import serve
     from mindsport.cli.tournament import app as tournament_app
+    from mindsport.cli.tournament_generate import generate
 
     app.command()(demo)
     register_store(app)
@@ -62,6 +63,7 @@ def _register() -> None:
     app.add_typer(games_app, name="games", help="Any game: list the games, play bots, any program.")
     app.add_typer(junqi_app, name="junqi", help="Luzhanqi: play games between bots.")
     app.add_typer(event_app, name="event", help="Run an event: registration to standings.")
+    tournament_app.command()(generate)  # after the group's own commands, as listed in its help
     app.add_typer(
         tournament_app,
         name="tournament",
