@@ -199,9 +199,9 @@ def test_reading_commands_create_no_database(
 def test_an_internal_error_prints_the_traceback_and_asks_for_a_report(
     monkeypatch: pytest.MonkeyPatch, files: dict[str, str]
 ) -> None:
+    from mindsport.cli import ratings as store_cli
     from mindsport.errors import InternalError
     from mindsport.rating import ConvergenceError
-    from mindsport.store import cli as store_cli
 
     assert issubclass(ConvergenceError, InternalError)
     assert not issubclass(ConvergenceError, ValueError)

@@ -92,7 +92,7 @@ def test_help_loads_no_heavy_module(args: list[str]) -> None:
 def test_the_tournament_defaults_are_the_equal_strength_constants() -> None:
     """The tournament commands write the equal-strength paper's defaults out (their help loads
     no NumPy); they are the library's constants."""
-    from mindsport.tournament import cli
+    from mindsport.cli import tournament as cli
     from mindsport.tournament.gdi import (
         EQUAL_STRENGTH_CENTRE,
         EQUAL_STRENGTH_EPSILON,

@@ -1,5 +1,6 @@
 """The package's layers point one way, no two modules import each other (directly or through
-others), and importing :mod:`mindsport` loads neither numba nor SciPy.
+others), only the command line imports typer, and importing :mod:`mindsport` loads neither numba
+nor SciPy.
 
 Imports are read from the source (``ast``), those inside functions included: a lazy import is
 still a dependency.
@@ -23,15 +24,11 @@ ALLOWED: dict[str, set[str]] = {
     "errors": set(),
     # writing a file whole or not at all
     "files": {"errors"},
-    # the command line's error boundary, app settings and output-path checks (typer only)
-    "commandline": {"errors"},
     "match": {"errors"},
     "rating": {"errors", "match"},
-    "history": {"errors", "match", "rating", "commandline"},
+    "history": {"errors", "match", "rating"},
     "matchmaking": {"errors"},
-    # "forecast": only store/cli.py (the predict and matchmake commands), until the command line
-    # leaves the store for its own package
-    "store": {"errors", "match", "rating", "history", "commandline", "forecast"},
+    "store": {"errors", "match", "rating", "history"},
     # predictions and matchmaking over a store's ratings
     "forecast": {"errors", "match", "matchmaking", "store"},
     "service": {
@@ -43,14 +40,13 @@ ALLOWED: dict[str, set[str]] = {
         "store",
         "forecast",
         "event",
-        "commandline",
     },
     "belief": {"errors"},
     # the game contract, the referee and the registry (games are named there as strings)
-    "games": {"errors", "commandline"},
-    "doudizhu": {"errors", "belief", "games", "commandline"},
-    "junqi": {"errors", "belief", "games", "commandline"},
-    "tournament": {"errors", "belief", "games", "doudizhu", "junqi", "commandline"},
+    "games": {"errors"},
+    "doudizhu": {"errors", "belief", "games"},
+    "junqi": {"errors", "belief", "games"},
+    "tournament": {"errors", "belief", "games", "doudizhu", "junqi"},
     # a director's events: stored beside the leagues, on the tournament science
     "event": {
         "errors",
@@ -63,17 +59,32 @@ ALLOWED: dict[str, set[str]] = {
         "games",
         "doudizhu",
         "tournament",
-        "commandline",
     },
+    # the computation of the demo: simulated leagues and a ladder of Dou Dizhu bots
+    "demo": {"errors", "match", "rating", "doudizhu"},
 }
+# the command line sits on top of every part and may import any of them; no part imports it
+ALLOWED["cli"] = set(ALLOWED)
 # like the errors, writing files whole is at the bottom: any part above may use it
 for _part, _allowed in ALLOWED.items():
     if _part not in {"errors", "files"}:
         _allowed.add("files")
-# the package root and the commands may import anything
-TOP = {"__init__", "__main__", "cli", "demo"}
+# the package root and ``python -m mindsport`` may import anything
+TOP = {"__init__", "__main__"}
+# the only part that may import typer (and its click)
+COMMAND_LINE = "cli"
 # the layers whose modules must form no import cycle (the rating core and what sits on it)
-ACYCLIC = {"errors", "match", "rating", "history", "matchmaking", "store", "forecast", "service"}
+ACYCLIC = {
+    "errors",
+    "match",
+    "rating",
+    "history",
+    "matchmaking",
+    "store",
+    "forecast",
+    "service",
+    "cli",
+}
 
 
 def module_name(path: Path) -> str:
@@ -109,6 +120,18 @@ def imports(name: str, path: Path, known: set[str]) -> set[str]:
     return {m for m in out if m in known and m != name}
 
 
+def outside_imports(path: Path) -> set[str]:
+    """The top-level names of the packages outside mindsport that the module at ``path``
+    imports (those inside functions included)."""
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            out.add(node.module.split(".")[0])
+    return out - {"mindsport"}
+
+
 def part(module: str) -> str:
     pieces = module.split(".")
     return "__init__" if len(pieces) == 1 else pieces[1]
@@ -132,6 +155,16 @@ def test_the_layers_point_one_way() -> None:
                 and not (dst == "__init__" and dep == "mindsport")
             ):
                 wrong.append(f"{mod} imports {dep}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_only_the_command_line_imports_typer() -> None:
+    wrong = [
+        f"{mod} imports {name}"
+        for mod, path in sorted(modules().items())
+        if part(mod) != COMMAND_LINE
+        for name in sorted(outside_imports(path) & {"typer", "click"})
+    ]
     assert not wrong, "\n".join(wrong)
 
 
@@ -187,6 +220,12 @@ def test_the_checker_sees_lazy_imports_and_cycles(tmp_path: Path) -> None:
     a = imports("mindsport.rating.a", pkg / "rating" / "a.py", known)
     b = imports("mindsport.rating.b", pkg / "rating" / "b.py", known)
     assert a == {"mindsport.rating.b"} and b == {"mindsport.rating.a"}
+
+
+def test_the_checker_sees_typer_imported_inside_a_function(tmp_path: Path) -> None:
+    code = "import numpy as np\n\ndef f():\n    from typer.testing import CliRunner\n"
+    (tmp_path / "m.py").write_text(code)
+    assert outside_imports(tmp_path / "m.py") == {"numpy", "typer"}
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from mindsport.cli.doudizhu import app
 from mindsport.doudizhu import (
     CCPC2016,
     Deal,
@@ -22,7 +23,6 @@ from mindsport.doudizhu import (
     write_score_table,
 )
 from mindsport.doudizhu.bots import GreedyBot, StrongBot
-from mindsport.doudizhu.cli import app
 
 runner = CliRunner()
 

@@ -23,7 +23,7 @@ from event_reference import (
 from typer.testing import CliRunner
 
 from mindsport.cli import app as root_app
-from mindsport.event.cli import app
+from mindsport.cli.event import app
 from mindsport.store import Store
 
 runner = CliRunner()

@@ -17,8 +17,8 @@ from event_reference import (
 )
 from typer.testing import CliRunner
 
+from mindsport.cli.event import app
 from mindsport.doudizhu import Deal
-from mindsport.event.cli import app
 from mindsport.event.deals import pool_by_model, round_deals
 from mindsport.event.model import (
     DealSource,

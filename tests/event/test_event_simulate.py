@@ -11,8 +11,8 @@ import numpy as np
 from event_reference import PlayedRound, PlayedTable, brute_standings
 from typer.testing import CliRunner
 
+from mindsport.cli.event import app
 from mindsport.doudizhu import Deal
-from mindsport.event.cli import app
 from mindsport.event.model import DealSource, EventFormat, EventSpec
 from mindsport.event.simulate import (
     bot_field,

@@ -63,7 +63,7 @@ def test_the_example_bot_plays_whole_games_through_the_library() -> None:
 
 
 def test_the_example_bot_through_the_command_line(tmp_path: Path) -> None:
-    from mindsport.doudizhu.cli import app
+    from mindsport.cli.doudizhu import app
 
     spec = f'cmd:"{PY} {EXAMPLE}",strong,strong'
     runner = CliRunner()

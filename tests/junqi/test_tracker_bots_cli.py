@@ -7,6 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 from mindsport.belief import exact_marginals
+from mindsport.cli.junqi import app
 from mindsport.junqi import (
     BeliefMethod,
     EnemyTracker,
@@ -19,7 +20,6 @@ from mindsport.junqi import (
     play_game,
 )
 from mindsport.junqi.board import post_at
-from mindsport.junqi.cli import app
 from mindsport.junqi.rules import engineer_only_move
 from mindsport.junqi.tracker import allowed_kinds
 

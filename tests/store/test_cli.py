@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from mindsport.cli.ratings import app
 from mindsport.history import Match
 from mindsport.store import Store
-from mindsport.store.cli import app
 
 runner = CliRunner()
 
@@ -115,7 +115,7 @@ def test_errors_exit_2_without_traceback(tmp_path: Path) -> None:
 
 
 def test_demo_run(tmp_path: Path, reference: Any) -> None:
-    from mindsport.store.demo import run
+    from mindsport.cli.demo import store_league as run
 
     ms = games(50, seed=3)
     page = run(tmp_path / "demo.db", ms, console=None)

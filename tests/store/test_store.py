@@ -442,7 +442,7 @@ def test_sqlite_uses_wal(tmp_path: Path) -> None:
 
 
 def test_import_does_no_io(tmp_path: Path) -> None:
-    code = "import mindsport.store, mindsport.service, mindsport.store.cli, mindsport.matchmaking"
+    code = "import mindsport.store, mindsport.service, mindsport.cli.ratings, mindsport.matchmaking"
     subprocess.run([sys.executable, "-c", code], cwd=tmp_path, check=True)
     assert list(tmp_path.iterdir()) == []
 

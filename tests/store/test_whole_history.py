@@ -21,11 +21,11 @@ from sqlalchemy import create_engine, inspect, text
 from typer.testing import CliRunner
 
 from mindsport import forecast
+from mindsport.cli.ratings import app as cli_app
+from mindsport.cli.ratings import rating_figure
 from mindsport.match import Match, time_value
 from mindsport.rating.through_time import TrueSkillThroughTime
 from mindsport.store import Store, StoreError
-from mindsport.store.cli import app as cli_app
-from mindsport.store.cli import rating_figure
 
 TOL = 1e-6
 #: a tight convergence, so two routes to the fixed point agree well within TOL

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from mindsport.tournament.cli import app
+from mindsport.cli.tournament import app
 
 PNG = b"\x89PNG\r\n\x1a\n"
 runner = CliRunner()

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from mindsport.tournament.cli import app
+from mindsport.cli.tournament import app
 from mindsport.tournament.plots import plot_dih_curve, plot_gdi_distribution, plot_rank_heatmap
 
 PNG = b"\x89PNG\r\n\x1a\n"

@@ -87,7 +87,7 @@ def test_reads_the_engines_log_files(tmp_path) -> None:
 def test_cli_validate_and_compare_smoke(tmp_path) -> None:
     from typer.testing import CliRunner
 
-    from mindsport.tournament.cli import app
+    from mindsport.cli.tournament import app
 
     runner = CliRunner()
     args = ["validate", "--landlords", "0,100", "--farmers", "50", "--entrants", "4"]

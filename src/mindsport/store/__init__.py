@@ -23,10 +23,9 @@ keys, in one SQL database (SQLAlchemy): a SQLite file by default (``./mindsport.
   rich table.
 
 The store may import :mod:`mindsport.errors`, :mod:`mindsport.match`, :mod:`mindsport.files`,
-:mod:`mindsport.rating` (the models and the replay engine), :mod:`mindsport.history` and
-:mod:`mindsport.commandline`; never the service, the command line above it, the game packages,
-events or :mod:`mindsport.forecast` (predictions and matchmaking over the store's reads). Its
-command-line module ``cli.py`` is the exception while it lives here.
+:mod:`mindsport.rating` (the models and the replay engine) and :mod:`mindsport.history`;
+never the service, the command line (:mod:`mindsport.cli`) above it, the game packages, events
+or :mod:`mindsport.forecast` (predictions and matchmaking over the store's reads).
 """
 
 from typing import TYPE_CHECKING

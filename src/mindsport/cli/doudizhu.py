@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from mindsport.commandline import new_app, output_file
+from mindsport.cli.boundary import new_app
+from mindsport.cli.options import output_file
 from mindsport.errors import MindsportError
 
 if TYPE_CHECKING:

@@ -1,5 +1,4 @@
-"""What every ``mindsport`` command shares: the error boundary, the app settings and the checks
-of output paths.
+"""What every ``mindsport`` command group shares: the error boundary and the app settings.
 
 The error boundary (:class:`Boundary`, the click group class of every typer app made by
 :func:`new_app`) is the one place where exceptions become exit statuses:
@@ -13,6 +12,7 @@ The error boundary (:class:`Boundary`, the click group class of every typer app 
 
 Commands therefore raise and never print errors themselves. Help is plain text
 (``rich_markup_mode=None``): option texts keep their square brackets and show their defaults.
+The options and parsers the groups share are in :mod:`mindsport.cli.options`.
 
 This module imports only typer: ``mindsport --help`` must stay fast, so every command
 imports what it computes with inside its body.
@@ -21,30 +21,18 @@ imports what it computes with inside its body.
 from __future__ import annotations
 
 import errno
-import os
 import sys
-import tempfile
 import traceback
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import typer
 from typer._click.exceptions import NoArgsIsHelpError, UsageError  # typer's own click
 from typer.core import TyperGroup
 
-from mindsport.errors import FileAccessError, MindsportError, file_error
+from mindsport.errors import MindsportError, file_error
 
-__all__ = [
-    "EXIT_INTERNAL",
-    "EXIT_USAGE",
-    "Boundary",
-    "check_output_file",
-    "check_output_folder",
-    "new_app",
-    "output_file",
-    "output_folder",
-]
+__all__ = ["EXIT_INTERNAL", "EXIT_USAGE", "Boundary", "new_app"]
 
 #: exit status of a user mistake (bad input, bad option, unusable file or database)
 EXIT_USAGE = 2
@@ -149,67 +137,3 @@ def new_app(help: str, *, name: str | None = None, **settings: Any) -> typer.Typ
         pretty_exceptions_enable=False,
         **settings,
     )
-
-
-# -- output paths, checked before any work -----------------------------------------------------
-
-
-def _probe(folder: Path, label: str) -> None:
-    """Create and remove a file in ``folder``: the one sure test that it takes files."""
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".mindsport-probe-", dir=folder)
-    except OSError as exc:
-        raise FileAccessError(f"{label}: cannot write there: {file_error(exc, folder)}") from None
-    os.close(fd)
-    os.unlink(tmp)
-
-
-def check_output_file(path: Path, label: str = "output") -> None:
-    """Raise :class:`~mindsport.errors.FileAccessError` unless ``path`` can be written: its
-    folder exists and takes files, and it is not a folder itself."""
-    if path.is_dir():
-        raise FileAccessError(f"{label} {str(path)!r} is a folder; give a file name")
-    folder = path.parent
-    if not folder.exists():
-        raise FileAccessError(
-            f"{label} {str(path)!r}: folder {str(folder)!r} does not exist (create it first)"
-        )
-    if not folder.is_dir():
-        raise FileAccessError(f"{label} {str(path)!r}: {str(folder)!r} is not a folder")
-    if path.exists() and not os.access(path, os.W_OK):
-        raise FileAccessError(f"{label} {str(path)!r} is not writable")
-    _probe(folder, f"{label} {str(path)!r}")
-
-
-def check_output_folder(path: Path, label: str = "output") -> None:
-    """Create the folder ``path`` (and its parents) if missing and check that it takes files;
-    raise :class:`~mindsport.errors.FileAccessError` if it cannot."""
-    if path.exists() and not path.is_dir():
-        raise FileAccessError(f"{label} {str(path)!r} exists and is not a folder")
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise FileAccessError(
-            f"{label}: cannot create the folder: {file_error(exc, path)}"
-        ) from None
-    _probe(path, f"{label} {str(path)!r}")
-
-
-def _label(param: typer.CallbackParam) -> str:
-    return max(param.opts, key=len) if param.opts else param.name or "output"
-
-
-def output_file(ctx: typer.Context, param: typer.CallbackParam, value: Path | None) -> Path | None:
-    """Option callback: the option names a file to write (checked before the command runs)."""
-    if value is not None and not ctx.resilient_parsing:
-        check_output_file(value, _label(param))
-    return value
-
-
-def output_folder(
-    ctx: typer.Context, param: typer.CallbackParam, value: Path | None
-) -> Path | None:
-    """Option callback: the option names a folder to write files in (created, checked)."""
-    if value is not None and not ctx.resilient_parsing:
-        check_output_folder(value, _label(param))
-    return value

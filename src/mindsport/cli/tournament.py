@@ -1,7 +1,10 @@
-"""``mindsport tournament``: DIH, test-case selection, GDI libraries and Swiss pairings.
+"""``mindsport tournament``: DIH, test-case selection, GDI libraries and Swiss pairings, and the
+experiments of the two papers on engine games (validate, compare, validate-grid,
+validate-formats); the deal generator, ``generate``, is in :mod:`mindsport.cli.tournament_generate`
+(the root adds it to this group, last).
 
 This module imports only typer: NumPy, the engine and the experiments load when a command runs.
-Errors are printed by the command line's error boundary (:mod:`mindsport.commandline`).
+Errors are printed by the command line's error boundary (:mod:`mindsport.cli.boundary`).
 """
 
 from __future__ import annotations
@@ -13,7 +16,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from mindsport.commandline import new_app, output_file, output_folder
+from mindsport.cli.boundary import new_app
+from mindsport.cli.options import (
+    output_file,
+    output_folder,
+    parse_bot_specs,
+    parse_counts,
+    parse_levels,
+    parse_numbers,
+)
 from mindsport.errors import MindsportError
 
 if TYPE_CHECKING:
@@ -31,18 +42,6 @@ app = new_app(
 _LEVELS = "-2,-1,1,2"
 _CENTRE = "0.96,0.91,0.79"
 _EPSILON = 0.15
-
-
-def _numbers(text: str, name: str) -> list[float]:
-    from mindsport.tournament.errors import TournamentError
-
-    try:
-        values = [float(x) for x in text.replace(" ", "").split(",") if x != ""]
-    except ValueError:
-        raise TournamentError(f"{name} must be comma-separated numbers, got {text!r}") from None
-    if not values:
-        raise TournamentError(f"{name} is empty")
-    return values
 
 
 ExecutorOption = Annotated[
@@ -81,7 +80,7 @@ def dih(
     distinct."""
     from mindsport.tournament.dih import discrimination, discrimination_curve
 
-    s, p = _numbers(scores, "--scores"), _numbers(probs, "--probs")
+    s, p = parse_numbers(scores, "--scores"), parse_numbers(probs, "--probs")
     value = discrimination(s, p, players, rounds, top)
     typer.echo(f"{value:.6g}")
     if plot is not None:
@@ -159,8 +158,8 @@ def gdi(
     from mindsport.tournament.library import HandLibrary
     from mindsport.tournament.records import read_hand_scores
 
-    grades = _numbers(levels, "--levels")
-    middle = _numbers(centre, "--centre")
+    grades = parse_numbers(levels, "--levels")
+    middle = parse_numbers(centre, "--centre")
     if len(middle) != len(grades) - 1:
         raise TournamentError(
             f"--centre has {len(middle)} values; --levels {grades} need {len(grades) - 1}"
@@ -276,15 +275,6 @@ def swiss(
         show(number, paired, lambda p: str(p + 1))
 
 
-def _levels_list(text: str, name: str) -> list[int]:
-    from mindsport.tournament.errors import TournamentError
-
-    values = _numbers(text, name)
-    if any(v != int(v) or not 0 <= v <= 100 for v in values):
-        raise TournamentError(f"{name} must be bot levels between 0 and 100, got {text!r}")
-    return [int(v) for v in values]
-
-
 @app.command()
 def validate(
     landlords: Annotated[str, typer.Option(help="Landlord bot levels.")] = "0,20,40,60,80,100",
@@ -311,8 +301,8 @@ def validate(
     from mindsport.tournament.doudizhu.validation import run_dih_grid
     from mindsport.tournament.errors import TournamentError
 
-    lords = [f"level:{x}" for x in _levels_list(landlords, "--landlords")]
-    farm = [f"level:{x}" for x in _levels_list(farmers, "--farmers")]
+    lords = [f"level:{x}" for x in parse_levels(landlords, "--landlords")]
+    farm = [f"level:{x}" for x in parse_levels(farmers, "--farmers")]
     n = min(entrants, len(lords) * len(farm) ** 2)
     if n < max(top, 2):
         raise TournamentError(f"{n} line-ups, fewer than --top {top} (or 2)")
@@ -371,11 +361,11 @@ def compare(
 
     from mindsport.tournament.doudizhu.validation import run_format_comparison
 
-    levels = _levels_list(landlords, "--landlords")
-    spec = f"level:{_levels_list(str(farmer), '--farmer')[0]}"
+    levels = parse_levels(landlords, "--landlords")
+    spec = f"level:{parse_levels(str(farmer), '--farmer')[0]}"
     with _running(executor, workers, address, quiet) as (ex, bar):
         result = run_format_comparison(
-            graders=[f"level:{x}" for x in _levels_list(tables, "--tables")],
+            graders=[f"level:{x}" for x in parse_levels(tables, "--tables")],
             entrants=[f"level:{x}" for x in levels],
             farmers=(spec, spec),
             library_hands=library_hands,
@@ -461,32 +451,18 @@ def _running(
 
 
 def _specs(text: str, name: str) -> list[str]:
-    """Bot specs: levels (``0,50,100``) or spec strings (``level:40,strong``)."""
+    """Dou Dizhu bot specs: levels (``0,50,100``) or spec strings (``level:40,strong``), each
+    checked by building its bot."""
     from mindsport.doudizhu.bots import make_bot
     from mindsport.tournament.errors import TournamentError
 
-    out = []
-    for part in (p.strip() for p in text.split(",")):
-        if not part:
-            continue
-        spec = f"level:{part}" if part.lstrip("-").isdigit() else part
+    specs = parse_bot_specs(text, name, bare_levels=True)
+    for spec in specs:
         try:
             make_bot(spec)
         except MindsportError as exc:
             raise TournamentError(f"{name}: {exc}") from None
-        out.append(spec)
-    if not out:
-        raise TournamentError(f"{name} is empty")
-    return out
-
-
-def _ints(text: str, name: str) -> list[int]:
-    from mindsport.tournament.errors import TournamentError
-
-    values = _numbers(text, name)
-    if any(v != int(v) or v < 1 for v in values):
-        raise TournamentError(f"{name} must be positive integers, got {text!r}")
-    return [int(v) for v in values]
+    return specs
 
 
 def _pct(x: float | None) -> str:
@@ -541,7 +517,7 @@ def validate_grid(
 
     from mindsport.tournament.doudizhu.validation import run_dih_grid
 
-    ns, ms = _ints(players, "--players"), _ints(rounds, "--rounds")
+    ns, ms = parse_counts(players, "--players"), parse_counts(rounds, "--rounds")
     with _running(executor, workers, address, quiet) as (ex, bar):
         result = run_dih_grid(
             ns,
@@ -643,12 +619,12 @@ def validate_formats(
             entrants=entered,
             farmers=(farm[0], farm[1]),
             library_hands=library_hands,
-            epsilons=_numbers(epsilons, "--epsilons"),
-            rounds=_ints(rounds, "--rounds"),
+            epsilons=parse_numbers(epsilons, "--epsilons"),
+            rounds=parse_counts(rounds, "--rounds"),
             events=events,
             replays=replays,
             seed=seed,
-            centre=_numbers(centre, "--centre"),
+            centre=parse_numbers(centre, "--centre"),
             executor=ex,
             progress=bar.advance,
             stage=bar.stage,
@@ -702,179 +678,3 @@ def validate_formats(
             title = f"{name}{'' if eps is None else f' (eps {eps:g})'}, {m} rounds"
             plot_rank_heatmap(probs, plots / f"{stem}.png", labels=labels, title=title)
         typer.echo(f"{len(result.tables)} heatmaps written to {plots}")
-
-
-@app.command()
-def generate(
-    target: Annotated[str, typer.Option(help="Requested GDI.")] = _CENTRE,
-    epsilon: Annotated[float, typer.Option(help="Accept within this distance.")] = 0.15,
-    count: Annotated[int, typer.Option(help="Deals to generate.")] = 20,
-    seed: Annotated[int, typer.Option(help="Seed of every random choice.")] = 0,
-    model: Annotated[
-        Path | None, typer.Option(help="Load a fitted model (JSON) instead of training one.")
-    ] = None,
-    save_model: Annotated[
-        Path | None, typer.Option(help="Write the fitted model here.", callback=output_file)
-    ] = None,
-    library_hands: Annotated[int, typer.Option(help="Graded one-bomb deals to train on.")] = 300,
-    holdout: Annotated[float, typer.Option(help="Share of them held out for R^2.")] = 0.25,
-    alpha: Annotated[float, typer.Option(help="Ridge penalty.")] = 1.0,
-    graders: Annotated[str, typer.Option(help="Landlord bots of the GDI tables.")] = (
-        "10,20,30,40,50,60,70,80,90,100"
-    ),
-    farmers: Annotated[str, typer.Option(help="The fixed farmer bots (one or two).")] = "0",
-    verify: Annotated[bool, typer.Option(help="Grade the generated deals by simulation.")] = True,
-    max_tries: Annotated[int, typer.Option(help="Give up after dealing this many.")] = 200_000,
-    out: Annotated[
-        Path | None, typer.Option(help="Write the deals (JSONL) here.", callback=output_file)
-    ] = None,
-    executor: ExecutorOption = "local",
-    workers: WorkersOption = 0,
-    address: AddressOption = None,
-    quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
-) -> None:
-    """Deals of a requested difficulty (GDI within EPSILON of TARGET) on demand.
-
-    Fits a ridge model GDI ~ card features on a simulated library (held-out R^2 and the noise
-    ceiling printed), rejection-samples one-bomb deals whose predicted GDI is within EPSILON,
-    then verifies them by simulation at the grading tables.
-    """
-    import json
-
-    import numpy as np
-
-    from mindsport.tournament.doudizhu.games import landlord_table, random_deals
-    from mindsport.tournament.doudizhu.generator import (
-        GdiModel,
-        cross_validated_r2,
-        feature_matrix,
-        propose_deals,
-        split_half_ceiling,
-    )
-    from mindsport.tournament.errors import TournamentError
-    from mindsport.tournament.executors import task_rng
-    from mindsport.tournament.gdi import grade_difficulty
-
-    goal = _numbers(target, "--target")
-    levels = [float(x) for x in _LEVELS.split(",")]
-    if len(goal) != len(levels) - 1:
-        raise TournamentError(f"--target needs {len(levels) - 1} values, got {len(goal)}")
-    if not 0 < holdout < 1:
-        raise TournamentError(f"--holdout must lie strictly between 0 and 1, got {holdout}")
-    farm = _specs(farmers, "--farmers")
-    farm = farm * 2 if len(farm) == 1 else farm
-    if len(farm) != 2:
-        raise TournamentError(f"--farmers takes one or two bots, got {len(farm)}")
-    tables = _specs(graders, "--graders")
-    with _running(executor, workers, address, quiet) as (ex, bar):
-        if model is not None:
-            fitted = GdiModel.load(model)
-        else:
-            deals = random_deals(library_hands, task_rng(seed, 10), one_bomb=True)
-            bar.stage("grading the training library", len(deals) * len(tables) * 2)
-            scores = landlord_table(
-                deals,
-                tables,
-                (farm[0], farm[1]),
-                seed,
-                11,
-                ex,
-                replays=2,
-                progress=bar.advance,
-            )
-            halves = [
-                np.array([grade_difficulty(scores[:, j, h], levels) for j in range(len(deals))])
-                for h in (0, 1)
-            ]
-            gdis = (halves[0] + halves[1]) / 2
-            x = feature_matrix(deals)
-            order = task_rng(seed, 12).permutation(len(deals))
-            cut = round(len(deals) * (1 - holdout))
-            train, test = order[:cut], order[cut:]
-            if len(train) < 2 or len(test) < 3:
-                raise TournamentError("--library-hands is too small to train and hold out")
-            fitted = GdiModel.fit(x[train], gdis[train], alpha=alpha, levels=levels)
-            r2 = fitted.r2(x[test], gdis[test])
-            ceiling = split_half_ceiling(halves[0], halves[1])
-            cv = cross_validated_r2(x, gdis, task_rng(seed, 15), alpha=alpha)
-            typer.echo(
-                f"model: ridge on {len(train)} hands graded at {len(tables)} tables x 2; "
-                f"held-out R^2 on {len(test)}: "
-                + ", ".join(f"g{i + 1} {v:.3f}" for i, v in enumerate(r2[:-1]))
-                + f", pooled {r2[-1]:.3f}"
-            )
-            typer.echo(
-                f"5-fold cross-validated R^2 on all {len(deals)}: "
-                + ", ".join(f"g{i + 1} {v:.3f}" for i, v in enumerate(cv[:-1]))
-                + f", pooled {cv[-1]:.3f}"
-            )
-            typer.echo(
-                "noise ceiling of R^2 (split-half reliability of the simulated GDI): "
-                + ", ".join(f"g{i + 1} {v:.3f}" for i, v in enumerate(ceiling))
-            )
-            near = np.linalg.norm(gdis - np.array(goal), axis=1) < epsilon
-            same = np.linalg.norm(halves[1] - np.array(goal), axis=1) < epsilon
-            first = np.linalg.norm(halves[0] - np.array(goal), axis=1) < epsilon
-            again = f"{(first & same).sum() / first.sum():.1%}" if first.any() else "n/a"
-            typer.echo(
-                f"library: {near.mean():.1%} of graded one-bomb deals lie within {epsilon:g} "
-                "of the target (blind acceptance); of the deals within it on one set of games, "
-                f"{again} are within it again on a second set (simulation's own repeatability)"
-            )
-            if save_model is not None:
-                fitted.save(save_model)
-                typer.echo(f"model written to {save_model}")
-        proposal = propose_deals(
-            fitted, goal, epsilon, count, task_rng(seed, 13), max_tries=max_tries
-        )
-        typer.echo(
-            f"generated {len(proposal.deals)} deals from {proposal.tried} dealt "
-            f"(acceptance {proposal.acceptance:.2%}); "
-            f"{proposal.seconds_per_deal * 1000:.1f} ms per accepted deal"
-        )
-        verified: list[tuple[float, ...]] = []
-        if verify and proposal.deals:
-            bar.stage("verifying", len(proposal.deals) * len(tables) * 2)
-            check = landlord_table(
-                list(proposal.deals),
-                tables,
-                (farm[0], farm[1]),
-                seed,
-                14,
-                ex,
-                replays=2,
-                progress=bar.advance,
-            )
-            verified = [
-                tuple(grade_difficulty(check[:, j, :].ravel(), levels).tolist())
-                for j in range(len(proposal.deals))
-            ]
-    rows = []
-    within = 0
-    for j, d in enumerate(proposal.deals):
-        row: dict[str, Any] = {
-            "deal": str(d),
-            "predicted": proposal.predicted[j].round(3).tolist(),
-        }
-        if verified:
-            dist = float(np.linalg.norm(np.array(verified[j]) - np.array(goal)))
-            within += dist < epsilon
-            row.update(simulated=list(verified[j]), distance=round(dist, 4))
-        rows.append(row)
-    if verified:
-        typer.echo(
-            f"verified by simulation at {len(tables)} tables x 2: {within}/{len(verified)} "
-            f"within {epsilon:g} of {goal}"
-        )
-    for row in rows[:10]:
-        typer.echo(json.dumps(row))
-    if out is not None:
-        from mindsport.files import write_atomically
-
-        text = "".join(json.dumps(r) + "\n" for r in rows)
-
-        def write(tmp: Path) -> None:
-            tmp.write_text(text, encoding="utf-8")
-
-        write_atomically(out, write)
-        typer.echo(f"{len(rows)} deals written to {out}")

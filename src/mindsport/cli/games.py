@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import typer
 
-from mindsport.commandline import new_app
+from mindsport.cli.boundary import new_app
+from mindsport.cli.options import parse_bot_specs
 from mindsport.errors import MindsportError
 
 __all__ = ["app"]
@@ -56,13 +57,12 @@ def play(
 
     from mindsport.games.referee import play_game
     from mindsport.games.registry import get_game
-    from mindsport.games.specs import split_specs
 
     console = Console(highlight=False)
     players = []
     try:
         chosen = get_game(game)
-        specs = split_specs(bots)
+        specs = parse_bot_specs(bots, "--bots")
         if len(specs) != chosen.info.players:
             raise MindsportError(
                 f"--bots {bots!r}: {chosen.info.title} needs {chosen.info.players} bots, "

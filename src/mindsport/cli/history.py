@@ -3,7 +3,7 @@ step ahead in time, and turn any supported source into a match file.
 
 ``evaluate_command`` and ``import_command`` are command functions, registered on the root
 ``mindsport`` command. This module imports only typer; the rating core loads when a command
-runs. Errors are printed by the command line's error boundary (:mod:`mindsport.commandline`).
+runs. Errors are printed by the command line's error boundary (:mod:`mindsport.cli.boundary`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from mindsport.commandline import output_file, output_folder
+from mindsport.cli.options import output_file, output_folder, parse_names
 from mindsport.errors import MindsportError
 from mindsport.files import write_atomically
 
@@ -249,9 +249,7 @@ def evaluate_command(
 
     console = Console()
     err = Console(stderr=True)
-    names = [x.strip().lower() for x in models.split(",") if x.strip()]
-    if not names:
-        raise MindsportError("--models: give at least one model name")
+    names = [x.lower() for x in parse_names(models, "--models", "model names")]
     for x in names:
         get_spec(x)  # an unknown name is refused before any work
     imported = import_matches(file)

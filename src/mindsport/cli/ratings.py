@@ -3,17 +3,17 @@
 Register them on the main ``mindsport`` app with :func:`register` (or by hand: every function in
 :data:`commands` with ``app.command()``, plus :data:`keys_app` and :data:`leagues_app` with
 ``app.add_typer``). :data:`app` bundles them all for standalone use and tests. (The HTTP service
-has its own command, ``mindsport serve``, in :mod:`mindsport.service.cli`.)
+has its own command, ``mindsport serve``, in :mod:`mindsport.cli.serve`.)
 
 Rating models and their settings come from the model registry
 (:mod:`mindsport.rating.registry`): ``--model`` takes any registered name, ``--param NAME=VALUE``
 any of its settings (checked and parsed by the model's description of it).
 
-Every command takes ``--db URL`` (default ``$MINDSPORT_DATABASE_URL`` or ``./mindsport.db``).
-Commands that only read (``leaderboard``, ``player``, ``predict``, ...) never create a database:
-a missing one is an error. Errors are printed by the command line's error boundary
-(:mod:`mindsport.commandline`); this module imports only typer, so the database layer loads when
-a command runs.
+Every command takes ``--db URL`` (default ``$MINDSPORT_DATABASE_URL`` or ``./mindsport.db``,
+:mod:`mindsport.cli.options`). Commands that only read (``leaderboard``, ``player``,
+``predict``, ...) never create a database: a missing one is an error. Errors are printed by the
+command line's error boundary (:mod:`mindsport.cli.boundary`); this module imports only typer,
+so the database layer loads when a command runs.
 """
 
 from __future__ import annotations
@@ -28,7 +28,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from mindsport.commandline import new_app, output_file
+from mindsport.cli.boundary import new_app
+from mindsport.cli.options import (
+    DbOption,
+    open_store,
+    output_file,
+    parse_names,
+    parse_settings,
+)
 from mindsport.errors import MindsportError, file_error
 
 if TYPE_CHECKING:
@@ -36,36 +43,13 @@ if TYPE_CHECKING:
 
     from mindsport.match import Match
     from mindsport.rating.registry import Display
-    from mindsport.store.facade import Store
 
-__all__ = [
-    "DbOption",
-    "app",
-    "commands",
-    "keys_app",
-    "leagues_app",
-    "open_store",
-    "rating_figure",
-    "register",
-]
+__all__ = ["app", "commands", "keys_app", "leagues_app", "rating_figure", "register"]
 
 DEFAULT_LEAGUE = "main"
 
-DbOption = typer.Option(
-    None,
-    "--db",
-    help="Database URL or SQLite file [env MINDSPORT_DATABASE_URL; default ./mindsport.db].",
-)
 LeagueOption = typer.Option(DEFAULT_LEAGUE, "--league", "-l", help="League name.")
 _MODELS_HELP = "see `mindsport leagues models`"
-
-
-def open_store(db: str | None, *, create: bool) -> Store:
-    """The store at ``db``; ``create=False`` for commands that only read (a missing database
-    is an error, not created)."""
-    from mindsport.store.facade import Store
-
-    return Store(db, create=create)
 
 
 def _console() -> Console:
@@ -119,10 +103,7 @@ def _table(**kwargs: Any) -> Any:
 
 
 def _teams(text: str, what: str) -> list[str]:
-    players = [p.strip() for p in text.split(",") if p.strip()]
-    if not players:
-        raise MindsportError(f"{what}: expected comma-separated player ids, got {text!r}")
-    return players
+    return parse_names(text, what, "player ids")
 
 
 # -- commands -----------------------------------------------------------------------------
@@ -495,11 +476,8 @@ def _params(
     ):
         if value is not None:
             out[key] = value
-    for item in param or []:
-        key, sep, text = item.partition("=")
-        if not sep or not key:
-            raise MindsportError(f"--param {item!r}: expected NAME=VALUE")
-        out[key.strip()] = spec.parse(key.strip(), text)
+    for key, text in parse_settings(param or [], "--param"):
+        out[key] = spec.parse(key, text)
     return spec.check(out)
 
 

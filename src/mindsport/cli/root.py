@@ -1,6 +1,6 @@
 """The ``mindsport`` command: one entry point, a sub-command group per area.
 
-Errors are handled in one place, the error boundary of :mod:`mindsport.commandline`: a mistake
+Errors are handled in one place, the error boundary of :mod:`mindsport.cli.boundary`: a mistake
 in the input is one line on stderr and exit status 2; an internal failure prints its traceback
 and exits with status 70. Heavy modules (NumPy, numba, SciPy, SQLAlchemy, FastAPI, matplotlib,
 the game engines) are imported inside the commands, so ``mindsport --help`` starts at once.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import typer
 
-from mindsport.commandline import new_app
+from mindsport.cli.boundary import new_app
 
 app = new_app(
     "Ratings, fair tournaments, simulation and hidden-information inference for mind sports.",
@@ -39,32 +39,21 @@ def _root(
     """Ratings, fair tournaments, simulation and hidden-information inference for mind sports."""
 
 
-@app.command()
-def demo(
-    db: str = typer.Option("out/mindsport.db", help="SQLite file for the ratings (recreated)."),
-    players: int = typer.Option(24, min=4, help="Players in the simulated league."),
-    games: int = typer.Option(600, min=1, help="Games of the simulated league."),
-    ddz_games: int = typer.Option(600, min=1, help="Dou Dizhu games between graded bots."),
-    seed: int = typer.Option(2024, help="Seed of every random process (reproducible)."),
-) -> None:
-    """The main job: simulate, rate and store a league and a ladder of Dou Dizhu bots."""
-    from mindsport.demo import run_demo
-
-    run_demo(db=db, players=players, games=games, ddz_games=ddz_games, seed=seed)
-
-
 def _register() -> None:
     """Attach the sub-command groups of each area (their modules import only typer; what a
     command computes with is imported when it runs)."""
-    from mindsport.doudizhu.cli import app as ddz_app
-    from mindsport.event.cli import app as event_app
-    from mindsport.games.cli import app as games_app
-    from mindsport.history.cli import evaluate_command, import_command
-    from mindsport.junqi.cli import app as junqi_app
-    from mindsport.service.cli import serve
-    from mindsport.store.cli import register as register_store
-    from mindsport.tournament.cli import app as tournament_app
+    from mindsport.cli.demo import demo
+    from mindsport.cli.doudizhu import app as ddz_app
+    from mindsport.cli.event import app as event_app
+    from mindsport.cli.games import app as games_app
+    from mindsport.cli.history import evaluate_command, import_command
+    from mindsport.cli.junqi import app as junqi_app
+    from mindsport.cli.ratings import register as register_store
+    from mindsport.cli.serve import serve
+    from mindsport.cli.tournament import app as tournament_app
+    from mindsport.cli.tournament_generate import generate
 
+    app.command()(demo)
     register_store(app)
     app.command("serve")(serve)
     app.command("evaluate")(evaluate_command)
@@ -74,6 +63,7 @@ def _register() -> None:
     app.add_typer(games_app, name="games", help="Any game: list the games, play bots, any program.")
     app.add_typer(junqi_app, name="junqi", help="Luzhanqi: play games between bots.")
     app.add_typer(event_app, name="event", help="Run an event: registration to standings.")
+    tournament_app.command()(generate)  # after the group's own commands, as listed in its help
     app.add_typer(
         tournament_app,
         name="tournament",

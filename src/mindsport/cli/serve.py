@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typer
 
-from mindsport.store.cli import DbOption
+from mindsport.cli.options import DbOption
 
 __all__ = ["serve"]
 

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from mindsport.commandline import new_app
+from mindsport.cli.boundary import new_app
+from mindsport.cli.options import parse_bot_specs
 from mindsport.errors import MindsportError
 
 if TYPE_CHECKING:
@@ -60,10 +61,10 @@ def render_board(state: State, title: str = "") -> Table:
 
 
 def _parse_bots(text: str) -> tuple[str, str]:
-    names = [x.strip() for x in text.split(",")]
-    if len(names) != 2 or not all(names):
+    specs = parse_bot_specs(text, "--bots")
+    if len(specs) != 2:
         raise MindsportError(f"--bots takes two names separated by a comma, got {text!r}")
-    return names[0], names[1]
+    return specs[0], specs[1]
 
 
 def _describe(record: GameRecord, ply: int, public: bool) -> str:
