@@ -462,16 +462,17 @@ def _running(
 
 def _specs(text: str, name: str) -> list[str]:
     """Bot specs: levels (``0,50,100``) or spec strings (``level:40,strong``)."""
-    from mindsport.doudizhu.bots import make_bot
+    from mindsport.games.registry import get_game, make_bot
     from mindsport.tournament.errors import TournamentError
 
+    game = get_game("doudizhu")
     out = []
     for part in (p.strip() for p in text.split(",")):
         if not part:
             continue
         spec = f"level:{part}" if part.lstrip("-").isdigit() else part
         try:
-            make_bot(spec)
+            make_bot(game, spec)
         except MindsportError as exc:
             raise TournamentError(f"{name}: {exc}") from None
         out.append(spec)

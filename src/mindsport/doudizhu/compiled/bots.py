@@ -34,12 +34,14 @@ The strong bot (plan-based heuristic):
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
 from mindsport.doudizhu.cards import N_RANKS
-from mindsport.doudizhu.compiled.movegen import MAX_MOVES, can_beat, legal, reading
-from mindsport.doudizhu.compiled.planner import new_frames, plan_groups, search
+from mindsport.doudizhu.compiled.movegen import MAX_MOVES, MoveBuffer, can_beat, legal, reading
+from mindsport.doudizhu.compiled.planner import PlanBuffer, new_frames, plan_groups, search
 from mindsport.doudizhu.compiled.rng import bounded, next_double
 from mindsport.doudizhu.kinds import BOMB, N_KINDS, PAIR, PASS, SINGLE
 
@@ -49,6 +51,8 @@ __all__ = [
     "BOT_RANDOM",
     "BOT_STRONG",
     "MAX_GROUPS",
+    "Situation",
+    "Workspace",
     "decide",
     "decide_one",
     "decision_buffers",
@@ -62,6 +66,31 @@ _URGENT_PASS = 5.0  # pass score when an opponent is about to go out
 _BOMB_PENALTY = 0.8
 _ONE_MOVE_GROUPS = 5  # a hand that is one move splits into at most this many plan groups
 _NEARLY_OUT = 1.6  # plan cost of a hand that goes out in about two plays
+
+
+class Situation(NamedTuple):
+    """What a seat knows when it decides: its ``seat``, ``hand``, the ``unseen`` cards (the two
+    other hands together), the cards ``left`` per seat, and the play to beat: its kind ``pk``
+    (< 0: the seat leads), main rank ``lmain`` and size ``lsize``, made by seat ``pplayer``."""
+
+    seat: int
+    hand: np.ndarray
+    unseen: np.ndarray
+    left: np.ndarray
+    pk: int
+    lmain: int
+    lsize: int
+    pplayer: int
+
+
+class Workspace(NamedTuple):
+    """The buffers :func:`decide` works in: a move buffer, a plan buffer, a scratch hand and
+    ``out``, which receives the counts of the chosen move."""
+
+    moves: MoveBuffer
+    plan: PlanBuffer
+    scratch: np.ndarray
+    out: np.ndarray
 
 
 @njit(cache=True)
@@ -89,15 +118,18 @@ def _danger(seat, left):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _lead(seat, hand, unseen, left, mc, mk, mm, ms, gk, gm, gs, gc, out):  # pragma: no cover
-    ng = plan_groups(hand, gk, gm, gs, gc)
+def _lead(sit, work):  # pragma: no cover - compiled
+    seat, hand, unseen, left = sit.seat, sit.hand, sit.unseen, sit.left
+    gk, gm, gs, gc = work.plan
+    out = work.out
+    ng = plan_groups(hand, work.plan)
     if ng == 1:
         _take(gc, 0, out)
         return gk[0], gm[0]
     if ng <= _ONE_MOVE_GROUPS and hand.max() >= 3:
         # the whole hand may still be one move with kickers (e.g. a four with two)
         for kind in range(N_KINDS):
-            main = reading(hand, kind, mc, mk, mm, ms)
+            main = reading(hand, kind, work.moves)
             if main >= 0:
                 for r in range(N_RANKS):
                     out[r] = hand[r]
@@ -152,8 +184,12 @@ def _lead(seat, hand, unseen, left, mc, mk, mm, ms, gk, gm, gs, gc, out):  # pra
 
 
 @njit(cache=True)
-def _respond(seat, hand, unseen, left, pk, n, pplayer, mc, mk, mm, ms, c):  # pragma: no cover
+def _respond(sit, n, work):  # pragma: no cover - compiled
     """The strong bot's answer among the n legal moves (index, -1: pass)."""
+    seat, hand, unseen, left = sit.seat, sit.hand, sit.unseen, sit.left
+    pk, pplayer = sit.pk, sit.pplayer
+    mc, mk, mm, ms = work.moves
+    c = work.scratch
     if n == 0:
         return -1
     size = left[seat]
@@ -177,14 +213,14 @@ def _respond(seat, hand, unseen, left, pk, n, pplayer, mc, mk, mm, ms, c):  # pr
     urgent = danger <= 2 or left[pplayer] <= 2
     for r in range(N_RANKS):
         c[r] = hand[r]
-    f_bst, f_s, f_kind, f_end, f_len = new_frames()
-    before = search(c, 0, f_bst, f_s, f_kind, f_end, f_len)
+    frames = new_frames()
+    before = search(c, 0, frames)
     bi = -1
     best_score = _URGENT_PASS if urgent else _PASS_MARGIN
     for i in range(n):
         for r in range(N_RANKS):
             c[r] = hand[r] - mc[i, r]
-        after = search(c, 0, f_bst, f_s, f_kind, f_end, f_len)
+        after = search(c, 0, frames)
         score = after - before
         if mk[i] >= BOMB and not urgent and after > _NEARLY_OUT:
             score += _BOMB_PENALTY
@@ -197,61 +233,57 @@ def _respond(seat, hand, unseen, left, pk, n, pplayer, mc, mk, mm, ms, c):  # pr
 
 
 @njit(cache=True)
-def decide(
-    code, level, seat, hand, unseen, left, pk, lmain, lsize, pplayer, st,
-    mc, mk, mm, ms, gk, gm, gs, gc, c, out,
-):  # pragma: no cover - compiled  # fmt: skip
-    """One decision of bot ``code`` (``level`` for ``level:N``) in ``seat``: returns the kind
-    (:data:`~mindsport.doudizhu.kinds.PASS` to pass) and main rank; ``out`` gets the counts.
+def decide(code, level, sit, st, work):  # pragma: no cover - compiled
+    """One decision of bot ``code`` (``level`` for ``level:N``) in the :class:`Situation`
+    ``sit``, drawing on the PCG64 state ``st``: returns the kind
+    (:data:`~mindsport.doudizhu.kinds.PASS` to pass) and main rank; ``work.out`` gets the
+    counts (:class:`Workspace`: the buffers it works in).
 
-    ``pk < 0``: the seat leads; else it answers the play (kind ``pk``, main ``lmain``, size
-    ``lsize``) made by seat ``pplayer``. ``mc .. ms`` is a move buffer, ``gk .. gc`` a plan
-    buffer, ``c`` a scratch hand.
+    ``sit.pk < 0``: the seat leads; else it answers the play (kind ``pk``, main ``lmain``, size
+    ``lsize``) made by seat ``pplayer``.
     """
+    pk = sit.pk
     strong = code == BOT_STRONG
     if code == BOT_LEVEL:
         strong = level >= 100 or (level > 0 and next_double(st) * 100 < level)
     if strong and pk < 0:
-        return _lead(seat, hand, unseen, left, mc, mk, mm, ms, gk, gm, gs, gc, out)
-    n = legal(hand, pk, lmain, lsize, mc, mk, mm, ms)
+        return _lead(sit, work)
+    mv = work.moves
+    n = legal(sit.hand, pk, sit.lmain, sit.lsize, mv)
     if code == BOT_GREEDY:
-        i = _greedy(n, mk, mm, ms) if n > 0 else -1
+        i = _greedy(n, mv.kind, mv.main, mv.size) if n > 0 else -1
     elif strong:
-        i = _respond(seat, hand, unseen, left, pk, n, pplayer, mc, mk, mm, ms, c)
+        i = _respond(sit, n, work)
     else:  # random: uniform over the moves and (when allowed) the pass
         i = bounded(st, n + (0 if pk < 0 else 1))
         if i >= n:
             i = -1
     if i < 0:
         return PASS, -1
-    _take(mc, i, out)
-    return mk[i], mm[i]
+    _take(mv.counts, i, work.out)
+    return mv.kind[i], mv.main[i]
 
 
 @njit(cache=True)
-def decision_buffers():  # pragma: no cover - compiled
-    """The buffers :func:`decide` works in: a move buffer (counts, kind, main, size), a plan
-    buffer (kind, main, size, counts) and a scratch hand."""
-    return (
+def decision_buffers(out):  # pragma: no cover - compiled
+    """The :class:`Workspace` of :func:`decide`: a move buffer (counts, kind, main, size), a
+    plan buffer (kind, main, size, counts), a scratch hand, and ``out``."""
+    moves = MoveBuffer(
         np.zeros((MAX_MOVES, N_RANKS), np.int64),
         np.zeros(MAX_MOVES, np.int64),
         np.zeros(MAX_MOVES, np.int64),
         np.zeros(MAX_MOVES, np.int64),
+    )
+    plan = PlanBuffer(
         np.zeros(MAX_GROUPS, np.int64),
         np.zeros(MAX_GROUPS, np.int64),
         np.zeros(MAX_GROUPS, np.int64),
         np.zeros((MAX_GROUPS, N_RANKS), np.int64),
-        np.zeros(N_RANKS, np.int64),
     )
+    return Workspace(moves, plan, np.zeros(N_RANKS, np.int64), out)
 
 
 @njit(cache=True)
-def decide_one(
-    code, level, seat, hand, unseen, left, pk, lmain, lsize, pplayer, st, out
-):  # pragma: no cover - compiled
+def decide_one(code, level, sit, st, out):  # pragma: no cover - compiled
     """:func:`decide` with its own buffers (one decision asked from Python)."""
-    mc, mk, mm, ms, gk, gm, gs, gc, c = decision_buffers()
-    return decide(
-        code, level, seat, hand, unseen, left, pk, lmain, lsize, pplayer, st,
-        mc, mk, mm, ms, gk, gm, gs, gc, c, out,
-    )  # fmt: skip
+    return decide(code, level, sit, st, decision_buffers(out))

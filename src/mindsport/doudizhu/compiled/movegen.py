@@ -2,8 +2,9 @@
 # ruff: noqa: SIM109, SIM110  (numba kernels: plain loops and comparisons compile best)
 """Legal-move generation over count vectors, in numba: the one move generator of the package.
 
-A move is a row of a move buffer: kind code (:data:`~mindsport.doudizhu.kinds.KIND_CODE`: 0
-``single`` ... 13 ``rocket``), main rank, size and the 15 counts. :func:`legal` fills the buffer
+A move is a row of a move buffer (:class:`MoveBuffer`): kind code
+(:data:`~mindsport.doudizhu.kinds.KIND_CODE`: 0 ``single`` ... 13 ``rocket``), main rank, size
+and the 15 counts. :func:`legal` fills the buffer
 from row 0 and returns the number of moves, in a fixed order: kinds in ``Kind`` order, and within
 a kind by size, main rank, then kicker multisets with more cards of the lowest differing rank
 first (chain length, then main rank, then kicker multisets in decreasing lexicographic order of
@@ -18,6 +19,8 @@ classifier of every sub-multiset of a hand.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -45,6 +48,7 @@ from mindsport.doudizhu.kinds import (
 
 __all__ = [
     "MAX_MOVES",
+    "MoveBuffer",
     "can_beat",
     "legal",
     "legal_indices",
@@ -67,9 +71,19 @@ _MIN_LEN = MIN_CHAIN
 _MAX_LEN = MAX_CHAIN
 
 
-def new_buffers() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+class MoveBuffer(NamedTuple):
+    """A buffer of moves, one row each: the counts (rows x 15), kind code, main rank and size
+    (numba passes it to the kernels as one value)."""
+
+    counts: np.ndarray
+    kind: np.ndarray
+    main: np.ndarray
+    size: np.ndarray
+
+
+def new_buffers() -> MoveBuffer:
     """Empty move buffer: counts (MAX_MOVES x 15), kind, main, size."""
-    return (
+    return MoveBuffer(
         np.zeros((MAX_MOVES, N_RANKS), np.int64),
         np.zeros(MAX_MOVES, np.int64),
         np.zeros(MAX_MOVES, np.int64),
@@ -78,8 +92,9 @@ def new_buffers() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 
 
 @njit(cache=True)
-def _push(mc, mk, mm, ms, n, kind, main, m):  # pragma: no cover - compiled
+def _push(mv, n, kind, main, m):  # pragma: no cover - compiled
     """Write move ``n`` (when it fits: callers check the returned count) and count it."""
+    mc, mk, mm, ms = mv
     if n < mc.shape[0]:
         size = 0
         for r in range(N_RANKS):
@@ -114,7 +129,7 @@ def _higher_reading(m, first, end):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _kickers(avail, rem, m, first, end, mc, mk, mm, ms, n, w):  # pragma: no cover - compiled
+def _kickers(avail, rem, m, first, end, mv, n, w):  # pragma: no cover - compiled
     """plane_single: every multiset of ``rem`` kicker ranks within ``avail`` (the hand's
     cards, at most 3 a rank, none of the chain), never both jokers; each card set once."""
     suffix = w[3]
@@ -133,7 +148,7 @@ def _kickers(avail, rem, m, first, end, mc, mk, mm, ms, n, w):  # pragma: no cov
             for r in range(N_RANKS):
                 m[r] += cnt[r]
             if not _higher_reading(m, first, end):
-                n = _push(mc, mk, mm, ms, n, PLANE_SINGLE, end, m)
+                n = _push(mv, n, PLANE_SINGLE, end, m)
             for r in range(N_RANKS):
                 m[r] -= cnt[r]
         tail = 0
@@ -155,7 +170,7 @@ def _kickers(avail, rem, m, first, end, mc, mk, mm, ms, n, w):  # pragma: no cov
 
 
 @njit(cache=True)
-def _pairs(ranks, nr, rem, m, kind, main, mc, mk, mm, ms, n, w):  # pragma: no cover - compiled
+def _pairs(ranks, nr, rem, m, kind, main, mv, n, w):  # pragma: no cover - compiled
     """Every choice of ``rem`` distinct pair ranks out of ranks[:nr] (2 cards each)."""
     if rem > nr:
         return n
@@ -165,7 +180,7 @@ def _pairs(ranks, nr, rem, m, kind, main, mc, mk, mm, ms, n, w):  # pragma: no c
     while True:
         for i in range(rem):
             m[ranks[idx[i]]] += 2
-        n = _push(mc, mk, mm, ms, n, kind, main, m)
+        n = _push(mv, n, kind, main, m)
         for i in range(rem):
             m[ranks[idx[i]]] -= 2
         i = rem - 1
@@ -186,7 +201,7 @@ def _workspace():  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def gen_kind(c, kind, length, above, mc, mk, mm, ms, n, w):  # pragma: no cover - compiled
+def gen_kind(c, kind, length, above, mv, n, w):  # pragma: no cover - compiled
     """Append the moves of ``kind`` from hand ``c`` with main rank > ``above`` (unsorted).
 
     ``length``: chain length for chained kinds, -1 for every allowed length.
@@ -199,20 +214,20 @@ def gen_kind(c, kind, length, above, mc, mk, mm, ms, n, w):  # pragma: no cover 
         for r in range(lo, N_RANKS):
             if c[r] > 0:
                 m[r] = 1
-                n = _push(mc, mk, mm, ms, n, kind, r, m)
+                n = _push(mv, n, kind, r, m)
                 m[r] = 0
     elif kind == PAIR or kind == TRIO or kind == BOMB:
         width = _WIDTH[kind]
         for r in range(lo, TWO + 1):
             if c[r] >= width:
                 m[r] = width
-                n = _push(mc, mk, mm, ms, n, kind, r, m)
+                n = _push(mv, n, kind, r, m)
                 m[r] = 0
     elif kind == ROCKET:
         if c[SMALL_JOKER] > 0 and c[BIG_JOKER] > 0:
             m[SMALL_JOKER] = 1
             m[BIG_JOKER] = 1
-            n = _push(mc, mk, mm, ms, n, kind, BIG_JOKER, m)
+            n = _push(mv, n, kind, BIG_JOKER, m)
     elif kind == TRIO_SINGLE or kind == TRIO_PAIR:
         for r in range(lo, TWO + 1):
             if c[r] < 3:
@@ -222,13 +237,13 @@ def gen_kind(c, kind, length, above, mc, mk, mm, ms, n, w):  # pragma: no cover 
                 for k in range(N_RANKS):
                     if k != r and c[k] > 0:
                         m[k] = 1
-                        n = _push(mc, mk, mm, ms, n, kind, r, m)
+                        n = _push(mv, n, kind, r, m)
                         m[k] = 0
             else:
                 for k in range(TWO + 1):
                     if k != r and c[k] >= 2:
                         m[k] = 2
-                        n = _push(mc, mk, mm, ms, n, kind, r, m)
+                        n = _push(mv, n, kind, r, m)
                         m[k] = 0
             m[r] = 0
     elif kind == FOUR_TWO_SINGLE or kind == FOUR_TWO_PAIR:
@@ -248,7 +263,7 @@ def gen_kind(c, kind, length, above, mc, mk, mm, ms, n, w):  # pragma: no cover 
                             continue
                         m[a] += 1
                         m[b] += 1
-                        n = _push(mc, mk, mm, ms, n, kind, r, m)
+                        n = _push(mv, n, kind, r, m)
                         m[a] -= 1
                         m[b] -= 1
             else:
@@ -257,7 +272,7 @@ def gen_kind(c, kind, length, above, mc, mk, mm, ms, n, w):  # pragma: no cover 
                     if k != r and c[k] >= 2:
                         ranks[nr] = k
                         nr += 1
-                n = _pairs(ranks, nr, 2, m, kind, r, mc, mk, mm, ms, n, w)
+                n = _pairs(ranks, nr, 2, m, kind, r, mv, n, w)
             m[r] = 0
     else:
         width = _WIDTH[kind]
@@ -287,53 +302,53 @@ def gen_kind(c, kind, length, above, mc, mk, mm, ms, n, w):  # pragma: no cover 
                         avail[r] = min(c[r], 3)
                     for r in range(first, end + 1):
                         avail[r] = 0
-                    n = _kickers(avail, ln, m, first, end, mc, mk, mm, ms, n, w)
+                    n = _kickers(avail, ln, m, first, end, mv, n, w)
                 elif kind == PLANE_PAIR:
                     nr = 0
                     for k in range(TWO + 1):
                         if (k < first or k > end) and c[k] >= 2:
                             ranks[nr] = k
                             nr += 1
-                    n = _pairs(ranks, nr, ln, m, kind, end, mc, mk, mm, ms, n, w)
+                    n = _pairs(ranks, nr, ln, m, kind, end, mv, n, w)
                 else:
-                    n = _push(mc, mk, mm, ms, n, kind, end, m)
+                    n = _push(mv, n, kind, end, m)
                 for r in range(first, end + 1):
                     m[r] = 0
     return n
 
 
 @njit(cache=True)
-def _bombs(c, above, mc, mk, mm, ms, n):  # pragma: no cover - compiled
+def _bombs(c, above, mv, n):  # pragma: no cover - compiled
     m = np.zeros(N_RANKS, np.int64)
     for r in range(above + 1, TWO + 1):
         if c[r] == 4:
             m[r] = 4
-            n = _push(mc, mk, mm, ms, n, BOMB, r, m)
+            n = _push(mv, n, BOMB, r, m)
             m[r] = 0
     if c[SMALL_JOKER] > 0 and c[BIG_JOKER] > 0:
         m[SMALL_JOKER] = 1
         m[BIG_JOKER] = 1
-        n = _push(mc, mk, mm, ms, n, ROCKET, BIG_JOKER, m)
+        n = _push(mv, n, ROCKET, BIG_JOKER, m)
     return n
 
 
 @njit(cache=True)
-def legal(c, pk, pmain, psize, mc, mk, mm, ms):  # pragma: no cover - compiled
+def legal(c, pk, pmain, psize, mv):  # pragma: no cover - compiled
     """Fill the buffer with the legal moves of hand ``c``: leading when ``pk < 0``, else
     beating the move (kind ``pk``, main ``pmain``, size ``psize``). Returns the count."""
     n = 0
     if pk == ROCKET:
         return 0
     if pk == BOMB:
-        return _bombs(c, pmain, mc, mk, mm, ms, 0)
+        return _bombs(c, pmain, mv, 0)
     if pk == SINGLE or pk == PAIR or pk == TRIO:
         m = np.zeros(N_RANKS, np.int64)
         for r in range(pmain + 1, N_RANKS):
             if c[r] >= psize and (psize == 1 or r <= TWO):
                 m[r] = psize
-                n = _push(mc, mk, mm, ms, n, pk, r, m)
+                n = _push(mv, n, pk, r, m)
                 m[r] = 0
-        return _bombs(c, -1, mc, mk, mm, ms, n)
+        return _bombs(c, -1, mv, n)
     if pk < 0:  # leading: every kind, in Kind order
         k0, k1, length, above = 0, N_KINDS, -1, -1
     else:
@@ -347,14 +362,14 @@ def legal(c, pk, pmain, psize, mc, mk, mm, ms):  # pragma: no cover - compiled
             length = psize // unit
     w = _workspace()
     for kind in range(k0, k1):  # one call site: keeps the compiled code small
-        n = gen_kind(c, kind, length, above, mc, mk, mm, ms, n, w)
+        n = gen_kind(c, kind, length, above, mv, n, w)
     if pk < 0:
-        return _checked(n, mc)
-    return _checked(_bombs(c, -1, mc, mk, mm, ms, n), mc)
+        return _checked(n, mv.counts)
+    return _checked(_bombs(c, -1, mv, n), mv.counts)
 
 
 @njit(cache=True)
-def reading(c, kind, mc, mk, mm, ms):  # pragma: no cover - compiled
+def reading(c, kind, mv):  # pragma: no cover - compiled
     """Main rank of the move of ``kind`` made of exactly the cards ``c`` (-1: none)."""
     size = 0
     for r in range(N_RANKS):
@@ -370,7 +385,8 @@ def reading(c, kind, mc, mk, mm, ms):  # pragma: no cover - compiled
         length = size // unit
         if length < _MIN_LEN[kind] or length > _MAX_LEN[kind]:
             return -1
-    n = _checked(gen_kind(c, kind, length, -1, mc, mk, mm, ms, 0, _workspace()), mc)
+    n = _checked(gen_kind(c, kind, length, -1, mv, 0, _workspace()), mv.counts)
+    mc, mm = mv.counts, mv.main
     best = -1
     for i in range(n):
         same = True
@@ -504,7 +520,7 @@ def universe():  # pragma: no cover - compiled
     mk = np.zeros(UNIVERSE_ROWS, np.int64)
     mm = np.zeros(UNIVERSE_ROWS, np.int64)
     ms = np.zeros(UNIVERSE_ROWS, np.int64)
-    n = legal(deck, -1, -1, 0, mc, mk, mm, ms)
+    n = legal(deck, -1, -1, 0, MoveBuffer(mc, mk, mm, ms))
     return mc[:n].copy(), mk[:n].copy(), mm[:n].copy(), ms[:n].copy()
 
 
@@ -528,7 +544,7 @@ def legal_indices(c, pk, pmain, psize, keys):  # pragma: no cover - compiled
     mk = np.empty(MAX_MOVES, np.int64)
     mm = np.empty(MAX_MOVES, np.int64)
     ms = np.empty(MAX_MOVES, np.int64)
-    n = legal(c, pk, pmain, psize, mc, mk, mm, ms)
+    n = legal(c, pk, pmain, psize, MoveBuffer(mc, mk, mm, ms))
     out = np.empty(n, np.int64)
     for i in range(n):
         out[i] = _position(keys, move_key(mk[i], mc[i]))
