@@ -83,47 +83,59 @@ def _write(path: Path, text: str) -> None:
     typer.echo(f"written to {path}")
 
 
-def _pool(
-    *,
-    library: Path | None,
-    select: str,
-    players: int,
-    rounds: int,
-    top: int,
-    centre: str | None,
-    epsilon: float,
-    hands: Path | None,
-    model: Path | None,
-    target: str | None,
-    count: int,
-    seed: int,
-) -> tuple[str, ...]:
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class _PoolOptions:
+    """The options of ``create`` that choose the pool of hands."""
+
+    library: Path | None
+    select: str
+    players: int
+    rounds: int
+    top: int
+    centre: str | None
+    epsilon: float
+    hands: Path | None
+    model: Path | None
+    target: str | None
+    count: int
+    seed: int
+
+
+def _pool(options: _PoolOptions) -> tuple[str, ...]:
     """The pool of hands the options ask for (empty: random deals)."""
     from mindsport.event.deals import check_hands, pool_by_dih, pool_by_gdi
     from mindsport.tournament.gdi import EQUAL_STRENGTH_CENTRE
     from mindsport.tournament.library import HandLibrary
 
-    if model is not None:
+    if options.model is not None:
         from mindsport.event.deals import pool_by_model
         from mindsport.tournament.doudizhu.generator import GdiModel
 
-        if target is None:
+        if options.target is None:
             raise EventError("--gdi-model needs --target, the requested GDI (e.g. 0.9,0.8,0.6)")
         return pool_by_model(
-            GdiModel.load(model), _numbers(target, "--target"), epsilon, count, seed
+            GdiModel.load(options.model),
+            _numbers(options.target, "--target"),
+            options.epsilon,
+            options.count,
+            options.seed,
         )
-    if hands is not None:
-        lines = hands.read_text(encoding="utf-8").splitlines()
+    if options.hands is not None:
+        lines = options.hands.read_text(encoding="utf-8").splitlines()
         return check_hands([ln.strip() for ln in lines if ln.strip()])
-    if library is None:
+    if options.library is None:
         return ()
-    lib = HandLibrary.load(library)
-    if select == "dih":
-        return pool_by_dih(lib, players, rounds, top)
-    if select == "gdi":
-        middle = list(EQUAL_STRENGTH_CENTRE) if centre is None else _numbers(centre, "--centre")
-        return pool_by_gdi(lib, middle, epsilon)
-    raise EventError(f"--select {select!r}: use dih or gdi")
+    lib = HandLibrary.load(options.library)
+    if options.select == "dih":
+        return pool_by_dih(lib, options.players, options.rounds, options.top)
+    if options.select == "gdi":
+        middle = (
+            list(EQUAL_STRENGTH_CENTRE)
+            if options.centre is None
+            else _numbers(options.centre, "--centre")
+        )
+        return pool_by_gdi(lib, middle, options.epsilon)
+    raise EventError(f"--select {options.select!r}: use dih or gdi")
 
 
 @app.command()
@@ -167,18 +179,20 @@ def create(
 ) -> None:
     """Create an event (its league must exist, or pass --create-league)."""
     pool = _pool(
-        library=library,
-        select=select,
-        players=expected_players,
-        rounds=rounds,
-        top=top,
-        centre=centre,
-        epsilon=epsilon,
-        hands=hands,
-        model=gdi_model,
-        target=target,
-        count=count,
-        seed=seed,
+        _PoolOptions(
+            library=library,
+            select=select,
+            players=expected_players,
+            rounds=rounds,
+            top=top,
+            centre=centre,
+            epsilon=epsilon,
+            hands=hands,
+            model=gdi_model,
+            target=target,
+            count=count,
+            seed=seed,
+        )
     )
     spec = EventSpec(
         name=name,

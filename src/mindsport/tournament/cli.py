@@ -308,7 +308,7 @@ def validate(
 
     One cell of validate-grid (n = min(ENTRANTS, line-ups), m = ROUNDS).
     """
-    from mindsport.tournament.doudizhu.validation import run_dih_grid
+    from mindsport.tournament.doudizhu.validation import DihGridSettings, run_dih_grid
     from mindsport.tournament.errors import TournamentError
 
     lords = [f"level:{x}" for x in _levels_list(landlords, "--landlords")]
@@ -317,9 +317,9 @@ def validate(
     if n < max(top, 2):
         raise TournamentError(f"{n} line-ups, fewer than --top {top} (or 2)")
     with _running(executor, workers, address, quiet) as (ex, bar):
-        result = run_dih_grid(
-            [n],
-            [rounds],
+        settings = DihGridSettings(
+            players=[n],
+            rounds=[rounds],
             landlords=lords,
             farmers1=farm,
             farmers2=farm,
@@ -328,11 +328,9 @@ def validate(
             replays=replays,
             events=events,
             seed=seed,
-            executor=ex,
             top=top,
-            progress=bar.advance,
-            stage=bar.stage,
         )
+        result = run_dih_grid(settings, ex, progress=bar.advance, stage=bar.stage)
     cell = result.cells[0]
     typer.echo(f"entrants: {n} of {result.lineups} line-ups (Algorithm 1, w = {n})")
     typer.echo(f"P1 (random hands)   = {cell.p_random:.3f}")
@@ -369,12 +367,12 @@ def compare(
     """
     import numpy as np
 
-    from mindsport.tournament.doudizhu.validation import run_format_comparison
+    from mindsport.tournament.doudizhu.validation import FormatsSettings, run_format_comparison
 
     levels = _levels_list(landlords, "--landlords")
     spec = f"level:{_levels_list(str(farmer), '--farmer')[0]}"
     with _running(executor, workers, address, quiet) as (ex, bar):
-        result = run_format_comparison(
+        settings = FormatsSettings(
             graders=[f"level:{x}" for x in _levels_list(tables, "--tables")],
             entrants=[f"level:{x}" for x in levels],
             farmers=(spec, spec),
@@ -385,10 +383,8 @@ def compare(
             replays=1,
             seed=seed,
             centre=None,
-            executor=ex,
-            progress=bar.advance,
-            stage=bar.stage,
         )
+        result = run_format_comparison(settings, ex, progress=bar.advance, stage=bar.stage)
     typer.echo(
         f"GDI centre (median) {np.round(result.centre, 2).tolist()}; "
         f"{result.pool_sizes[float(epsilon)]} equal-strength hands within {epsilon:g}"
@@ -540,13 +536,13 @@ def validate_grid(
     from rich.console import Console
     from rich.table import Table
 
-    from mindsport.tournament.doudizhu.validation import run_dih_grid
+    from mindsport.tournament.doudizhu.validation import DihGridSettings, run_dih_grid
 
     ns, ms = _ints(players, "--players"), _ints(rounds, "--rounds")
     with _running(executor, workers, address, quiet) as (ex, bar):
-        result = run_dih_grid(
-            ns,
-            ms,
+        settings = DihGridSettings(
+            players=ns,
+            rounds=ms,
             landlords=_specs(landlords, "--landlords"),
             farmers1=_specs(farmers1, "--farmers1"),
             farmers2=_specs(farmers2, "--farmers2"),
@@ -555,11 +551,9 @@ def validate_grid(
             replays=replays,
             events=events,
             seed=seed,
-            executor=ex,
             top=top,
-            progress=bar.advance,
-            stage=bar.stage,
         )
+        result = run_dih_grid(settings, ex, progress=bar.advance, stage=bar.stage)
     typer.echo(
         f"Validation of the DIH paper, top {top} distinct (the paper's r = {top - 1}): "
         f"{result.lineups} line-ups, {result.library_hands} library hands, "
@@ -629,7 +623,7 @@ def validate_formats(
     from rich.markup import escape
     from rich.table import Table
 
-    from mindsport.tournament.doudizhu.validation import run_format_comparison
+    from mindsport.tournament.doudizhu.validation import FormatsSettings, run_format_comparison
     from mindsport.tournament.errors import TournamentError
 
     farm = _specs(farmers, "--farmers")
@@ -639,7 +633,7 @@ def validate_formats(
         raise TournamentError(f"--farmers takes one or two bots, got {len(farm)}")
     entered = _specs(entrants, "--entrants")
     with _running(executor, workers, address, quiet) as (ex, bar):
-        result = run_format_comparison(
+        settings = FormatsSettings(
             graders=_specs(graders, "--graders"),
             entrants=entered,
             farmers=(farm[0], farm[1]),
@@ -650,10 +644,8 @@ def validate_formats(
             replays=replays,
             seed=seed,
             centre=_numbers(centre, "--centre"),
-            executor=ex,
-            progress=bar.advance,
-            stage=bar.stage,
         )
+        result = run_format_comparison(settings, ex, progress=bar.advance, stage=bar.stage)
     console = Console(width=200)
     pools = ", ".join(f"eps {e:g}: {k}" for e, k in result.pool_sizes.items())
     typer.echo(
