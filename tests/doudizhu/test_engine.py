@@ -15,8 +15,8 @@ from reference_plan import base_plan
 from mindsport.doudizhu import CCPC2016, CLASSIC, LINEAR, Deal, Kind, deal, legal_moves, play
 from mindsport.doudizhu.bots import GreedyBot, LevelBot, StrongBot, make_bots
 from mindsport.doudizhu.cards import DECK_COUNTS
-from mindsport.doudizhu.compiled.movegen import MoveBuffer, legal, new_buffers
-from mindsport.doudizhu.compiled.planner import PlanBuffer, plan_groups
+from mindsport.doudizhu.compiled.movegen import legal, new_buffers
+from mindsport.doudizhu.compiled.planner import plan_groups
 from mindsport.doudizhu.compiled.rng import bounded, next_double, permutation, state_array
 from mindsport.doudizhu.engine import (
     bot_codes,
@@ -134,7 +134,7 @@ def test_planner_split_matches_the_reference_split() -> None:
         for r in range(12):  # no chain (5 singles, 3 pairs): the base split
             if r % 3 == 2:  # a gap every third rank
                 sub[r] = 0
-        n = plan_groups(np.array(sub, np.int64), PlanBuffer(gk, gm, gs, gc))
+        n = plan_groups(np.array(sub, np.int64), gk, gm, gs, gc)
         got = [(Kind(list(Kind)[int(gk[i])]), int(gm[i]), tuple(gc[i].tolist())) for i in range(n)]
         assert got == list(base_plan(tuple(sub)).groups), sub
 
@@ -243,5 +243,5 @@ def test_move_buffer_overflow_raises_instead_of_writing_past_it() -> None:
     )
     small = (np.zeros((3, 15), np.int64), *(np.zeros(3, np.int64) for _ in range(3)))
     with pytest.raises(ValueError, match="overflow"):
-        legal(hand, -1, -1, 0, MoveBuffer(*small))
-    assert legal(hand, -1, -1, 0, new_buffers()) == len(legal_moves(hand))
+        legal(hand, -1, -1, 0, *small)
+    assert legal(hand, -1, -1, 0, *new_buffers()) == len(legal_moves(hand))

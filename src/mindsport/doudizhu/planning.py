@@ -49,7 +49,7 @@ class Planner:
     def plan(self, counts: Counts) -> Plan:
         """The lowest-cost plan of a hand: its chains in search order, then the rest's split."""
         from mindsport.doudizhu.compiled import ensure_compiled
-        from mindsport.doudizhu.compiled.planner import PlanBuffer, best, plan_groups
+        from mindsport.doudizhu.compiled.planner import best, plan_groups
 
         ensure_compiled()
         c = _counts(counts)
@@ -57,7 +57,7 @@ class Planner:
         gm = np.zeros(_MAX_GROUPS, np.int64)
         gs = np.zeros(_MAX_GROUPS, np.int64)
         gc = np.zeros((_MAX_GROUPS, N_RANKS), np.int64)
-        n = plan_groups(c, PlanBuffer(gk, gm, gs, gc))
+        n = plan_groups(c, gk, gm, gs, gc)
         groups = tuple(
             (_KINDS[int(gk[i])], int(gm[i]), tuple(gc[i].tolist())) for i in range(int(n))
         )

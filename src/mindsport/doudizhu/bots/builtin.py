@@ -31,24 +31,25 @@ def engine_decision(code: int, level: int, view: StateView, rng: np.random.Gener
     """The compiled bot ``code`` (``level`` for ``level:N``) deciding for ``view.seat``; draws
     on ``rng`` exactly as the compiled game loop draws on the game's generator."""
     from mindsport.doudizhu.compiled import ensure_compiled
-    from mindsport.doudizhu.compiled.bots import Situation, decide_one
+    from mindsport.doudizhu.compiled.bots import Turn, decide_one
     from mindsport.doudizhu.compiled.rng import state_array, store_state
 
     ensure_compiled()
     prev = view.previous
     st = state_array(rng)
     out = np.zeros(15, np.int64)
-    sit = Situation(
+    turn = Turn(
+        code,
+        level,
         view.seat,
-        np.array(view.hand, np.int64),
-        np.array(view.unseen(), np.int64),
-        np.array(view.cards_left, np.int64),
         PASS if prev is None else KIND_CODE[prev.kind],
         -1 if prev is None else prev.main,
         0 if prev is None else prev.size,
         view.previous_player,
     )
-    kind, _ = decide_one(code, level, sit, st, out)
+    hand = np.array(view.hand, np.int64)
+    unseen = np.array(view.unseen(), np.int64)
+    kind, _ = decide_one(turn, hand, unseen, np.array(view.cards_left, np.int64), st, out)
     store_state(rng, st)
     if kind == PASS:
         return None

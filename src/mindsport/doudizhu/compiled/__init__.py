@@ -62,7 +62,7 @@ def _warm() -> None:
     """Call every kernel the package calls from Python once, with the argument types it uses."""
     import numpy as np
 
-    from mindsport.doudizhu.compiled.bots import Situation, decide_one
+    from mindsport.doudizhu.compiled.bots import Turn, decide_one
     from mindsport.doudizhu.compiled.engine import deck, run_games
     from mindsport.doudizhu.compiled.movegen import (
         can_beat,
@@ -70,7 +70,7 @@ def _warm() -> None:
         legal_text_indices,
         universe,
     )
-    from mindsport.doudizhu.compiled.planner import PlanBuffer, best, plan_groups
+    from mindsport.doudizhu.compiled.planner import best, plan_groups
     from mindsport.doudizhu.compiled.rng import int_words, seed_games, seed_keys
 
     hand = np.array([1] * 13 + [1, 1], dtype=np.int64)
@@ -80,15 +80,13 @@ def _warm() -> None:
     can_beat(hand, 0, 0, 1)
     best(hand.copy(), 0)
     groups = np.zeros(24, np.int64)
-    plan_groups(
-        hand, PlanBuffer(groups, groups.copy(), groups.copy(), np.zeros((24, 15), np.int64))
-    )
+    plan_groups(hand, groups, groups.copy(), groups.copy(), np.zeros((24, 15), np.int64))
     states = np.zeros((1, 6), np.uint64)
     seed_games(int_words(0), 0, states)
     seed_keys(np.zeros((1, 5), np.uint32), np.ones(1, np.int64) * 5, states)
     out = np.zeros(15, np.int64)
     left = np.array([20, 17, 17], np.int64)
-    decide_one(2, 0, Situation(0, hand, hand.copy(), left, -1, -1, 0, -1), states[0], out)
+    decide_one(Turn(2, 0, 0, -1, -1, 0, -1), hand, hand.copy(), left, states[0], out)
     codes = np.full((1, 3), 2, np.int64)
     count = np.zeros(1, np.int64)
     empty3 = np.zeros((0, 3, 15), np.int64)

@@ -41,7 +41,7 @@ from numba import njit
 
 from mindsport.doudizhu.cards import N_RANKS
 from mindsport.doudizhu.compiled.movegen import MAX_MOVES, MoveBuffer, can_beat, legal, reading
-from mindsport.doudizhu.compiled.planner import PlanBuffer, new_frames, plan_groups, search
+from mindsport.doudizhu.compiled.planner import new_frames, plan_groups, search
 from mindsport.doudizhu.compiled.rng import bounded, next_double
 from mindsport.doudizhu.kinds import BOMB, N_KINDS, PAIR, PASS, SINGLE
 
@@ -51,8 +51,7 @@ __all__ = [
     "BOT_RANDOM",
     "BOT_STRONG",
     "MAX_GROUPS",
-    "Situation",
-    "Workspace",
+    "Turn",
     "decide",
     "decide_one",
     "decision_buffers",
@@ -68,29 +67,19 @@ _ONE_MOVE_GROUPS = 5  # a hand that is one move splits into at most this many pl
 _NEARLY_OUT = 1.6  # plan cost of a hand that goes out in about two plays
 
 
-class Situation(NamedTuple):
-    """What a seat knows when it decides: its ``seat``, ``hand``, the ``unseen`` cards (the two
-    other hands together), the cards ``left`` per seat, and the play to beat: its kind ``pk``
-    (< 0: the seat leads), main rank ``lmain`` and size ``lsize``, made by seat ``pplayer``."""
+class Turn(NamedTuple):
+    """Who decides and what is to beat (scalars only, so numba passes it for free): the bot's
+    kernel ``code`` and ``level`` (``level:N``), the ``seat``, and the play to beat: its kind
+    ``pk`` (< 0: the seat leads), main rank ``lmain`` and size ``lsize``, made by seat
+    ``pplayer``."""
 
+    code: int
+    level: int
     seat: int
-    hand: np.ndarray
-    unseen: np.ndarray
-    left: np.ndarray
     pk: int
     lmain: int
     lsize: int
     pplayer: int
-
-
-class Workspace(NamedTuple):
-    """The buffers :func:`decide` works in: a move buffer, a plan buffer, a scratch hand and
-    ``out``, which receives the counts of the chosen move."""
-
-    moves: MoveBuffer
-    plan: PlanBuffer
-    scratch: np.ndarray
-    out: np.ndarray
 
 
 @njit(cache=True)
@@ -118,18 +107,28 @@ def _danger(seat, left):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _lead(sit, work):  # pragma: no cover - compiled
-    seat, hand, unseen, left = sit.seat, sit.hand, sit.unseen, sit.left
-    gk, gm, gs, gc = work.plan
-    out = work.out
-    ng = plan_groups(hand, work.plan)
+def _plan_buffer():  # pragma: no cover - compiled
+    """A plan buffer (kind, main, size, counts per group)."""
+    return (
+        np.zeros(MAX_GROUPS, np.int64),
+        np.zeros(MAX_GROUPS, np.int64),
+        np.zeros(MAX_GROUPS, np.int64),
+        np.zeros((MAX_GROUPS, N_RANKS), np.int64),
+    )
+
+
+@njit(cache=True)
+def _lead(turn, hand, unseen, left, mc, mk, mm, ms, out):  # pragma: no cover - compiled
+    seat = turn.seat
+    gk, gm, gs, gc = _plan_buffer()
+    ng = plan_groups(hand, gk, gm, gs, gc)
     if ng == 1:
         _take(gc, 0, out)
         return gk[0], gm[0]
     if ng <= _ONE_MOVE_GROUPS and hand.max() >= 3:
         # the whole hand may still be one move with kickers (e.g. a four with two)
         for kind in range(N_KINDS):
-            main = reading(hand, kind, work.moves)
+            main = reading(hand, kind, mc, mk, mm, ms)
             if main >= 0:
                 for r in range(N_RANKS):
                     out[r] = hand[r]
@@ -184,12 +183,9 @@ def _lead(sit, work):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _respond(sit, n, work):  # pragma: no cover - compiled
+def _respond(turn, hand, unseen, left, n, mc, mk, mm, ms):  # pragma: no cover - compiled
     """The strong bot's answer among the n legal moves (index, -1: pass)."""
-    seat, hand, unseen, left = sit.seat, sit.hand, sit.unseen, sit.left
-    pk, pplayer = sit.pk, sit.pplayer
-    mc, mk, mm, ms = work.moves
-    c = work.scratch
+    seat, pk, pplayer = turn.seat, turn.pk, turn.pplayer
     if n == 0:
         return -1
     size = left[seat]
@@ -211,16 +207,17 @@ def _respond(sit, n, work):  # pragma: no cover - compiled
         if last_same >= 0:
             return bi if bi >= 0 else last_same
     urgent = danger <= 2 or left[pplayer] <= 2
+    c = np.empty(N_RANKS, np.int64)
     for r in range(N_RANKS):
         c[r] = hand[r]
-    frames = new_frames()
-    before = search(c, 0, frames)
+    f_bst, f_s, f_kind, f_end, f_len = new_frames()
+    before = search(c, 0, f_bst, f_s, f_kind, f_end, f_len)
     bi = -1
     best_score = _URGENT_PASS if urgent else _PASS_MARGIN
     for i in range(n):
         for r in range(N_RANKS):
             c[r] = hand[r] - mc[i, r]
-        after = search(c, 0, frames)
+        after = search(c, 0, f_bst, f_s, f_kind, f_end, f_len)
         score = after - before
         if mk[i] >= BOMB and not urgent and after > _NEARLY_OUT:
             score += _BOMB_PENALTY
@@ -233,57 +230,50 @@ def _respond(sit, n, work):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def decide(code, level, sit, st, work):  # pragma: no cover - compiled
-    """One decision of bot ``code`` (``level`` for ``level:N``) in the :class:`Situation`
-    ``sit``, drawing on the PCG64 state ``st``: returns the kind
-    (:data:`~mindsport.doudizhu.kinds.PASS` to pass) and main rank; ``work.out`` gets the
-    counts (:class:`Workspace`: the buffers it works in).
+def decide(turn, hand, unseen, left, st, mc, mk, mm, ms, out):  # pragma: no cover - compiled
+    """One decision of bot ``turn.code`` (``turn.level`` for ``level:N``) in ``turn.seat``
+    (:class:`Turn`), drawing on the PCG64 state ``st``: returns the kind
+    (:data:`~mindsport.doudizhu.kinds.PASS` to pass) and main rank; ``out`` gets the counts.
 
-    ``sit.pk < 0``: the seat leads; else it answers the play (kind ``pk``, main ``lmain``, size
-    ``lsize``) made by seat ``pplayer``.
+    ``turn.pk < 0``: the seat leads; else it answers the play (kind ``pk``, main ``lmain``,
+    size ``lsize``) made by seat ``pplayer``. ``hand``, ``unseen`` (the two other hands
+    together) and ``left`` (cards per seat) are what the seat knows; ``mc .. ms`` is a move
+    buffer (:class:`~mindsport.doudizhu.compiled.movegen.MoveBuffer`).
     """
-    pk = sit.pk
+    code, level, pk = turn.code, turn.level, turn.pk
     strong = code == BOT_STRONG
     if code == BOT_LEVEL:
         strong = level >= 100 or (level > 0 and next_double(st) * 100 < level)
     if strong and pk < 0:
-        return _lead(sit, work)
-    mv = work.moves
-    n = legal(sit.hand, pk, sit.lmain, sit.lsize, mv)
+        return _lead(turn, hand, unseen, left, mc, mk, mm, ms, out)
+    n = legal(hand, pk, turn.lmain, turn.lsize, mc, mk, mm, ms)
     if code == BOT_GREEDY:
-        i = _greedy(n, mv.kind, mv.main, mv.size) if n > 0 else -1
+        i = _greedy(n, mk, mm, ms) if n > 0 else -1
     elif strong:
-        i = _respond(sit, n, work)
+        i = _respond(turn, hand, unseen, left, n, mc, mk, mm, ms)
     else:  # random: uniform over the moves and (when allowed) the pass
         i = bounded(st, n + (0 if pk < 0 else 1))
         if i >= n:
             i = -1
     if i < 0:
         return PASS, -1
-    _take(mv.counts, i, work.out)
-    return mv.kind[i], mv.main[i]
+    _take(mc, i, out)
+    return mk[i], mm[i]
 
 
 @njit(cache=True)
-def decision_buffers(out):  # pragma: no cover - compiled
-    """The :class:`Workspace` of :func:`decide`: a move buffer (counts, kind, main, size), a
-    plan buffer (kind, main, size, counts), a scratch hand, and ``out``."""
-    moves = MoveBuffer(
+def decision_buffers():  # pragma: no cover - compiled
+    """The move buffer :func:`decide` works in (counts, kind, main, size)."""
+    return MoveBuffer(
         np.zeros((MAX_MOVES, N_RANKS), np.int64),
         np.zeros(MAX_MOVES, np.int64),
         np.zeros(MAX_MOVES, np.int64),
         np.zeros(MAX_MOVES, np.int64),
     )
-    plan = PlanBuffer(
-        np.zeros(MAX_GROUPS, np.int64),
-        np.zeros(MAX_GROUPS, np.int64),
-        np.zeros(MAX_GROUPS, np.int64),
-        np.zeros((MAX_GROUPS, N_RANKS), np.int64),
-    )
-    return Workspace(moves, plan, np.zeros(N_RANKS, np.int64), out)
 
 
 @njit(cache=True)
-def decide_one(code, level, sit, st, out):  # pragma: no cover - compiled
+def decide_one(turn, hand, unseen, left, st, out):  # pragma: no cover - compiled
     """:func:`decide` with its own buffers (one decision asked from Python)."""
-    return decide(code, level, sit, st, decision_buffers(out))
+    mc, mk, mm, ms = decision_buffers()
+    return decide(turn, hand, unseen, left, st, mc, mk, mm, ms, out)

@@ -64,6 +64,10 @@ __all__ = [
 #: listing). An overflow would raise, never write past the buffer.
 MAX_MOVES = 4096
 
+#: rows of the generator's scratch (:func:`_workspace`): the move being built, kicker
+#: availability, pair ranks, suffix sums, a kicker multiset, combination indices
+_MOVE, _AVAIL, _RANKS, _SUFFIX, _MULTISET, _INDEX = 0, 1, 2, 3, 4, 5
+
 _UNIT = CHAIN_UNIT
 _FIXED = FIXED_SIZE
 _WIDTH = WIDTH
@@ -72,8 +76,9 @@ _MAX_LEN = MAX_CHAIN
 
 
 class MoveBuffer(NamedTuple):
-    """A buffer of moves, one row each: the counts (rows x 15), kind code, main rank and size
-    (numba passes it to the kernels as one value)."""
+    """A buffer of moves, one row each: the counts (rows x 15), kind code, main rank and size.
+    The generator's kernels take its four arrays (``mc, mk, mm, ms``); the bots' kernels carry
+    it whole (:func:`~mindsport.doudizhu.compiled.bots.decision_buffers`)."""
 
     counts: np.ndarray
     kind: np.ndarray
@@ -92,9 +97,8 @@ def new_buffers() -> MoveBuffer:
 
 
 @njit(cache=True)
-def _push(mv, n, kind, main, m):  # pragma: no cover - compiled
+def _push(mc, mk, mm, ms, n, kind, main, m):  # pragma: no cover - compiled
     """Write move ``n`` (when it fits: callers check the returned count) and count it."""
-    mc, mk, mm, ms = mv
     if n < mc.shape[0]:
         size = 0
         for r in range(N_RANKS):
@@ -129,16 +133,20 @@ def _higher_reading(m, first, end):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _kickers(avail, rem, m, first, end, mv, n, w):  # pragma: no cover - compiled
-    """plane_single: every multiset of ``rem`` kicker ranks within ``avail`` (the hand's
-    cards, at most 3 a rank, none of the chain), never both jokers; each card set once."""
-    suffix = w[3]
+def _kickers(rem, first, end, mc, mk, mm, ms, n, w):  # pragma: no cover - compiled
+    """plane_single: every multiset of ``rem`` kicker ranks within the kicker availability
+    ``w[_AVAIL]`` (the hand's cards, at most 3 a rank, none of the chain) added to the move
+    being built (``w[_MOVE]``, the chain ``first .. end``), never both jokers; each card set
+    once."""
+    avail = w[_AVAIL]
+    m = w[_MOVE]
+    suffix = w[_SUFFIX]
     suffix[N_RANKS] = 0
     for r in range(N_RANKS - 1, -1, -1):
         suffix[r] = suffix[r + 1] + avail[r]
     if suffix[0] < rem:
         return n
-    cnt = w[4]
+    cnt = w[_MULTISET]
     amount = rem
     for j in range(N_RANKS):  # greedy fill: the first multiset in decreasing order
         cnt[j] = min(avail[j], amount)
@@ -148,7 +156,7 @@ def _kickers(avail, rem, m, first, end, mv, n, w):  # pragma: no cover - compile
             for r in range(N_RANKS):
                 m[r] += cnt[r]
             if not _higher_reading(m, first, end):
-                n = _push(mv, n, PLANE_SINGLE, end, m)
+                n = _push(mc, mk, mm, ms, n, PLANE_SINGLE, end, m)
             for r in range(N_RANKS):
                 m[r] -= cnt[r]
         tail = 0
@@ -170,17 +178,20 @@ def _kickers(avail, rem, m, first, end, mv, n, w):  # pragma: no cover - compile
 
 
 @njit(cache=True)
-def _pairs(ranks, nr, rem, m, kind, main, mv, n, w):  # pragma: no cover - compiled
-    """Every choice of ``rem`` distinct pair ranks out of ranks[:nr] (2 cards each)."""
+def _pairs(nr, rem, kind, main, mc, mk, mm, ms, n, w):  # pragma: no cover - compiled
+    """Every choice of ``rem`` distinct pair ranks out of the pair ranks ``w[_RANKS][:nr]``
+    (2 cards each) added to the move being built (``w[_MOVE]``)."""
+    ranks = w[_RANKS]
+    m = w[_MOVE]
     if rem > nr:
         return n
-    idx = w[5]
+    idx = w[_INDEX]
     for i in range(rem):
         idx[i] = i
     while True:
         for i in range(rem):
             m[ranks[idx[i]]] += 2
-        n = _push(mv, n, kind, main, m)
+        n = _push(mc, mk, mm, ms, n, kind, main, m)
         for i in range(rem):
             m[ranks[idx[i]]] -= 2
         i = rem - 1
@@ -195,39 +206,40 @@ def _pairs(ranks, nr, rem, m, kind, main, mv, n, w):  # pragma: no cover - compi
 
 @njit(cache=True)
 def _workspace():  # pragma: no cover - compiled
-    """Scratch rows of the generator: the move being built, kicker availability, pair ranks,
-    suffix sums, a kicker multiset, combination indices (one allocation per listing)."""
+    """Scratch rows of the generator: the move being built (``_MOVE``), kicker availability
+    (``_AVAIL``), pair ranks (``_RANKS``), suffix sums, a kicker multiset, combination indices
+    (one allocation per listing)."""
     return np.empty((6, N_RANKS + 1), np.int64)
 
 
 @njit(cache=True)
-def gen_kind(c, kind, length, above, mv, n, w):  # pragma: no cover - compiled
+def gen_kind(c, kind, length, above, mc, mk, mm, ms, n, w):  # pragma: no cover - compiled
     """Append the moves of ``kind`` from hand ``c`` with main rank > ``above`` (unsorted).
 
     ``length``: chain length for chained kinds, -1 for every allowed length.
     """
     lo = above + 1
-    m = w[0]
+    m = w[_MOVE]
     for r in range(N_RANKS):
         m[r] = 0
     if kind == SINGLE:
         for r in range(lo, N_RANKS):
             if c[r] > 0:
                 m[r] = 1
-                n = _push(mv, n, kind, r, m)
+                n = _push(mc, mk, mm, ms, n, kind, r, m)
                 m[r] = 0
     elif kind == PAIR or kind == TRIO or kind == BOMB:
         width = _WIDTH[kind]
         for r in range(lo, TWO + 1):
             if c[r] >= width:
                 m[r] = width
-                n = _push(mv, n, kind, r, m)
+                n = _push(mc, mk, mm, ms, n, kind, r, m)
                 m[r] = 0
     elif kind == ROCKET:
         if c[SMALL_JOKER] > 0 and c[BIG_JOKER] > 0:
             m[SMALL_JOKER] = 1
             m[BIG_JOKER] = 1
-            n = _push(mv, n, kind, BIG_JOKER, m)
+            n = _push(mc, mk, mm, ms, n, kind, BIG_JOKER, m)
     elif kind == TRIO_SINGLE or kind == TRIO_PAIR:
         for r in range(lo, TWO + 1):
             if c[r] < 3:
@@ -237,17 +249,17 @@ def gen_kind(c, kind, length, above, mv, n, w):  # pragma: no cover - compiled
                 for k in range(N_RANKS):
                     if k != r and c[k] > 0:
                         m[k] = 1
-                        n = _push(mv, n, kind, r, m)
+                        n = _push(mc, mk, mm, ms, n, kind, r, m)
                         m[k] = 0
             else:
                 for k in range(TWO + 1):
                     if k != r and c[k] >= 2:
                         m[k] = 2
-                        n = _push(mv, n, kind, r, m)
+                        n = _push(mc, mk, mm, ms, n, kind, r, m)
                         m[k] = 0
             m[r] = 0
     elif kind == FOUR_TWO_SINGLE or kind == FOUR_TWO_PAIR:
-        ranks = w[2]
+        ranks = w[_RANKS]
         for r in range(lo, TWO + 1):
             if c[r] < 4:
                 continue
@@ -263,7 +275,7 @@ def gen_kind(c, kind, length, above, mv, n, w):  # pragma: no cover - compiled
                             continue
                         m[a] += 1
                         m[b] += 1
-                        n = _push(mv, n, kind, r, m)
+                        n = _push(mc, mk, mm, ms, n, kind, r, m)
                         m[a] -= 1
                         m[b] -= 1
             else:
@@ -272,7 +284,7 @@ def gen_kind(c, kind, length, above, mv, n, w):  # pragma: no cover - compiled
                     if k != r and c[k] >= 2:
                         ranks[nr] = k
                         nr += 1
-                n = _pairs(ranks, nr, 2, m, kind, r, mv, n, w)
+                n = _pairs(nr, 2, kind, r, mc, mk, mm, ms, n, w)
             m[r] = 0
     else:
         width = _WIDTH[kind]
@@ -283,8 +295,8 @@ def gen_kind(c, kind, length, above, mv, n, w):  # pragma: no cover - compiled
                 return n
             lmin = length
             lmax = length
-        avail = w[1]
-        ranks = w[2]
+        avail = w[_AVAIL]
+        ranks = w[_RANKS]
         for ln in range(lmin, lmax + 1):
             for end in range(max(lo, ln - 1), ACE + 1):
                 first = end - ln + 1
@@ -302,53 +314,53 @@ def gen_kind(c, kind, length, above, mv, n, w):  # pragma: no cover - compiled
                         avail[r] = min(c[r], 3)
                     for r in range(first, end + 1):
                         avail[r] = 0
-                    n = _kickers(avail, ln, m, first, end, mv, n, w)
+                    n = _kickers(ln, first, end, mc, mk, mm, ms, n, w)
                 elif kind == PLANE_PAIR:
                     nr = 0
                     for k in range(TWO + 1):
                         if (k < first or k > end) and c[k] >= 2:
                             ranks[nr] = k
                             nr += 1
-                    n = _pairs(ranks, nr, ln, m, kind, end, mv, n, w)
+                    n = _pairs(nr, ln, kind, end, mc, mk, mm, ms, n, w)
                 else:
-                    n = _push(mv, n, kind, end, m)
+                    n = _push(mc, mk, mm, ms, n, kind, end, m)
                 for r in range(first, end + 1):
                     m[r] = 0
     return n
 
 
 @njit(cache=True)
-def _bombs(c, above, mv, n):  # pragma: no cover - compiled
+def _bombs(c, above, mc, mk, mm, ms, n):  # pragma: no cover - compiled
     m = np.zeros(N_RANKS, np.int64)
     for r in range(above + 1, TWO + 1):
         if c[r] == 4:
             m[r] = 4
-            n = _push(mv, n, BOMB, r, m)
+            n = _push(mc, mk, mm, ms, n, BOMB, r, m)
             m[r] = 0
     if c[SMALL_JOKER] > 0 and c[BIG_JOKER] > 0:
         m[SMALL_JOKER] = 1
         m[BIG_JOKER] = 1
-        n = _push(mv, n, ROCKET, BIG_JOKER, m)
+        n = _push(mc, mk, mm, ms, n, ROCKET, BIG_JOKER, m)
     return n
 
 
 @njit(cache=True)
-def legal(c, pk, pmain, psize, mv):  # pragma: no cover - compiled
+def legal(c, pk, pmain, psize, mc, mk, mm, ms):  # pragma: no cover - compiled
     """Fill the buffer with the legal moves of hand ``c``: leading when ``pk < 0``, else
     beating the move (kind ``pk``, main ``pmain``, size ``psize``). Returns the count."""
     n = 0
     if pk == ROCKET:
         return 0
     if pk == BOMB:
-        return _bombs(c, pmain, mv, 0)
+        return _bombs(c, pmain, mc, mk, mm, ms, 0)
     if pk == SINGLE or pk == PAIR or pk == TRIO:
         m = np.zeros(N_RANKS, np.int64)
         for r in range(pmain + 1, N_RANKS):
             if c[r] >= psize and (psize == 1 or r <= TWO):
                 m[r] = psize
-                n = _push(mv, n, pk, r, m)
+                n = _push(mc, mk, mm, ms, n, pk, r, m)
                 m[r] = 0
-        return _bombs(c, -1, mv, n)
+        return _bombs(c, -1, mc, mk, mm, ms, n)
     if pk < 0:  # leading: every kind, in Kind order
         k0, k1, length, above = 0, N_KINDS, -1, -1
     else:
@@ -362,14 +374,14 @@ def legal(c, pk, pmain, psize, mv):  # pragma: no cover - compiled
             length = psize // unit
     w = _workspace()
     for kind in range(k0, k1):  # one call site: keeps the compiled code small
-        n = gen_kind(c, kind, length, above, mv, n, w)
+        n = gen_kind(c, kind, length, above, mc, mk, mm, ms, n, w)
     if pk < 0:
-        return _checked(n, mv.counts)
-    return _checked(_bombs(c, -1, mv, n), mv.counts)
+        return _checked(n, mc)
+    return _checked(_bombs(c, -1, mc, mk, mm, ms, n), mc)
 
 
 @njit(cache=True)
-def reading(c, kind, mv):  # pragma: no cover - compiled
+def reading(c, kind, mc, mk, mm, ms):  # pragma: no cover - compiled
     """Main rank of the move of ``kind`` made of exactly the cards ``c`` (-1: none)."""
     size = 0
     for r in range(N_RANKS):
@@ -385,8 +397,7 @@ def reading(c, kind, mv):  # pragma: no cover - compiled
         length = size // unit
         if length < _MIN_LEN[kind] or length > _MAX_LEN[kind]:
             return -1
-    n = _checked(gen_kind(c, kind, length, -1, mv, 0, _workspace()), mv.counts)
-    mc, mm = mv.counts, mv.main
+    n = _checked(gen_kind(c, kind, length, -1, mc, mk, mm, ms, 0, _workspace()), mc)
     best = -1
     for i in range(n):
         same = True
@@ -520,7 +531,7 @@ def universe():  # pragma: no cover - compiled
     mk = np.zeros(UNIVERSE_ROWS, np.int64)
     mm = np.zeros(UNIVERSE_ROWS, np.int64)
     ms = np.zeros(UNIVERSE_ROWS, np.int64)
-    n = legal(deck, -1, -1, 0, MoveBuffer(mc, mk, mm, ms))
+    n = legal(deck, -1, -1, 0, mc, mk, mm, ms)
     return mc[:n].copy(), mk[:n].copy(), mm[:n].copy(), ms[:n].copy()
 
 
@@ -544,7 +555,7 @@ def legal_indices(c, pk, pmain, psize, keys):  # pragma: no cover - compiled
     mk = np.empty(MAX_MOVES, np.int64)
     mm = np.empty(MAX_MOVES, np.int64)
     ms = np.empty(MAX_MOVES, np.int64)
-    n = legal(c, pk, pmain, psize, MoveBuffer(mc, mk, mm, ms))
+    n = legal(c, pk, pmain, psize, mc, mk, mm, ms)
     out = np.empty(n, np.int64)
     for i in range(n):
         out[i] = _position(keys, move_key(mk[i], mc[i]))

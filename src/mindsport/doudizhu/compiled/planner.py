@@ -19,8 +19,6 @@ The tests check both against an exhaustive enumeration of chain sets written in 
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 from numba import njit
 
@@ -40,7 +38,7 @@ from mindsport.doudizhu.kinds import (
     TRIO_SINGLE,
 )
 
-__all__ = ["Frames", "PlanBuffer", "best", "group_cost", "new_frames", "plan_groups", "search"]
+__all__ = ["best", "group_cost", "new_frames", "plan_groups", "search"]
 
 #: ranks above ``T`` lower a group's cost by 0.07 each
 _HIGH = 7
@@ -128,30 +126,10 @@ def _base_cost(c: np.ndarray) -> float:  # pragma: no cover - compiled
 _MAX_DEPTH = 16
 
 
-class Frames(NamedTuple):
-    """The explicit stack of :func:`search`: per depth the best cost so far, the chain start,
-    its kind, end and length (numba passes it to the kernels as one value)."""
-
-    cost: np.ndarray
-    start: np.ndarray
-    kind: np.ndarray
-    end: np.ndarray
-    length: np.ndarray
-
-
-class PlanBuffer(NamedTuple):
-    """A plan's groups, one row each: kind code, main rank, size and counts (rows x 15)."""
-
-    kind: np.ndarray
-    main: np.ndarray
-    size: np.ndarray
-    counts: np.ndarray
-
-
 @njit(cache=True)
 def new_frames():  # pragma: no cover - compiled
     """Stack frames for :func:`search` (cost, start, kind, end, length per depth)."""
-    return Frames(
+    return (
         np.empty(_MAX_DEPTH, np.float64),
         np.empty(_MAX_DEPTH, np.int64),
         np.empty(_MAX_DEPTH, np.int64),
@@ -163,17 +141,17 @@ def new_frames():  # pragma: no cover - compiled
 @njit(cache=True)
 def best(c: np.ndarray, start: int) -> float:  # pragma: no cover - compiled
     """Best plan cost of ``c`` (chains starting at ``start`` or later); ``c`` is restored."""
-    return search(c, start, new_frames())
+    f_bst, f_s, f_kind, f_end, f_len = new_frames()
+    return search(c, start, f_bst, f_s, f_kind, f_end, f_len)
 
 
 @njit(cache=True)
-def search(c, start, frames):  # pragma: no cover - compiled
-    """:func:`best` on the given stack ``frames`` (:func:`new_frames`): no allocation.
+def search(c, start, f_bst, f_s, f_kind, f_end, f_len):  # pragma: no cover - compiled
+    """:func:`best` on the given stack frames (:func:`new_frames`): no allocation.
 
     A depth-first search over chains (start rank non-decreasing, every length) kept on an
     explicit stack of frames: numba caches no recursive kernel called by other cached ones.
     """
-    f_bst, f_s, f_kind, f_end, f_len = frames
     d = 0
     f_bst[0] = _base_cost(c)
     f_s[0] = start
@@ -250,7 +228,7 @@ def search(c, start, frames):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def _first_chain(c: np.ndarray, start: int) -> tuple[int, int, int]:  # pragma: no cover
-    frames = new_frames()
+    f_bst, f_s, f_kind, f_end, f_len = new_frames()
     bst = _base_cost(c)
     choice = (0, 0, 0)
     for s in range(start, ACE - 1):
@@ -271,7 +249,7 @@ def _first_chain(c: np.ndarray, start: int) -> tuple[int, int, int]:  # pragma: 
                 c[r] -= width
             for length in range(min_len, end - s + 1):
                 c[s + length - 1] -= width
-                cost = search(c, s, frames) + _g(s + length - 1)
+                cost = search(c, s, f_bst, f_s, f_kind, f_end, f_len) + _g(s + length - 1)
                 if cost < bst:
                     bst = cost
                     choice = (s, width, length)
@@ -288,10 +266,8 @@ def _group(gk, gm, gc, ng, kind, main):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def plan_groups(hand, plan):  # pragma: no cover - compiled
-    """Groups of the best plan of ``hand`` into ``plan`` (:class:`PlanBuffer`); returns the
-    count."""
-    gk, gm, gs, gc = plan
+def plan_groups(hand, gk, gm, gs, gc):  # pragma: no cover - compiled
+    """Groups of the best plan of ``hand`` (kind, main, size, counts rows); returns the count."""
     c = hand.copy()
     ng = 0
     for i in range(gc.shape[0]):
