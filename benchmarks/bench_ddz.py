@@ -27,6 +27,7 @@ Times are CPU seconds of this process (``time.process_time``); the load average 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import time
 from collections import Counter
@@ -37,9 +38,9 @@ from typing import Any
 import numpy as np
 
 from mindsport.doudizhu import Move, deal, legal_moves, play
-from mindsport.doudizhu.batch import simulate_fast
 from mindsport.doudizhu.bots import make_bots
 from mindsport.doudizhu.cards import RANKS, format_counts
+from mindsport.doudizhu.engine import simulate_fast
 from mindsport.doudizhu.moves import move_table, moves_of_cards
 
 BOTS = ("strong", "level:100,level:50,level:50", "level:50", "greedy", "random")
@@ -317,19 +318,38 @@ def main() -> None:
     print(f"load average {os.getloadavg()}")
     move_table()
     rng = np.random.default_rng(args.seed)
-    unexplained = agreement("random hands", cases(random_hands(args.hands, rng), rng))
-    unexplained += agreement("plane-rich hands", cases(plane_rich_hands(args.hands, rng), rng))
-    print(f"unexplained differences: {unexplained}")
-    speed(random_hands(args.speed_hands, np.random.default_rng(args.seed + 1)), rng)
-    base = rlcard_rate(args.rlcard_games, args.seed)
+    peers = all(importlib.util.find_spec(name) is not None for name in ("rlcard", "douzero"))
+    if peers:
+        unexplained = agreement("random hands", cases(random_hands(args.hands, rng), rng))
+        unexplained += agreement("plane-rich hands", cases(plane_rich_hands(args.hands, rng), rng))
+        print(f"unexplained differences: {unexplained}")
+        speed(random_hands(args.speed_hands, np.random.default_rng(args.seed + 1)), rng)
+    else:
+        print("rlcard or douzero is not installed: agreement and peer speed skipped")
+        own_speed(random_hands(args.speed_hands, np.random.default_rng(args.seed + 1)), rng)
+    base = rlcard_rate(args.rlcard_games, args.seed) if peers and args.rlcard_games > 0 else None
     print(f"\n{'games per CPU second':48s} {'games/s':>9s} {'vs RLCard':>10s}")
-    print(f"{'rlcard doudizhu, 3 x DouDizhuRuleAgentV1':48s} {base:9.1f} {1.0:9.1f}x")
+    if base is not None:
+        print(f"{'rlcard doudizhu, 3 x DouDizhuRuleAgentV1':48s} {base:9.1f} {1.0:9.1f}x")
     for bots in BOTS:
         rate = referee_rate(args.games, args.seed, bots)
-        print(f"{'mindsport referee ' + bots:48s} {rate:9.1f} {rate / base:9.1f}x")
+        print(f"{'mindsport referee ' + bots:48s} {rate:9.1f} {_ratio(rate, base)}")
         rate = engine_rate(args.fast_games, args.seed, bots)
-        print(f"{'mindsport engine  ' + bots:48s} {rate:9.1f} {rate / base:9.1f}x")
+        print(f"{'mindsport engine  ' + bots:48s} {rate:9.1f} {_ratio(rate, base)}")
     print(f"load average {os.getloadavg()}")
+
+
+def _ratio(rate: float, base: float | None) -> str:
+    return "        -" if base is None else f"{rate / base:9.1f}x"
+
+
+def own_speed(hands: Sequence[str], rng: np.random.Generator) -> None:
+    """mindsport's legal-move calls per CPU second alone (no peer installed)."""
+    answers = [(h, p) for h, p in cases(hands, rng) if p is not None]
+    lead = _rate(legal_moves, list(hands))
+    answer = _rate(lambda hp: legal_moves(*hp), answers)
+    print(f"\nlegal moves, calls per CPU second on the same {len(hands)} hands (mindsport only)")
+    print(f"{'lead':8s} {lead:10.0f}\n{'answer':8s} {answer:10.0f}")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """The package's layers point one way, no two modules import each other (directly or through
-others), only the command line imports typer, and importing :mod:`mindsport` loads neither numba
-nor SciPy.
+others: the whole package is checked), a game's modules never import its bots, only the command
+line imports typer, and importing :mod:`mindsport` loads neither numba nor SciPy.
 
 Imports are read from the source (``ast``), those inside functions included: a lazy import is
 still a dependency.
@@ -41,9 +41,11 @@ ALLOWED: dict[str, set[str]] = {
         "forecast",
         "event",
     },
+    # belief < games < the game packages < tournament < event
     "belief": {"errors"},
-    # the game contract, the referee and the registry (games are named there as strings)
-    "games": {"errors"},
+    # the game contract, the referee, the registry (games and their bot factories are named
+    # there as strings), make_bot and play_many
+    "games": {"errors", "belief"},
     "doudizhu": {"errors", "belief", "games"},
     "junqi": {"errors", "belief", "games"},
     "tournament": {"errors", "belief", "games", "doudizhu", "junqi"},
@@ -73,18 +75,8 @@ for _part, _allowed in ALLOWED.items():
 TOP = {"__init__", "__main__"}
 # the only part that may import typer (and its click)
 COMMAND_LINE = "cli"
-# the layers whose modules must form no import cycle (the rating core and what sits on it)
-ACYCLIC = {
-    "errors",
-    "match",
-    "rating",
-    "history",
-    "matchmaking",
-    "store",
-    "forecast",
-    "service",
-    "cli",
-}
+# the game packages, whose bots (``PACKAGE.bots``) import the game and never the reverse
+GAME_PACKAGES = {"doudizhu", "junqi"}
 
 
 def module_name(path: Path) -> str:
@@ -168,13 +160,9 @@ def test_only_the_command_line_imports_typer() -> None:
     assert not wrong, "\n".join(wrong)
 
 
-def test_no_import_cycles() -> None:
-    graph = {
-        m: {d for d in deps if part(d) in ACYCLIC}
-        for m, deps in GRAPH.items()
-        if part(m) in ACYCLIC
-    }
-    # Tarjan's strongly connected components: any component of two or more modules is a cycle
+def find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import cycles of ``graph``: its strongly connected components of two or more modules
+    (Tarjan's algorithm)."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -185,7 +173,7 @@ def test_no_import_cycles() -> None:
         index[v] = low[v] = len(index)
         stack.append(v)
         on.add(v)
-        for w in graph.get(v, ()):
+        for w in sorted(graph.get(v, ())):
             if w not in index:
                 visit(w)
                 low[v] = min(low[v], low[w])
@@ -205,7 +193,33 @@ def test_no_import_cycles() -> None:
     for v in sorted(graph):
         if v not in index:
             visit(v)
-    assert not cycles, cycles
+    return cycles
+
+
+def bots_imported_by_games(graph: dict[str, set[str]]) -> list[str]:
+    """Modules of a game package, outside its ``bots``, that import its bots (the package's
+    exports and its commands sit on top of both and may)."""
+    wrong = []
+    for mod, deps in sorted(graph.items()):
+        pieces = mod.split(".")
+        if len(pieces) < 3 or pieces[1] not in GAME_PACKAGES or pieces[2] in TOP:
+            continue
+        bots = f"mindsport.{pieces[1]}.bots"
+        if mod == bots or mod.startswith(bots + "."):
+            continue
+        wrong += [
+            f"{mod} imports {d}" for d in sorted(deps) if d == bots or d.startswith(bots + ".")
+        ]
+    return wrong
+
+
+def test_no_import_cycles() -> None:
+    """Every module of the package, every layer: no cycle."""
+    assert not find_cycles(GRAPH), find_cycles(GRAPH)
+
+
+def test_no_game_module_imports_its_bots() -> None:
+    assert not bots_imported_by_games(GRAPH), "\n".join(bots_imported_by_games(GRAPH))
 
 
 def test_the_checker_sees_lazy_imports_and_cycles(tmp_path: Path) -> None:
@@ -220,6 +234,26 @@ def test_the_checker_sees_lazy_imports_and_cycles(tmp_path: Path) -> None:
     a = imports("mindsport.rating.a", pkg / "rating" / "a.py", known)
     b = imports("mindsport.rating.b", pkg / "rating" / "b.py", known)
     assert a == {"mindsport.rating.b"} and b == {"mindsport.rating.a"}
+    graph = {"mindsport.rating.a": a, "mindsport.rating.b": b, "mindsport.rating": set()}
+    assert find_cycles(graph) == [["mindsport.rating.a", "mindsport.rating.b"]]
+
+
+def test_the_checker_sees_a_game_and_its_bots_importing_each_other() -> None:
+    """A cycle through three modules of a game package is found, and so is a game module
+    importing the game's bots (the cycles the game packages once had)."""
+    graph = {
+        "mindsport.doudizhu.game": {"mindsport.doudizhu.bots"},
+        "mindsport.doudizhu.bots": {"mindsport.doudizhu.engine"},
+        "mindsport.doudizhu.engine": {"mindsport.doudizhu.game"},
+        "mindsport.junqi.bots": {"mindsport.junqi.game"},
+        "mindsport.junqi.game": set(),
+    }
+    assert find_cycles(graph) == [
+        ["mindsport.doudizhu.bots", "mindsport.doudizhu.engine", "mindsport.doudizhu.game"]
+    ]
+    assert bots_imported_by_games(graph) == [
+        "mindsport.doudizhu.game imports mindsport.doudizhu.bots"
+    ]
 
 
 def test_the_checker_sees_typer_imported_inside_a_function(tmp_path: Path) -> None:

@@ -8,8 +8,8 @@ chain sets in the tests, for :func:`~mindsport.doudizhu.compiled.planner.best`.
 
 from __future__ import annotations
 
-from mindsport.doudizhu.bots.plan import Plan  # the value type only
 from mindsport.doudizhu.kinds import Kind
+from mindsport.doudizhu.planning import Plan  # the value type only
 
 N_RANKS = 15
 KING, ACE, TWO, SMALL_JOKER, BIG_JOKER = 10, 11, 12, 13, 14

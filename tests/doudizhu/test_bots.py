@@ -24,12 +24,12 @@ from mindsport.doudizhu.bots import (
     BotSpecError,
     GreedyBot,
     LevelBot,
-    Planner,
     RandomBot,
     StrongBot,
     make_bot,
     make_bots,
 )
+from mindsport.doudizhu.planning import Planner
 from mindsport.errors import MindsportError
 
 

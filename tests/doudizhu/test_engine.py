@@ -13,7 +13,12 @@ from reference_moves import reference_legal, reference_reading
 from reference_plan import base_plan
 
 from mindsport.doudizhu import CCPC2016, CLASSIC, LINEAR, Deal, Kind, deal, legal_moves, play
-from mindsport.doudizhu.batch import (
+from mindsport.doudizhu.bots import GreedyBot, LevelBot, StrongBot, make_bots
+from mindsport.doudizhu.cards import DECK_COUNTS
+from mindsport.doudizhu.compiled.movegen import legal, new_buffers
+from mindsport.doudizhu.compiled.planner import plan_groups
+from mindsport.doudizhu.compiled.rng import bounded, next_double, permutation, state_array
+from mindsport.doudizhu.engine import (
     bot_codes,
     game_states,
     keyed_states,
@@ -22,14 +27,9 @@ from mindsport.doudizhu.batch import (
     simulate_records,
     supported,
 )
-from mindsport.doudizhu.bots import GreedyBot, LevelBot, StrongBot, make_bots
-from mindsport.doudizhu.cards import DECK_COUNTS
-from mindsport.doudizhu.compiled.movegen import legal, new_buffers
-from mindsport.doudizhu.compiled.planner import plan_groups
-from mindsport.doudizhu.compiled.rng import bounded, next_double, permutation, state_array
-from mindsport.doudizhu.game import GameRecord
+from mindsport.doudizhu.game import game_rng, simulate
 from mindsport.doudizhu.moves import can_beat, move_table, moves_of_cards
-from mindsport.doudizhu.simulate import game_rng, simulate
+from mindsport.doudizhu.record import GameRecord
 from mindsport.errors import MindsportError
 
 
@@ -226,9 +226,9 @@ def test_custom_bots_play_move_by_move() -> None:
 
 
 def test_records_split_over_small_buffers(monkeypatch: pytest.MonkeyPatch) -> None:
-    import mindsport.doudizhu.batch as batch
+    import mindsport.doudizhu.engine as engine
 
-    monkeypatch.setattr(batch, "_REC_ROWS", 1100)  # room for ~one game per kernel call
+    monkeypatch.setattr(engine, "_REC_ROWS", 1100)  # room for ~one game per kernel call
     records = simulate_records(range(20), "random", seed=8)
     players = [MoveByMove(b) for b in make_bots("random")]
     for i, record in enumerate(records):

@@ -160,7 +160,7 @@ def test_two_desks_entering_one_table_at_once(db_url: str) -> None:
 
     from mindsport.errors import ConflictError
     from mindsport.event.model import EventSpec
-    from mindsport.event.store import EventStore
+    from mindsport.event.storage import EventStore
 
     with Store(db_url) as store:
         store.create_league("open")

@@ -14,6 +14,7 @@ from mindsport.games import (
     State,
     game_names,
     get_game,
+    make_bot,
     play_game,
 )
 from mindsport.games.registry import GameNotFoundError
@@ -93,7 +94,7 @@ def test_a_forfeit_ends_the_game_against_the_forfeiter(name: str) -> None:
 @pytest.mark.parametrize("name", game_names())
 def test_the_referee_plays_built_in_bots(name: str) -> None:
     game = get_game(name)
-    bots = [game.make_bot("random") for _ in range(game.info.players)]
+    bots = [make_bot(game, "random") for _ in range(game.info.players)]
     a = play_game(game, bots, np.random.default_rng(3))
     b = play_game(game, bots, np.random.default_rng(3))
     assert a.forfeit is None and a.plies > 0

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from mindsport.doudizhu import LINEAR, GameState, deal, play, read_logs
 from mindsport.doudizhu.bots import StrongBot, make_bots
 from mindsport.doudizhu.game import DouDizhuGame
-from mindsport.games import ForfeitReason, get_game, play_game
+from mindsport.games import ForfeitReason, get_game, make_bot, play_game
 from mindsport.games.external import ExternalBot, ExternalBotError
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "ddz_random_bot.py"
@@ -79,8 +79,8 @@ def test_the_example_bot_through_the_command_line(tmp_path: Path) -> None:
 
 def test_the_same_program_plays_luzhanqi_through_the_contract() -> None:
     game = get_game("junqi")
-    with game.make_bot(f'cmd:"{PY}" "{EXAMPLE}"') as bot:  # type: ignore[attr-defined]
-        result = play_game(game, [bot, game.make_bot("random")], np.random.default_rng(2))
+    with make_bot(game, f'cmd:"{PY}" "{EXAMPLE}"') as bot:  # type: ignore[attr-defined]
+        result = play_game(game, [bot, make_bot(game, "random")], np.random.default_rng(2))
     assert result.forfeit is None and result.plies > 0
 
 

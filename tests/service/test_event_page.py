@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from mindsport.event.model import EventSpec
-from mindsport.event.store import EventState, EventStore
+from mindsport.event.storage import EventState, EventStore
 from mindsport.service import create_app
 from mindsport.store import Store
 

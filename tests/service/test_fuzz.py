@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from sqlalchemy import create_engine, select
 
 from mindsport.event.model import EventSpec
-from mindsport.event.store import EventStore
+from mindsport.event.storage import EventStore
 from mindsport.history import Match
 from mindsport.service import create_app
 from mindsport.store import Store, resolve_url

@@ -6,10 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mindsport.games import get_game, play_game
+from mindsport.games import get_game, make_bot, play_game
+from mindsport.games.many import Table
 from mindsport.tournament.errors import TournamentError
 from mindsport.tournament.executors import ProcessExecutor, task_rng
-from mindsport.tournament.runner import GameSpec, Table, play_tables
+from mindsport.tournament.runner import GameSpec, play_tables
 
 
 def _junqi_tables() -> list[Table]:
@@ -33,7 +34,7 @@ def test_a_game_without_a_batch_path_is_refereed_table_by_table() -> None:
     # table key k plays with task_rng(seed, *k): the referee's own game from that generator
     game = get_game("junqi")
     for t, row in zip(tables, serial, strict=True):
-        bots = [game.make_bot(b) for b in t.bots]
+        bots = [make_bot(game, b) for b in t.bots]
         alone = play_game(game, bots, task_rng(4, *t.key), chance=t.chance)
         assert alone.returns == tuple(row)
 
@@ -44,7 +45,7 @@ def test_the_batch_path_gives_the_referees_returns() -> None:
     tables = [Table(d, ("level:60", "level:20", "random"), (3, j)) for j, d in enumerate(deals)]
     fast = play_tables(GameSpec("doudizhu"), tables, seed=8)
     for t, row in zip(tables, fast, strict=True):
-        bots = [game.make_bot(b) for b in t.bots]
+        bots = [make_bot(game, b) for b in t.bots]
         slow = play_game(game, bots, task_rng(8, *t.key), chance=t.chance)
         assert slow.returns == tuple(row)
 

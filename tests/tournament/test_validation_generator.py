@@ -26,6 +26,8 @@ from mindsport.tournament.doudizhu.generator import (
 )
 from mindsport.tournament.doudizhu.swiss_play import play_swiss, play_table
 from mindsport.tournament.doudizhu.validation import (
+    DihGridSettings,
+    FormatsSettings,
     algorithm1_buckets,
     consensus_order,
     draw_entrants,
@@ -78,16 +80,18 @@ def test_grid_with_scripted_games_gives_the_theoretical_shares(monkeypatch) -> N
         validation, "play_games", _scripted({s: float(i) for i, s in enumerate(lords)})
     )
     result = run_dih_grid(
-        (3, 5),
-        (1, 2),
-        landlords=lords,
-        farmers1=["level:0"],
-        farmers2=["level:0"],
-        library_hands=4,
-        probe_hands=2,
-        replays=2,
-        events=20,
-        seed=3,
+        DihGridSettings(
+            players=(3, 5),
+            rounds=(1, 2),
+            landlords=lords,
+            farmers1=["level:0"],
+            farmers2=["level:0"],
+            library_hands=4,
+            probe_hands=2,
+            replays=2,
+            events=20,
+            seed=3,
+        )
     )
     assert len(result.cells) == 4 and result.lineups == 5
     assert all(c.p_random == 1.0 and c.p_selected == 1.0 and c.gain == 0 for c in result.cells)
@@ -97,31 +101,35 @@ def test_grid_with_scripted_games_gives_the_theoretical_shares(monkeypatch) -> N
     monkeypatch.setattr(validation, "play_games", _scripted(dict.fromkeys(lords, 1.0)))
     for top, share in ((2, 0.0), (1, 1.0)):
         tied = run_dih_grid(
-            (3,),
-            (1, 2),
-            landlords=lords,
-            farmers1=["level:0"],
-            farmers2=["level:0"],
-            library_hands=3,
-            probe_hands=2,
-            replays=1,
-            events=5,
-            seed=3,
-            top=top,
+            DihGridSettings(
+                players=(3,),
+                rounds=(1, 2),
+                landlords=lords,
+                farmers1=["level:0"],
+                farmers2=["level:0"],
+                library_hands=3,
+                probe_hands=2,
+                replays=1,
+                events=5,
+                seed=3,
+                top=top,
+            )
         )
         assert all(c.p_random == share and c.p_selected == share for c in tied.cells)
     with pytest.raises(MindsportError, match="cannot field"):
         run_dih_grid(
-            (9,),
-            (1,),
-            landlords=lords,
-            farmers1=["level:0"],
-            farmers2=["level:0"],
-            library_hands=3,
-            probe_hands=2,
-            replays=1,
-            events=5,
-            seed=3,
+            DihGridSettings(
+                players=(9,),
+                rounds=(1,),
+                landlords=lords,
+                farmers1=["level:0"],
+                farmers2=["level:0"],
+                library_hands=3,
+                probe_hands=2,
+                replays=1,
+                events=5,
+                seed=3,
+            )
         )
 
 
@@ -157,16 +165,18 @@ def test_formats_with_scripted_games_rank_by_skill(monkeypatch) -> None:
     score = {"level:0": -1.0, "level:50": 1.0, "strong": 2.0, "level:10": 1.0, "level:90": 2.0}
     monkeypatch.setattr(games_module, "play_games", _scripted(score))
     result = run_format_comparison(
-        graders=graders,
-        entrants=entrants,
-        farmers=("level:0", "level:0"),
-        library_hands=6,
-        epsilons=(0.5,),
-        rounds=(2,),
-        events=10,
-        replays=1,
-        seed=1,
-        centre=(1.0, 1.0, 0.5),
+        FormatsSettings(
+            graders=graders,
+            entrants=entrants,
+            farmers=("level:0", "level:0"),
+            library_hands=6,
+            epsilons=(0.5,),
+            rounds=(2,),
+            events=10,
+            replays=1,
+            seed=1,
+            centre=(1.0, 1.0, 0.5),
+        )
     )
     # GDI of every hand: scores (1, 2) -> (1, 1, 0.5) = the centre, so all hands qualify
     assert np.allclose(result.gdis, [1.0, 1.0, 0.5]) and result.pool_sizes == {0.5: 6}
@@ -176,13 +186,15 @@ def test_formats_with_scripted_games_rank_by_skill(monkeypatch) -> None:
         assert result.agreement[key].same_order and result.agreement[key].exact_events == 1
     with pytest.raises(MindsportError, match=r"within 0\.01"):
         run_format_comparison(
-            graders=graders,
-            entrants=entrants,
-            farmers=("level:0", "level:0"),
-            library_hands=4,
-            epsilons=(0.01,),
-            rounds=(2,),
-            centre=(0.0, 0.0, 0.0),
+            FormatsSettings(
+                graders=graders,
+                entrants=entrants,
+                farmers=("level:0", "level:0"),
+                library_hands=4,
+                epsilons=(0.01,),
+                rounds=(2,),
+                centre=(0.0, 0.0, 0.0),
+            )
         )
 
 

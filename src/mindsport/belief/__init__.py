@@ -9,6 +9,9 @@
 "The Junqi patent" is the Chinese patent "一種機器博弈優化方法" (a machine game optimisation
 method): a probability matrix of which hidden Luzhanqi piece is where, updated row by row and
 column by column as pieces move and collide.
+
+May import: errors (and files). The lowest of the game layers (belief < games < the game
+packages < tournament < event): nothing here knows a game.
 """
 
 from mindsport.belief.exact import count_assignments, enumerate_marginals, exact_marginals

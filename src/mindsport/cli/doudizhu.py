@@ -48,7 +48,7 @@ def compile_cmd() -> None:
 def deal_cmd(seed: int = typer.Option(0, help="Seed of the deal (game 0 of that seed).")) -> None:
     """Print a deal as [landlord][farmer1][farmer2]."""
     from mindsport.doudizhu.deal import deal
-    from mindsport.doudizhu.simulate import game_rng
+    from mindsport.doudizhu.game import game_rng
 
     typer.echo(str(deal(game_rng(seed, 0))))
 
@@ -82,8 +82,7 @@ def play_cmd(
 
     from mindsport.doudizhu.bots import make_bots
     from mindsport.doudizhu.deal import SEAT_NAMES, deal
-    from mindsport.doudizhu.game import play
-    from mindsport.doudizhu.simulate import game_rng
+    from mindsport.doudizhu.game import game_rng, play
 
     console = Console()
     rule = _scoring(scoring)
@@ -132,11 +131,11 @@ def simulate_cmd(
     from rich.markup import escape
     from rich.progress import Progress
 
-    from mindsport.doudizhu.batch import supported
     from mindsport.doudizhu.bots import make_bots
     from mindsport.doudizhu.compiled import ensure_compiled
+    from mindsport.doudizhu.engine import supported
+    from mindsport.doudizhu.game import simulate
     from mindsport.doudizhu.logs import write_logs
-    from mindsport.doudizhu.simulate import simulate
 
     console = Console()
     players: list[Bot] = []

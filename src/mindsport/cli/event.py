@@ -49,7 +49,7 @@ Name = Annotated[str, typer.Argument(help="Event name.")]
 def _events(db: str | None, *, create: bool = True) -> Iterator[Any]:
     """The events of the database ``db``, closed afterwards (``create=False``: a command that
     only reads; a missing database is an error, not created)."""
-    from mindsport.event.store import EventStore
+    from mindsport.event.storage import EventStore
 
     with open_store(db, create=create) as store:
         yield EventStore(store)

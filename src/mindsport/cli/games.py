@@ -56,7 +56,7 @@ def play(
     from rich.table import Table
 
     from mindsport.games.referee import play_game
-    from mindsport.games.registry import get_game
+    from mindsport.games.registry import get_game, make_bot
 
     console = Console(highlight=False)
     players = []
@@ -68,7 +68,7 @@ def play(
                 f"--bots {bots!r}: {chosen.info.title} needs {chosen.info.players} bots, "
                 f"got {len(specs)}"
             )
-        players = [chosen.make_bot(s, time_limit=time_limit) for s in specs]
+        players = [make_bot(chosen, s, time_limit=time_limit) for s in specs]
         table = Table("game", *(f"P{i} {p.name}" for i, p in enumerate(players)), "plies", "note")
         totals = np.zeros(len(players))
         for i in range(games):

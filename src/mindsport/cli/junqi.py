@@ -107,7 +107,8 @@ def play(
     import numpy as np
     from rich.console import Console
 
-    from mindsport.junqi.bots import make_bot
+    from mindsport.games.registry import make_bot
+    from mindsport.junqi.game import LuzhanqiGame
     from mindsport.junqi.referee import play_game
     from mindsport.junqi.rules import Rules
     from mindsport.junqi.state import State
@@ -115,7 +116,8 @@ def play(
     console = Console(highlight=False)
     names = _parse_bots(bots)
     rng = np.random.default_rng(seed)
-    players = [make_bot(names[0]), make_bot(names[1])]
+    game = LuzhanqiGame()
+    players = [make_bot(game, names[0]), make_bot(game, names[1])]
     rules = Rules(no_capture_limit=no_capture_limit, max_plies=max_plies)
     record = play_game(players, rng, rules)
     console.print(

@@ -298,7 +298,7 @@ def validate(
 
     One cell of validate-grid (n = min(ENTRANTS, line-ups), m = ROUNDS).
     """
-    from mindsport.tournament.doudizhu.validation import run_dih_grid
+    from mindsport.tournament.doudizhu.validation import DihGridSettings, run_dih_grid
     from mindsport.tournament.errors import TournamentError
 
     lords = [f"level:{x}" for x in parse_levels(landlords, "--landlords")]
@@ -307,9 +307,9 @@ def validate(
     if n < max(top, 2):
         raise TournamentError(f"{n} line-ups, fewer than --top {top} (or 2)")
     with _running(executor, workers, address, quiet) as (ex, bar):
-        result = run_dih_grid(
-            [n],
-            [rounds],
+        settings = DihGridSettings(
+            players=[n],
+            rounds=[rounds],
             landlords=lords,
             farmers1=farm,
             farmers2=farm,
@@ -318,11 +318,9 @@ def validate(
             replays=replays,
             events=events,
             seed=seed,
-            executor=ex,
             top=top,
-            progress=bar.advance,
-            stage=bar.stage,
         )
+        result = run_dih_grid(settings, ex, progress=bar.advance, stage=bar.stage)
     cell = result.cells[0]
     typer.echo(f"entrants: {n} of {result.lineups} line-ups (Algorithm 1, w = {n})")
     typer.echo(f"P1 (random hands)   = {cell.p_random:.3f}")
@@ -359,12 +357,12 @@ def compare(
     """
     import numpy as np
 
-    from mindsport.tournament.doudizhu.validation import run_format_comparison
+    from mindsport.tournament.doudizhu.validation import FormatsSettings, run_format_comparison
 
     levels = parse_levels(landlords, "--landlords")
     spec = f"level:{parse_levels(str(farmer), '--farmer')[0]}"
     with _running(executor, workers, address, quiet) as (ex, bar):
-        result = run_format_comparison(
+        settings = FormatsSettings(
             graders=[f"level:{x}" for x in parse_levels(tables, "--tables")],
             entrants=[f"level:{x}" for x in levels],
             farmers=(spec, spec),
@@ -375,10 +373,8 @@ def compare(
             replays=1,
             seed=seed,
             centre=None,
-            executor=ex,
-            progress=bar.advance,
-            stage=bar.stage,
         )
+        result = run_format_comparison(settings, ex, progress=bar.advance, stage=bar.stage)
     typer.echo(
         f"GDI centre (median) {np.round(result.centre, 2).tolist()}; "
         f"{result.pool_sizes[float(epsilon)]} equal-strength hands within {epsilon:g}"
@@ -453,13 +449,14 @@ def _running(
 def _specs(text: str, name: str) -> list[str]:
     """Dou Dizhu bot specs: levels (``0,50,100``) or spec strings (``level:40,strong``), each
     checked by building its bot."""
-    from mindsport.doudizhu.bots import make_bot
+    from mindsport.games.registry import get_game, make_bot
     from mindsport.tournament.errors import TournamentError
 
+    game = get_game("doudizhu")
     specs = parse_bot_specs(text, name, bare_levels=True)
     for spec in specs:
         try:
-            make_bot(spec)
+            make_bot(game, spec)
         except MindsportError as exc:
             raise TournamentError(f"{name}: {exc}") from None
     return specs
@@ -515,13 +512,13 @@ def validate_grid(
     from rich.console import Console
     from rich.table import Table
 
-    from mindsport.tournament.doudizhu.validation import run_dih_grid
+    from mindsport.tournament.doudizhu.validation import DihGridSettings, run_dih_grid
 
     ns, ms = parse_counts(players, "--players"), parse_counts(rounds, "--rounds")
     with _running(executor, workers, address, quiet) as (ex, bar):
-        result = run_dih_grid(
-            ns,
-            ms,
+        settings = DihGridSettings(
+            players=ns,
+            rounds=ms,
             landlords=_specs(landlords, "--landlords"),
             farmers1=_specs(farmers1, "--farmers1"),
             farmers2=_specs(farmers2, "--farmers2"),
@@ -530,11 +527,9 @@ def validate_grid(
             replays=replays,
             events=events,
             seed=seed,
-            executor=ex,
             top=top,
-            progress=bar.advance,
-            stage=bar.stage,
         )
+        result = run_dih_grid(settings, ex, progress=bar.advance, stage=bar.stage)
     typer.echo(
         f"Validation of the DIH paper, top {top} distinct (the paper's r = {top - 1}): "
         f"{result.lineups} line-ups, {result.library_hands} library hands, "
@@ -604,7 +599,7 @@ def validate_formats(
     from rich.markup import escape
     from rich.table import Table
 
-    from mindsport.tournament.doudizhu.validation import run_format_comparison
+    from mindsport.tournament.doudizhu.validation import FormatsSettings, run_format_comparison
     from mindsport.tournament.errors import TournamentError
 
     farm = _specs(farmers, "--farmers")
@@ -614,7 +609,7 @@ def validate_formats(
         raise TournamentError(f"--farmers takes one or two bots, got {len(farm)}")
     entered = _specs(entrants, "--entrants")
     with _running(executor, workers, address, quiet) as (ex, bar):
-        result = run_format_comparison(
+        settings = FormatsSettings(
             graders=_specs(graders, "--graders"),
             entrants=entered,
             farmers=(farm[0], farm[1]),
@@ -625,10 +620,8 @@ def validate_formats(
             replays=replays,
             seed=seed,
             centre=parse_numbers(centre, "--centre"),
-            executor=ex,
-            progress=bar.advance,
-            stage=bar.stage,
         )
+        result = run_format_comparison(settings, ex, progress=bar.advance, stage=bar.stage)
     console = Console(width=200)
     pools = ", ".join(f"eps {e:g}: {k}" for e, k in result.pool_sizes.items())
     typer.echo(

@@ -1,8 +1,20 @@
 """Dou Dizhu (斗地主 / competitive 二打一): cards, deals, moves, game state, scoring, logs.
 
-Seats: 0 landlord, 1 farmer 1 (下家), 2 farmer 2 (上家). See :mod:`mindsport.doudizhu.moves`
-for the rules, :mod:`mindsport.doudizhu.scoring` for the scoring rules and
-:mod:`mindsport.doudizhu.bots` for the bots.
+Seats: 0 landlord, 1 farmer 1 (下家), 2 farmer 2 (上家). Where things are:
+
+* rules as values: :mod:`.cards`, :mod:`.kinds`, :mod:`.moves` (the rules and legal moves),
+  :mod:`.deal`, :mod:`.scoring` (the scoring rules), :mod:`.state` (a game in progress);
+* the game: :mod:`.game` (the contract's game, :func:`play` one deal, ``simulate`` many),
+  :mod:`.record` (a finished game), :mod:`.logs` (records on disk), :mod:`.player` (what a
+  bot is, for the game), :mod:`.bidding`;
+* the engine: :mod:`.compiled` (the numba kernels: moves, planner, bots, game loop, PCG64) and
+  :mod:`.engine` (many games at once from Python); :mod:`.planning` (hand plans);
+* card tracking: :mod:`.tracking` (:class:`~.tracking.CardTracker`) and :mod:`.splits` (the
+  exact distribution of the unseen cards);
+* the bots: :mod:`mindsport.doudizhu.bots`, which import the game; no other module of the
+  package imports them (the registry of :mod:`mindsport.games` names their factory).
+
+May import: errors, files, belief, games and the command line's helpers (``cli.py``).
 
 >>> import numpy as np
 >>> from mindsport.doudizhu import deal, play, LINEAR
@@ -20,7 +32,7 @@ from mindsport import lazy_exports
 if TYPE_CHECKING:
     from mindsport.doudizhu.cards import RANKS, CardError, format_counts, parse_counts
     from mindsport.doudizhu.deal import Deal, DealError, deal
-    from mindsport.doudizhu.game import DouDizhuGame, GameRecord, play
+    from mindsport.doudizhu.game import DouDizhuGame, play
     from mindsport.doudizhu.logs import (
         LogError,
         read_logs,
@@ -29,6 +41,7 @@ if TYPE_CHECKING:
         write_score_table,
     )
     from mindsport.doudizhu.moves import Kind, Move, MoveError, beats, legal_moves, parse_move
+    from mindsport.doudizhu.record import GameRecord
     from mindsport.doudizhu.scoring import (
         CCPC2016,
         CLASSIC,
@@ -52,7 +65,7 @@ _EXPORTS = {
     "DealError": "mindsport.doudizhu.deal",
     "deal": "mindsport.doudizhu.deal",
     "DouDizhuGame": "mindsport.doudizhu.game",
-    "GameRecord": "mindsport.doudizhu.game",
+    "GameRecord": "mindsport.doudizhu.record",
     "play": "mindsport.doudizhu.game",
     "LogError": "mindsport.doudizhu.logs",
     "read_logs": "mindsport.doudizhu.logs",

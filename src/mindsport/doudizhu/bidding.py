@@ -22,11 +22,12 @@ from typing import Protocol
 
 import numpy as np
 
-from mindsport.doudizhu.bots.base import Bot
-from mindsport.doudizhu.bots.plan import Planner
 from mindsport.doudizhu.cards import DECK_COUNTS, N_RANKS, Counts
 from mindsport.doudizhu.deal import Deal
-from mindsport.doudizhu.game import GameRecord, play
+from mindsport.doudizhu.game import play
+from mindsport.doudizhu.planning import Planner
+from mindsport.doudizhu.player import Bot
+from mindsport.doudizhu.record import GameRecord
 from mindsport.doudizhu.scoring import CCPC2016, ScoringRule
 from mindsport.errors import MindsportError
 

@@ -1,71 +1,50 @@
-"""Dou Dizhu as a game of the shared contract, and whole games: :func:`play`, :class:`GameRecord`.
+"""Dou Dizhu as a game of the shared contract, and whole games: :func:`play` one deal,
+:func:`simulate` many.
 
 :class:`DouDizhuGame` is the game factory of :mod:`mindsport.games` (name ``doudizhu``): three
 players (landlord, farmer 1, farmer 2), the deal as chance outcome (:func:`~.deal.deal`,
-the DIH paper's Algorithm 2), returns under a scoring rule (they sum to zero).
+the DIH paper's Algorithm 2), returns under a scoring rule (they sum to zero). Its bots are made
+by :func:`mindsport.games.make_bot` (built-in names through :mod:`mindsport.doudizhu.bots`,
+which this module never imports); its batch path (:meth:`DouDizhuGame.play_batch`) is the
+compiled engine (:mod:`.engine`).
 
 :func:`play` plays one deal. When the three bots are built-in bots of the compiled engine
-(:class:`~mindsport.doudizhu.bots.EngineBot`), the engine's game loop plays the whole game in
+(:class:`~mindsport.doudizhu.player.EngineBot`), the engine's game loop plays the whole game in
 one call; otherwise the referee of :mod:`mindsport.games.referee` asks each bot in turn. Both
 give the same game for the same bots and generator (the built-in bots are the engine's
 decision kernel either way), and both draw the same numbers from ``rng``.
+
+:func:`simulate` plays many games with deterministic per-game seeds (game ``i`` deals and
+plays from :func:`game_rng` ``(seed, i)``), through :func:`mindsport.games.many.play_many`:
+the same records whatever the number of jobs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+import multiprocessing
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
-from mindsport.doudizhu.bots.base import Bot, EngineBot
 from mindsport.doudizhu.deal import Deal, deal
 from mindsport.doudizhu.moves import Move
+from mindsport.doudizhu.player import Bot, EngineBot
+from mindsport.doudizhu.record import GameRecord, record_of
 from mindsport.doudizhu.scoring import LINEAR, SCORING_RULES, ScoringRule
-from mindsport.doudizhu.state import LANDLORD, GameState, action_text
+from mindsport.doudizhu.state import GameState, action_text
 from mindsport.errors import MindsportError
 from mindsport.games.contract import GameInfo
-from mindsport.games.referee import Forfeit, play_state
+from mindsport.games.many import Seeding, Table, play_many
+from mindsport.games.referee import Playthrough, play_state
+from mindsport.games.registry import make_bot
+from mindsport.games.specs import split_specs
 
-__all__ = ["DouDizhuGame", "GameRecord", "play", "record_of"]
+__all__ = ["DouDizhuGame", "game_rng", "play", "simulate"]
 
 _MAX_TURNS = 1000
 
-
-@dataclass(frozen=True, slots=True)
-class GameRecord:
-    """A finished game: deal, every action ``(seat, move or None for pass)``, the outcome.
-
-    After a forfeit (:mod:`mindsport.games.referee`) ``forfeit`` says which seat broke down and
-    why, ``winner`` is the first seat of the other side (0 for the landlord, 1 for the farmers)
-    and the scores are the forfeiting side's loss.
-    """
-
-    deal: Deal
-    moves: tuple[tuple[int, Move | None], ...]
-    winner: int  # seat that went out first
-    bombs: int
-    rockets: int
-    spring: bool
-    scores: tuple[float, float, float]
-    scoring: str = LINEAR.name
-    call: int = 1
-    doubles: int = 0
-    forfeit: Forfeit | None = None
-
-    @property
-    def winner_side(self) -> str:
-        """``"landlord"`` or ``"farmers"``."""
-        return "landlord" if self.winner == LANDLORD else "farmers"
-
-    @property
-    def landlord_won(self) -> bool:
-        return self.winner == LANDLORD
-
-    @property
-    def landlord_score(self) -> float:
-        return self.scores[0]
+Bots = str | Sequence[Bot]
 
 
 def _scoring(rule: ScoringRule | str) -> ScoringRule:
@@ -104,51 +83,43 @@ class DouDizhuGame:
     def action_to_string(self, action: Move | None) -> str:
         return action_text(action)
 
-    def make_bot(self, spec: str, *, time_limit: float = 10.0) -> Bot:
-        from mindsport.doudizhu.bots import make_bot
-
-        return make_bot(spec, time_limit=time_limit)
-
     def bot_names(self) -> Sequence[str]:
         return ("random", "greedy", "strong", "tracking", "level:N", "cmd:COMMAND")
 
+    def record(self, result: Playthrough) -> GameRecord:
+        """The record of a game the referee played."""
+        state = result.final
+        assert isinstance(state, GameState)
+        return record_of(state, self.scoring, forfeit=result.forfeit)
+
     def play_batch(
         self,
-        chances: Sequence[Deal],
-        lineups: Sequence[tuple[str, ...]],
+        chances: Sequence[Deal | None],
+        lineups: Sequence[Sequence[Bot]],
         keys: Sequence[tuple[int, ...]],
         seed: int,
-    ) -> np.ndarray | None:
+        seeding: Seeding,
+        records: bool,
+    ) -> np.ndarray | list[GameRecord] | None:
         """Many games on the compiled engine (see :class:`~mindsport.games.contract.BatchGame`);
-        None when a line-up has a bot without an engine code."""
-        from mindsport.doudizhu.batch import keyed_returns, lineup_codes
+        None when a line-up has a bot without an engine code, or when some games are dealt and
+        others not."""
+        from mindsport.doudizhu.engine import lineup_codes, play_records, play_tables, seeded_states
 
         found = lineup_codes(lineups)
-        if found is None:
+        dealt = [c is not None for c in chances]
+        if found is None or (any(dealt) and not all(dealt)):
             return None
-        return keyed_returns(chances, found[0], found[1], seed, keys, self.scoring)
+        if seeding is Seeding.ENTROPY and any(len(k) != 1 for k in keys):
+            return None
+        deals = [c for c in chances if c is not None] if all(dealt) and chances else None
+        states = seeded_states(seed, keys, seeding)
+        if records:
+            return play_records(states, deals, found[0], found[1], self.scoring)
+        return play_tables(deals, found[0], found[1], states, self.scoring)
 
     def __repr__(self) -> str:
         return f"DouDizhuGame(scoring={self.scoring.name!r})"
-
-
-def record_of(
-    state: GameState, scoring: ScoringRule, call: int = 1, doubles: int = 0, forfeit: Any = None
-) -> GameRecord:
-    """The record of a finished game state."""
-    return GameRecord(
-        deal=state.deal,
-        moves=tuple(state.history),
-        winner=state.winner,
-        bombs=state.bombs,
-        rockets=state.rockets,
-        spring=state.spring(),
-        scores=scoring.scores(replace(state.outcome(), call=call, doubles=doubles)),
-        scoring=scoring.name,
-        call=call,
-        doubles=doubles,
-        forfeit=forfeit,
-    )
 
 
 def play(
@@ -170,10 +141,92 @@ def play(
         raise MindsportError(f"a game needs 3 players, got {len(players)}")
     rng = np.random.default_rng() if rng is None else rng
     if all(isinstance(p, EngineBot) for p in players):
-        from mindsport.doudizhu.batch import play_one
+        from mindsport.doudizhu.engine import play_one
 
         return play_one(deal, players, scoring, rng, call=call, doubles=doubles)
     result = play_state(GameState(deal, scoring), players, rng, max_turns=_MAX_TURNS)
     state = result.final
     assert isinstance(state, GameState)
     return record_of(state, scoring, call, doubles, result.forfeit)
+
+
+def game_rng(seed: int, index: int) -> np.random.Generator:
+    """The generator of game ``index`` of a run seeded ``seed`` (deal and bots both draw on it)."""
+    return Seeding.ENTROPY.rng(seed, (index,))
+
+
+def _lineup(bots: Bots) -> tuple[str | Bot, ...]:
+    """Three seats from a spec list (one spec or three) or three bot objects; bad specs fail
+    here, before any game."""
+    if isinstance(bots, str):
+        seats: list[str | Bot] = list(split_specs(bots))
+        if len(seats) == 1:
+            seats *= 3
+        if len(seats) != 3:
+            raise MindsportError(f"{bots!r}: give one bot or three (landlord,farmer1,farmer2)")
+        game = DouDizhuGame()
+        for spec in set(seats):
+            bot = make_bot(game, str(spec))
+            close = getattr(bot, "close", None)
+            if callable(close):
+                close()
+    else:
+        seats = list(bots)
+        if len(seats) != 3:
+            raise MindsportError(f"a game needs 3 players, got {len(seats)}")
+    return tuple(seats)
+
+
+def _run_chunk(args: tuple[tuple[str | Bot, ...], int, Sequence[int], ScoringRule]) -> list[Any]:
+    lineup, seed, indices, scoring = args
+    tables = [Table(None, lineup, (i,)) for i in indices]
+    return play_many(DouDizhuGame(scoring), tables, seed, seeding=Seeding.ENTROPY, records=True)
+
+
+def _chunks(games: int, size: int) -> Iterator[range]:
+    for start in range(0, games, size):
+        yield range(start, min(games, start + size))
+
+
+def simulate(
+    games: int,
+    bots: Bots,
+    seed: int = 0,
+    jobs: int = 1,
+    scoring: ScoringRule = LINEAR,
+    progress: Callable[[int], None] | None = None,
+) -> list[GameRecord]:
+    """Play ``games`` games between ``bots``: a spec (e.g. ``"strong,level:40,level:40"``) or
+    three :class:`~mindsport.doudizhu.player.Bot` objects (landlord, farmer1, farmer2).
+
+    Game i deals and plays from :func:`game_rng` ``(seed, i)``, so the records are the same for
+    any ``jobs``. ``progress(n)`` is called with the number of games just finished. Games
+    between built-in bots run whole on the compiled engine, others move by move through the
+    referee (:func:`mindsport.games.many.play_many`); the games are the same either way.
+    """
+    lineup = _lineup(bots)
+    chunk = max(1, min(200, games // (4 * max(1, jobs)) or 1))
+    tasks = [(lineup, seed, list(r), scoring) for r in _chunks(games, chunk)]
+    results: list[GameRecord] = []
+    if jobs <= 1:
+        for task in tasks:
+            part = _run_chunk(task)
+            results.extend(part)
+            if progress is not None:
+                progress(len(part))
+        return results
+    # fork shares the parent's compiled numba kernels; load them once before forking
+    methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods:
+        from mindsport.doudizhu.compiled import ensure_compiled
+        from mindsport.doudizhu.moves import move_table
+
+        ensure_compiled()
+        move_table()
+    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    with context.Pool(jobs) as pool:
+        for part in pool.imap(_run_chunk, tasks):
+            results.extend(part)
+            if progress is not None:
+                progress(len(part))
+    return results

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from mindsport.doudizhu.deal import Deal
-from mindsport.doudizhu.game import GameRecord
 from mindsport.doudizhu.moves import Move, parse_move
+from mindsport.doudizhu.record import GameRecord
 from mindsport.errors import MindsportError
 from mindsport.files import write_atomically
 from mindsport.games.referee import Forfeit

@@ -77,22 +77,16 @@ from mindsport.doudizhu.cards import (
     parse_counts,
 )
 from mindsport.doudizhu.moves import Kind, Move, can_beat
+from mindsport.doudizhu.splits import Hands, HandSplits, TrackingError
 from mindsport.doudizhu.state import LANDLORD, StateView
 from mindsport.errors import MindsportError
 
 __all__ = ["CardTracker", "PassModel", "TrackingError"]
 
 FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
-Hands = tuple[Counts, Counts, Counts]
 RowLabel = tuple[int, int, bool]
 
 _TRIO_KINDS = (Kind.TRIO, Kind.TRIO_SINGLE, Kind.TRIO_PAIR)
-
-
-class TrackingError(MindsportError):
-    """Tracker input that cannot be right: a bad seat, kitty or history, or a view that does not
-    continue what the tracker has seen."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -418,161 +412,35 @@ class CardTracker:
                     counts[r] += n
         return tuple(counts)
 
-    # ------------------------------------------------------------------ exact machinery
-    def _groups(self) -> tuple[list[int], list[int], FloatArray, FloatArray, list[list[int]]]:
-        """Rows grouped by (rank, weights): ranks, sizes, weights a (first opponent), b, rows."""
-        w = self._matrix.weights
-        keys: dict[tuple[int, float, float], int] = {}
-        ranks: list[int] = []
-        rows: list[list[int]] = []
-        a: list[float] = []
-        b: list[float] = []
-        for i, r in enumerate(self.row_ranks):
-            wa, wb = float(w[i, 0]), float(w[i, 1])
-            s = wa + wb
-            key = (r, wa / s, wb / s)
-            g = keys.get(key)
-            if g is None:
-                g = keys[key] = len(ranks)
-                ranks.append(r)
-                rows.append([])
-                a.append(wa / s)
-                b.append(wb / s)
-            rows[g].append(i)
-        sizes = [len(x) for x in rows]
-        return ranks, sizes, np.array(a), np.array(b), rows
-
-    def _tables(self) -> tuple[list[int], list[int], list[FloatArray], FloatArray, list[list[int]]]:
-        """Forward table ``F[g][s]`` (weight of groups < g putting s cards with opponent 0) and
-        per-group term tables ``T[g][k] = C(n, k) a^k b^(n-k)``."""
-        ranks, sizes, a, b, rows = self._groups()
-        target = self.hand_sizes[0]
-        terms = [
-            np.array([math.comb(n, k) * a[g] ** k * b[g] ** (n - k) for k in range(n + 1)])
-            for g, n in enumerate(sizes)
-        ]
-        forward = np.zeros((len(sizes) + 1, target + 1))
-        forward[0, 0] = 1.0
-        for g, n in enumerate(sizes):
-            for k in range(min(n, target) + 1):
-                if terms[g][k] > 0:
-                    forward[g + 1, k:] += terms[g][k] * forward[g, : target + 1 - k]
-        if forward[-1, target] <= 0:
-            raise TrackingError("no split of the unseen cards fits the evidence")
-        return ranks, sizes, terms, forward, rows
-
-    def _group_marginals(self) -> tuple[list[int], list[FloatArray], list[list[int]]]:
-        """Exact distribution of the number of each group's rows with opponent 0."""
-        _, sizes, terms, forward, rows = self._tables()
-        target = self.hand_sizes[0]
-        n_groups = len(sizes)
-        backward = np.zeros((n_groups + 1, target + 1))  # weight of groups >= g taking s
-        backward[n_groups, 0] = 1.0
-        for g in range(n_groups - 1, -1, -1):
-            for k in range(min(sizes[g], target) + 1):
-                if terms[g][k] > 0:
-                    backward[g, k:] += terms[g][k] * backward[g + 1, : target + 1 - k]
-        z = forward[-1, target]
-        dists: list[FloatArray] = []
-        for g in range(n_groups):
-            d = np.zeros(sizes[g] + 1)
-            for k in range(sizes[g] + 1):
-                if terms[g][k] > 0 and k <= target:
-                    rest = target - k
-                    d[k] = terms[g][k] * float(
-                        np.dot(forward[g, : rest + 1], backward[g + 1, rest::-1])
-                    )
-            dists.append(d / z)
-        return sizes, dists, rows
+    # ------------------------------------------------------------------ exact distribution
+    def _splits(self) -> HandSplits:
+        """The exact distribution of the unseen cards over the two opponents, as now."""
+        own = tuple(h - p for h, p in zip(self.initial_hand, self._own_played(), strict=True))
+        return HandSplits(
+            weights=self._matrix.weights,
+            row_ranks=self.row_ranks,
+            target=self.hand_sizes[0],
+            seat=self.seat,
+            opponents=self.opponents,
+            own=own,
+        )
 
     def _exact_rows(self) -> FloatArray:
-        out = np.zeros((self._matrix.n_rows, 2))
-        sizes, dists, rows = self._group_marginals()
-        for g, n in enumerate(sizes):
-            p = float(np.dot(np.arange(n + 1), dists[g])) / n
-            out[rows[g], 0] = p
-            out[rows[g], 1] = 1.0 - p
-        return out
-
-    def _hands_from(self, ranks: list[int], ks: Sequence[int], sizes: list[int]) -> Hands:
-        first = [0] * N_RANKS
-        second = [0] * N_RANKS
-        for r, k, n in zip(ranks, ks, sizes, strict=True):
-            first[r] += k
-            second[r] += n - k
-        own = tuple(h - p for h, p in zip(self.initial_hand, self._own_played(), strict=True))
-        hands: list[Counts] = [(), (), ()]
-        hands[self.seat] = own
-        hands[self.opponents[0]] = tuple(first)
-        hands[self.opponents[1]] = tuple(second)
-        return hands[0], hands[1], hands[2]
+        return self._splits().exact_rows(self._matrix.n_rows)
 
     def sample_hands(self, rng: np.random.Generator, n: int) -> list[Hands]:
         """``n`` independent exact draws of the three current hands (the viewer's own hand at
         its seat), consistent with all hard evidence and weighted by the soft evidence."""
-        if n < 0:
-            raise TrackingError(f"number of samples must be >= 0, got {n}")
-        ranks, sizes, terms, forward, _ = self._tables()
-        target = self.hand_sizes[0]
-        ks = np.zeros((n, len(sizes)), dtype=np.int64)
-        remaining = np.full(n, target, dtype=np.int64)
-        for g in range(len(sizes) - 1, -1, -1):
-            # P(k | remaining s) = T[g][k] F[g][s - k] / F[g + 1][s]
-            k_range = np.arange(sizes[g] + 1)
-            prev = remaining[:, None] - k_range[None, :]
-            ok = prev >= 0
-            f = np.where(ok, forward[g][np.clip(prev, 0, target)], 0.0)
-            w = f * terms[g][None, :]
-            cum = np.cumsum(w, axis=1)
-            u = rng.random(n) * cum[:, -1]
-            k = (u[:, None] >= cum).sum(axis=1)
-            k = np.minimum(k, sizes[g])
-            ks[:, g] = k
-            remaining -= k
-        return [self._hands_from(ranks, ks[i].tolist(), sizes) for i in range(n)]
+        return self._splits().sample_hands(rng, n)
 
     def count_splits(self) -> int:
         """Number of distinct (rank-level) splits of the unseen cards the evidence allows."""
-        _, sizes, terms, _, _ = self._tables()
-        target = self.hand_sizes[0]
-        ways = [0] * (target + 1)
-        ways[0] = 1
-        for g, n in enumerate(sizes):
-            nxt = [0] * (target + 1)
-            for s, c in enumerate(ways):
-                if c:
-                    for k in range(n + 1):
-                        if terms[g][k] > 0 and s + k <= target:
-                            nxt[s + k] += c
-            ways = nxt
-        return ways[target]
+        return self._splits().count_splits()
 
     def splits(self, max_splits: int = 50_000) -> list[tuple[float, Hands]]:
         """Every allowed split with its exact probability (raises when there are more than
         ``max_splits``)."""
-        total = self.count_splits()
-        if total > max_splits:
-            raise TrackingError(f"{total} splits exceed max_splits={max_splits}")
-        ranks, sizes, terms, forward, _ = self._tables()
-        target = self.hand_sizes[0]
-        z = forward[-1, target]
-        out: list[tuple[float, Hands]] = []
-        ks = [0] * len(sizes)
-
-        def rec(g: int, remaining: int, weight: float) -> None:
-            if g < 0:
-                if remaining == 0:
-                    out.append((weight / z, self._hands_from(ranks, ks, sizes)))
-                return
-            for k in range(min(sizes[g], remaining) + 1):
-                t = terms[g][k]
-                if t > 0 and forward[g][remaining - k] > 0:
-                    ks[g] = k
-                    rec(g - 1, remaining - k, weight * t)
-            ks[g] = 0
-
-        rec(len(sizes) - 1, target, 1.0)
-        return out
+        return self._splits().splits(max_splits)
 
     def probability(
         self,
@@ -585,14 +453,7 @@ class CardTracker:
         """Probability of ``event(hands)`` (hands indexed by seat): exact by enumerating the
         splits when there are at most ``max_splits``, else the frequency in ``samples`` draws
         (``rng`` required then)."""
-        if self.count_splits() <= max_splits:
-            return float(sum(p for p, hands in self.splits(max_splits) if event(hands)))
-        if rng is None:
-            raise TrackingError(
-                f"more than {max_splits} splits: pass rng= to estimate the probability by sampling"
-            )
-        draws = self.sample_hands(rng, samples)
-        return sum(1 for h in draws if event(h)) / max(1, samples)
+        return self._splits().probability(event, rng=rng, samples=samples, max_splits=max_splits)
 
     def _opponent(self, seat: int) -> int:
         if seat not in self.opponents:

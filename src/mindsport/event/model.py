@@ -1,6 +1,6 @@
 """The values of an event: its settings, players, rounds, tables, boards and results.
 
-Everything here is a frozen value; :mod:`mindsport.event.store` keeps them in the database and
+Everything here is a frozen value; :mod:`mindsport.event.storage` keeps them in the database and
 :mod:`mindsport.event.pairing`, :mod:`mindsport.event.deals` and
 :mod:`mindsport.event.standings` compute on them.
 

@@ -17,7 +17,7 @@ from mindsport.doudizhu import Deal
 from mindsport.errors import NotFoundError
 from mindsport.event.model import SEATS
 from mindsport.event.standings import paths
-from mindsport.event.store import EventState
+from mindsport.event.storage import EventState
 
 __all__ = ["deal_sheet", "deal_sheet_html", "event_page_html"]
 

@@ -43,11 +43,12 @@ from mindsport.event.model import (
 from mindsport.event.model import Table as TableOfRound
 from mindsport.event.pairing import pair_round
 from mindsport.event.standings import check_scores, standings
+from mindsport.games.many import Table
 from mindsport.tournament.doudizhu.games import landlord_table, random_deals
 from mindsport.tournament.executors import Executor, task_rng
 from mindsport.tournament.gdi import ONE_BOMB_LEVELS
 from mindsport.tournament.library import HandLibrary
-from mindsport.tournament.runner import GameSpec, Table, play_tables
+from mindsport.tournament.runner import GameSpec, play_tables
 
 __all__ = [
     "FormatRecovery",

@@ -1,7 +1,12 @@
-"""Games as one contract (OpenSpiel's shape): game factories, states, observations, bots, the
-referee, external bots speaking JSON lines, and the registry of games by name.
+"""Games as one contract (OpenSpiel's shape): the contract (game factories, states,
+observations, bots), the referee, external bots speaking JSON lines, the registry of games and
+their bot factories by name, bots from spec strings (:func:`make_bot`, :mod:`.specs`), and
+many games at once (:func:`play_many`).
 
-Imports nothing game-specific: :mod:`.registry` imports a game's module when it is asked for.
+May import: errors, files and the command line's helpers (``games/cli.py``). Imports nothing
+game-specific: :mod:`.registry` imports a game's module, or its bot factory, when it is asked
+for (by name, as a string), so the game packages (doudizhu, junqi) sit above this one and bots
+depend on games, never the reverse.
 """
 
 from typing import TYPE_CHECKING
@@ -10,6 +15,7 @@ from mindsport import lazy_exports
 
 if TYPE_CHECKING:
     from mindsport.games.contract import TERMINAL, Bot, Game, GameInfo, IllegalMoveError, State
+    from mindsport.games.many import Seeding, Table, play_many
     from mindsport.games.referee import (
         BotFailure,
         Forfeit,
@@ -18,7 +24,7 @@ if TYPE_CHECKING:
         play_game,
         play_state,
     )
-    from mindsport.games.registry import game_names, get_game
+    from mindsport.games.registry import game_names, get_game, make_bot
 
 # what the package exports, by module: imported on first use (see mindsport.lazy_exports)
 _EXPORTS = {
@@ -28,6 +34,9 @@ _EXPORTS = {
     "GameInfo": "mindsport.games.contract",
     "IllegalMoveError": "mindsport.games.contract",
     "State": "mindsport.games.contract",
+    "Seeding": "mindsport.games.many",
+    "Table": "mindsport.games.many",
+    "play_many": "mindsport.games.many",
     "BotFailure": "mindsport.games.referee",
     "Forfeit": "mindsport.games.referee",
     "ForfeitReason": "mindsport.games.referee",
@@ -36,6 +45,7 @@ _EXPORTS = {
     "play_state": "mindsport.games.referee",
     "game_names": "mindsport.games.registry",
     "get_game": "mindsport.games.registry",
+    "make_bot": "mindsport.games.registry",
 }
 
 lazy_exports(__name__, _EXPORTS)
@@ -51,9 +61,13 @@ __all__ = [
     "GameInfo",
     "IllegalMoveError",
     "Playthrough",
+    "Seeding",
     "State",
+    "Table",
     "game_names",
     "get_game",
+    "make_bot",
     "play_game",
+    "play_many",
     "play_state",
 ]

@@ -111,7 +111,9 @@ class Bot(Protocol):
 
 @runtime_checkable
 class Game(Protocol):
-    """A game: metadata, chance, initial states and bots by spec string."""
+    """A game: metadata, chance and initial states. Its bots are made by
+    :func:`mindsport.games.make_bot` (the game names none of them: bots depend on games, never
+    the reverse)."""
 
     @property
     def info(self) -> GameInfo: ...
@@ -122,35 +124,35 @@ class Game(Protocol):
 
     def new_initial_state(self, chance: Any) -> State: ...
 
-    def make_bot(self, spec: str, *, time_limit: float = ...) -> Bot:
-        """A bot from a spec string (the game's built-in names, or ``cmd:COMMAND``)."""
-        ...
-
     def action_to_string(self, action: Any) -> str:
         """An action's text (what external bots read and answer)."""
         ...
 
     def bot_names(self) -> Sequence[str]:
-        """The spec strings of the built-in bots (for help texts)."""
+        """The spec strings of the built-in bots (metadata for help texts)."""
         ...
 
 
 @runtime_checkable
 class BatchGame(Protocol):
-    """A game that can also play many independent games at once, at engine speed (the
-    tournament runners use it when present; Dou Dizhu does it with its compiled engine).
+    """A game that can also play many independent games at once, at engine speed
+    (:func:`mindsport.games.many.play_many` uses it when present; Dou Dizhu does it with its
+    compiled engine).
 
-    ``play_batch(chances, lineups, keys, seed)``: game ``g`` starts from ``chances[g]``, its
-    players are the bot specs ``lineups[g]``, and it draws on the generator
-    ``np.random.default_rng(np.random.SeedSequence(seed, spawn_key=keys[g]))``. Returns the
-    returns (G x players), the same numbers the referee would give with that generator, or
-    ``None`` when some line-up has a bot it cannot play (then the referee plays them).
+    ``play_batch(chances, lineups, keys, seed, seeding, records)``: game ``g`` starts from
+    ``chances[g]`` (None: drawn from the game's generator first), its players are the bots
+    ``lineups[g]``, and it draws on the generator ``seeding.rng(seed, keys[g])``. Returns the
+    returns (G x players), or the games' records when ``records``: the same the referee would
+    give with that generator; ``None`` when some line-up has a bot it cannot play (then the
+    referee plays them).
     """
 
     def play_batch(
         self,
         chances: Sequence[Any],
-        lineups: Sequence[tuple[str, ...]],
+        lineups: Sequence[Sequence[Bot]],
         keys: Sequence[tuple[int, ...]],
         seed: int,
-    ) -> np.ndarray | None: ...
+        seeding: Any,
+        records: bool,
+    ) -> np.ndarray | list[Any] | None: ...

@@ -1,5 +1,12 @@
 """Two-player Luzhanqi (陆战棋): board, rules, referee, bots and belief tracking.
 
+Where things are: :mod:`.board`, :mod:`.pieces`, :mod:`.rules` (setups, movement), :mod:`.state`
+(a game in progress, observations), :mod:`.game` (the contract's game), :mod:`.referee`
+(whole games and their record), :mod:`.player` (what a bot is, for the game), :mod:`.tracker`
+(the enemy's pieces as a belief matrix) and :mod:`.bots`, which import the game; no other
+module of the package imports them (the registry of :mod:`mindsport.games` names their
+factory). May import: errors, belief, games and the command line's helpers (``cli.py``).
+
 >>> import numpy as np
 >>> from mindsport.junqi import State
 >>> state = State.new_game(np.random.default_rng(0))

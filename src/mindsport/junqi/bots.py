@@ -21,7 +21,6 @@ bot object may play both sides and many games.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -37,6 +36,7 @@ from mindsport.junqi.board import (
     row_of,
 )
 from mindsport.junqi.pieces import Outcome, PieceKind, collide
+from mindsport.junqi.player import Bot
 from mindsport.junqi.rules import Rules, rail_reach
 from mindsport.junqi.state import NO_PIECE, Observation, decode_action
 from mindsport.junqi.tracker import BeliefMethod, EnemyTracker
@@ -78,17 +78,6 @@ def _gain_table() -> tuple[FloatArray, FloatArray]:
 
 
 GAIN, SURVIVE = _gain_table()
-
-
-class Bot(Protocol):
-    """A Luzhanqi player: one of ``legal_actions`` (ints) for ``observation``."""
-
-    @property
-    def name(self) -> str: ...
-
-    def act(
-        self, observation: Observation, legal_actions: Sequence[int], rng: np.random.Generator
-    ) -> int: ...
 
 
 class RandomBot:
@@ -314,16 +303,11 @@ BOT_NAMES: dict[str, Callable[[], Bot]] = {
 }
 
 
-def make_bot(name: str, *, time_limit: float = 10.0) -> Bot:
-    """A bot by name (see :data:`BOT_NAMES`): ``random``, ``greedy``, ``belief``, ..., or
-    ``cmd:COMMAND`` (an external program, ``time_limit`` seconds per move; see
-    :mod:`mindsport.games.external`)."""
-    kind, _, command = name.strip().partition(":")
-    if kind.strip().lower() == "cmd":
-        from mindsport.games.external import ExternalBot
-        from mindsport.junqi.game import LuzhanqiGame
-
-        return ExternalBot(command, LuzhanqiGame(), time_limit=time_limit)
+def make_bot(name: str) -> Bot:
+    """The game's bot factory (the registry of :mod:`mindsport.games` names it
+    ``"mindsport.junqi.bots:make_bot"``): a bot by name, see :data:`BOT_NAMES`: ``random``,
+    ``greedy``, ``belief``, .... External programs (``cmd:COMMAND``) are made by
+    :func:`mindsport.games.make_bot`."""
     try:
         build = BOT_NAMES[name.strip().lower()]
     except KeyError:

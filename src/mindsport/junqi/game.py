@@ -2,7 +2,8 @@
 
 Two players; the chance outcome is the pair of setups (:func:`~.rules.random_setup` for each
 side, south first); returns are +1 / -1, or 0 each for a draw (they sum to zero). Actions are
-ints ``source * 60 + target``, written ``a6-a7``.
+ints ``source * 60 + target``, written ``a6-a7``. Its bots are made by
+:func:`mindsport.games.make_bot`.
 """
 
 from __future__ import annotations
@@ -14,11 +15,22 @@ import numpy as np
 from mindsport.errors import MindsportError
 from mindsport.games.contract import GameInfo
 from mindsport.junqi.board import post_name
-from mindsport.junqi.bots import BOT_NAMES, Bot, make_bot
 from mindsport.junqi.rules import Rules, Setup, random_setup
 from mindsport.junqi.state import State, decode_action
 
 __all__ = ["LuzhanqiGame"]
+
+#: The built-in bots' names (made by :func:`mindsport.junqi.bots.make_bot`, which this module
+#: does not import), and the external programs every game takes.
+_BOT_NAMES = (
+    "random",
+    "greedy",
+    "belief",
+    "belief-patent",
+    "belief-rowonly",
+    "belief-nolook",
+    "cmd:COMMAND",
+)
 
 
 class LuzhanqiGame:
@@ -49,11 +61,8 @@ class LuzhanqiGame:
         source, target = decode_action(action)
         return f"{post_name(source)}-{post_name(target)}"
 
-    def make_bot(self, spec: str, *, time_limit: float = 10.0) -> Bot:
-        return make_bot(spec, time_limit=time_limit)
-
     def bot_names(self) -> Sequence[str]:
-        return (*BOT_NAMES, "cmd:COMMAND")
+        return _BOT_NAMES
 
     def __repr__(self) -> str:
         return f"LuzhanqiGame({self.rules!r})"

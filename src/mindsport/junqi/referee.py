@@ -17,7 +17,7 @@ import numpy as np
 
 from mindsport.errors import MindsportError
 from mindsport.games.referee import Forfeit, play_state
-from mindsport.junqi.bots import Bot
+from mindsport.junqi.player import Bot
 from mindsport.junqi.rules import Rules, Setup, random_setup
 from mindsport.junqi.state import Event, Observation, State
 

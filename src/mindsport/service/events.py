@@ -27,7 +27,7 @@ from mindsport.event.model import (
     TieBreak,
 )
 from mindsport.event.sheets import deal_sheet, deal_sheet_html, event_page_html
-from mindsport.event.store import Amendment, EventState, EventStore, spec_to_json
+from mindsport.event.storage import Amendment, EventState, EventStore, spec_to_json
 from mindsport.service.event_schemas import (
     MAX_PLAYERS_TABLES,
     AmendIn,

@@ -1,8 +1,12 @@
 """Tournament science: rank points, hand discrimination (DIH), difficulty (GDI), hand libraries,
 test-case selection, formats (duplicate / equal-strength / random, Swiss tables of three), plots.
 
-The modules of this package import no game. Games are played by :mod:`.runner` through the
-game contract of :mod:`mindsport.games` (any registered game, by name) on an :mod:`.executors`
+May import: errors, files, belief, games, the game packages (doudizhu, junqi) and the command
+line's helpers (``tournament/cli.py``); never event, store or service.
+
+The modules of this package outside :mod:`mindsport.tournament.doudizhu` import no game.
+Games are played by :mod:`.runner` through :func:`mindsport.games.many.play_many` (any
+registered game, by name) on an :mod:`.executors`
 executor (serial, local processes, Ray) with per-game seeds, so results do not depend on the
 executor or the number of workers. The Dou Dizhu experiments (bulk games and the equal-strength
 paper's one-bomb deals, the DIH paper's P1/P2 grid, the equal-strength paper's format comparison,

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from mindsport.doudizhu.bots.base import Action
 from mindsport.doudizhu.kinds import KIND_CODE, PASS, Kind
 from mindsport.doudizhu.moves import move_table
+from mindsport.doudizhu.player import ENGINE_BOTS, LEVEL, Action
 from mindsport.doudizhu.state import StateView
 from mindsport.errors import InternalError, MindsportError
 
@@ -24,34 +24,32 @@ __all__ = ["GreedyBot", "LevelBot", "RandomBot", "StrongBot", "engine_decision"]
 
 _KINDS = tuple(Kind)
 # kernel codes (mindsport.doudizhu.compiled.bots)
-_RANDOM, _GREEDY, _STRONG, _LEVEL = 0, 1, 2, 3
+_RANDOM, _GREEDY, _STRONG = ENGINE_BOTS["random"], ENGINE_BOTS["greedy"], ENGINE_BOTS["strong"]
 
 
 def engine_decision(code: int, level: int, view: StateView, rng: np.random.Generator) -> Action:
     """The compiled bot ``code`` (``level`` for ``level:N``) deciding for ``view.seat``; draws
     on ``rng`` exactly as the compiled game loop draws on the game's generator."""
     from mindsport.doudizhu.compiled import ensure_compiled
-    from mindsport.doudizhu.compiled.bots import decide_one
+    from mindsport.doudizhu.compiled.bots import Turn, decide_one
     from mindsport.doudizhu.compiled.rng import state_array, store_state
 
     ensure_compiled()
     prev = view.previous
     st = state_array(rng)
     out = np.zeros(15, np.int64)
-    kind, _ = decide_one(
+    turn = Turn(
         code,
         level,
         view.seat,
-        np.array(view.hand, np.int64),
-        np.array(view.unseen(), np.int64),
-        np.array(view.cards_left, np.int64),
         PASS if prev is None else KIND_CODE[prev.kind],
         -1 if prev is None else prev.main,
         0 if prev is None else prev.size,
         view.previous_player,
-        st,
-        out,
     )
+    hand = np.array(view.hand, np.int64)
+    unseen = np.array(view.unseen(), np.int64)
+    kind, _ = decide_one(turn, hand, unseen, np.array(view.cards_left, np.int64), st, out)
     store_state(rng, st)
     if kind == PASS:
         return None
@@ -129,4 +127,4 @@ class LevelBot(_EngineDecision):
 
     @property
     def engine_code(self) -> tuple[int, int]:
-        return (_LEVEL, self.level)
+        return (LEVEL, self.level)

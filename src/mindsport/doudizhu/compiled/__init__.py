@@ -8,7 +8,7 @@
   Python ``np.random.Generator`` would.
 
 The typed API (:func:`~mindsport.doudizhu.legal_moves`, :class:`~mindsport.doudizhu.GameState`,
-:func:`~mindsport.doudizhu.play`, the bots) wraps these kernels; :mod:`mindsport.doudizhu.batch`
+:func:`~mindsport.doudizhu.play`, the bots) wraps these kernels; :mod:`mindsport.doudizhu.engine`
 runs many games at once. Numba compiles the kernels on their first use on a machine (about a
 minute, then cached on disk) and loads them from its cache afterwards, never at import:
 :func:`ensure_compiled` does it up front and says so on stderr while it compiles.
@@ -62,7 +62,7 @@ def _warm() -> None:
     """Call every kernel the package calls from Python once, with the argument types it uses."""
     import numpy as np
 
-    from mindsport.doudizhu.compiled.bots import decide_one
+    from mindsport.doudizhu.compiled.bots import Turn, decide_one
     from mindsport.doudizhu.compiled.engine import deck, run_games
     from mindsport.doudizhu.compiled.movegen import (
         can_beat,
@@ -86,7 +86,7 @@ def _warm() -> None:
     seed_keys(np.zeros((1, 5), np.uint32), np.ones(1, np.int64) * 5, states)
     out = np.zeros(15, np.int64)
     left = np.array([20, 17, 17], np.int64)
-    decide_one(2, 0, 0, hand, hand.copy(), left, -1, -1, 0, -1, states[0], out)
+    decide_one(Turn(2, 0, 0, -1, -1, 0, -1), hand, hand.copy(), left, states[0], out)
     codes = np.full((1, 3), 2, np.int64)
     count = np.zeros(1, np.int64)
     empty3 = np.zeros((0, 3, 15), np.int64)

@@ -34,11 +34,13 @@ The strong bot (plan-based heuristic):
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
 from mindsport.doudizhu.cards import N_RANKS
-from mindsport.doudizhu.compiled.movegen import MAX_MOVES, can_beat, legal, reading
+from mindsport.doudizhu.compiled.movegen import MAX_MOVES, MoveBuffer, can_beat, legal, reading
 from mindsport.doudizhu.compiled.planner import new_frames, plan_groups, search
 from mindsport.doudizhu.compiled.rng import bounded, next_double
 from mindsport.doudizhu.kinds import BOMB, N_KINDS, PAIR, PASS, SINGLE
@@ -49,6 +51,7 @@ __all__ = [
     "BOT_RANDOM",
     "BOT_STRONG",
     "MAX_GROUPS",
+    "Turn",
     "decide",
     "decide_one",
     "decision_buffers",
@@ -62,6 +65,21 @@ _URGENT_PASS = 5.0  # pass score when an opponent is about to go out
 _BOMB_PENALTY = 0.8
 _ONE_MOVE_GROUPS = 5  # a hand that is one move splits into at most this many plan groups
 _NEARLY_OUT = 1.6  # plan cost of a hand that goes out in about two plays
+
+
+class Turn(NamedTuple):
+    """Who decides and what is to beat (scalars only, so numba passes it for free): the bot's
+    kernel ``code`` and ``level`` (``level:N``), the ``seat``, and the play to beat: its kind
+    ``pk`` (< 0: the seat leads), main rank ``lmain`` and size ``lsize``, made by seat
+    ``pplayer``."""
+
+    code: int
+    level: int
+    seat: int
+    pk: int
+    lmain: int
+    lsize: int
+    pplayer: int
 
 
 @njit(cache=True)
@@ -89,7 +107,20 @@ def _danger(seat, left):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _lead(seat, hand, unseen, left, mc, mk, mm, ms, gk, gm, gs, gc, out):  # pragma: no cover
+def _plan_buffer():  # pragma: no cover - compiled
+    """A plan buffer (kind, main, size, counts per group)."""
+    return (
+        np.zeros(MAX_GROUPS, np.int64),
+        np.zeros(MAX_GROUPS, np.int64),
+        np.zeros(MAX_GROUPS, np.int64),
+        np.zeros((MAX_GROUPS, N_RANKS), np.int64),
+    )
+
+
+@njit(cache=True)
+def _lead(turn, hand, unseen, left, mc, mk, mm, ms, out):  # pragma: no cover - compiled
+    seat = turn.seat
+    gk, gm, gs, gc = _plan_buffer()
     ng = plan_groups(hand, gk, gm, gs, gc)
     if ng == 1:
         _take(gc, 0, out)
@@ -152,8 +183,9 @@ def _lead(seat, hand, unseen, left, mc, mk, mm, ms, gk, gm, gs, gc, out):  # pra
 
 
 @njit(cache=True)
-def _respond(seat, hand, unseen, left, pk, n, pplayer, mc, mk, mm, ms, c):  # pragma: no cover
+def _respond(turn, hand, unseen, left, n, mc, mk, mm, ms):  # pragma: no cover - compiled
     """The strong bot's answer among the n legal moves (index, -1: pass)."""
+    seat, pk, pplayer = turn.seat, turn.pk, turn.pplayer
     if n == 0:
         return -1
     size = left[seat]
@@ -175,6 +207,7 @@ def _respond(seat, hand, unseen, left, pk, n, pplayer, mc, mk, mm, ms, c):  # pr
         if last_same >= 0:
             return bi if bi >= 0 else last_same
     urgent = danger <= 2 or left[pplayer] <= 2
+    c = np.empty(N_RANKS, np.int64)
     for r in range(N_RANKS):
         c[r] = hand[r]
     f_bst, f_s, f_kind, f_end, f_len = new_frames()
@@ -197,27 +230,27 @@ def _respond(seat, hand, unseen, left, pk, n, pplayer, mc, mk, mm, ms, c):  # pr
 
 
 @njit(cache=True)
-def decide(
-    code, level, seat, hand, unseen, left, pk, lmain, lsize, pplayer, st,
-    mc, mk, mm, ms, gk, gm, gs, gc, c, out,
-):  # pragma: no cover - compiled  # fmt: skip
-    """One decision of bot ``code`` (``level`` for ``level:N``) in ``seat``: returns the kind
+def decide(turn, hand, unseen, left, st, mc, mk, mm, ms, out):  # pragma: no cover - compiled
+    """One decision of bot ``turn.code`` (``turn.level`` for ``level:N``) in ``turn.seat``
+    (:class:`Turn`), drawing on the PCG64 state ``st``: returns the kind
     (:data:`~mindsport.doudizhu.kinds.PASS` to pass) and main rank; ``out`` gets the counts.
 
-    ``pk < 0``: the seat leads; else it answers the play (kind ``pk``, main ``lmain``, size
-    ``lsize``) made by seat ``pplayer``. ``mc .. ms`` is a move buffer, ``gk .. gc`` a plan
-    buffer, ``c`` a scratch hand.
+    ``turn.pk < 0``: the seat leads; else it answers the play (kind ``pk``, main ``lmain``,
+    size ``lsize``) made by seat ``pplayer``. ``hand``, ``unseen`` (the two other hands
+    together) and ``left`` (cards per seat) are what the seat knows; ``mc .. ms`` is a move
+    buffer (:class:`~mindsport.doudizhu.compiled.movegen.MoveBuffer`).
     """
+    code, level, pk = turn.code, turn.level, turn.pk
     strong = code == BOT_STRONG
     if code == BOT_LEVEL:
         strong = level >= 100 or (level > 0 and next_double(st) * 100 < level)
     if strong and pk < 0:
-        return _lead(seat, hand, unseen, left, mc, mk, mm, ms, gk, gm, gs, gc, out)
-    n = legal(hand, pk, lmain, lsize, mc, mk, mm, ms)
+        return _lead(turn, hand, unseen, left, mc, mk, mm, ms, out)
+    n = legal(hand, pk, turn.lmain, turn.lsize, mc, mk, mm, ms)
     if code == BOT_GREEDY:
         i = _greedy(n, mk, mm, ms) if n > 0 else -1
     elif strong:
-        i = _respond(seat, hand, unseen, left, pk, n, pplayer, mc, mk, mm, ms, c)
+        i = _respond(turn, hand, unseen, left, n, mc, mk, mm, ms)
     else:  # random: uniform over the moves and (when allowed) the pass
         i = bounded(st, n + (0 if pk < 0 else 1))
         if i >= n:
@@ -230,28 +263,17 @@ def decide(
 
 @njit(cache=True)
 def decision_buffers():  # pragma: no cover - compiled
-    """The buffers :func:`decide` works in: a move buffer (counts, kind, main, size), a plan
-    buffer (kind, main, size, counts) and a scratch hand."""
-    return (
+    """The move buffer :func:`decide` works in (counts, kind, main, size)."""
+    return MoveBuffer(
         np.zeros((MAX_MOVES, N_RANKS), np.int64),
         np.zeros(MAX_MOVES, np.int64),
         np.zeros(MAX_MOVES, np.int64),
         np.zeros(MAX_MOVES, np.int64),
-        np.zeros(MAX_GROUPS, np.int64),
-        np.zeros(MAX_GROUPS, np.int64),
-        np.zeros(MAX_GROUPS, np.int64),
-        np.zeros((MAX_GROUPS, N_RANKS), np.int64),
-        np.zeros(N_RANKS, np.int64),
     )
 
 
 @njit(cache=True)
-def decide_one(
-    code, level, seat, hand, unseen, left, pk, lmain, lsize, pplayer, st, out
-):  # pragma: no cover - compiled
+def decide_one(turn, hand, unseen, left, st, out):  # pragma: no cover - compiled
     """:func:`decide` with its own buffers (one decision asked from Python)."""
-    mc, mk, mm, ms, gk, gm, gs, gc, c = decision_buffers()
-    return decide(
-        code, level, seat, hand, unseen, left, pk, lmain, lsize, pplayer, st,
-        mc, mk, mm, ms, gk, gm, gs, gc, c, out,
-    )  # fmt: skip
+    mc, mk, mm, ms = decision_buffers()
+    return decide(turn, hand, unseen, left, st, mc, mk, mm, ms, out)

@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 
 from mindsport.doudizhu.cards import DECK_COUNTS, N_RANKS
-from mindsport.doudizhu.compiled.bots import decide, decision_buffers
+from mindsport.doudizhu.compiled.bots import Turn, decide, decision_buffers
 from mindsport.doudizhu.compiled.rng import permutation
 from mindsport.doudizhu.kinds import BOMB, PASS, ROCKET
 
@@ -54,7 +54,7 @@ def run_games(
     number of turns; the batch stops early (returning fewer games) when the next game might not
     fit.
     """
-    mc, mk, mm, ms, gk, gm, gs, gc, scratch = decision_buffers()
+    mc, mk, mm, ms = decision_buffers()
     out = np.zeros(N_RANKS, np.int64)
     unseen = np.zeros(N_RANKS, np.int64)
     hands = np.zeros((3, N_RANKS), np.int64)
@@ -104,10 +104,8 @@ def run_games(
                 if other != seat:
                     for r in range(N_RANKS):
                         unseen[r] += hands[other, r]
-            kind, main = decide(
-                codes[g, seat], levels[g, seat], seat, hands[seat], unseen, left, pk, lmain,
-                lsize, last_player, st, mc, mk, mm, ms, gk, gm, gs, gc, scratch, out,
-            )  # fmt: skip
+            turn = Turn(codes[g, seat], levels[g, seat], seat, pk, lmain, lsize, last_player)
+            kind, main = decide(turn, hands[seat], unseen, left, st, mc, mk, mm, ms, out)
             if recording:
                 row = rec_count[0]
                 rec[row, 0] = seat

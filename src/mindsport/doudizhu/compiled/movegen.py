@@ -2,8 +2,9 @@
 # ruff: noqa: SIM109, SIM110  (numba kernels: plain loops and comparisons compile best)
 """Legal-move generation over count vectors, in numba: the one move generator of the package.
 
-A move is a row of a move buffer: kind code (:data:`~mindsport.doudizhu.kinds.KIND_CODE`: 0
-``single`` ... 13 ``rocket``), main rank, size and the 15 counts. :func:`legal` fills the buffer
+A move is a row of a move buffer (:class:`MoveBuffer`): kind code
+(:data:`~mindsport.doudizhu.kinds.KIND_CODE`: 0 ``single`` ... 13 ``rocket``), main rank, size
+and the 15 counts. :func:`legal` fills the buffer
 from row 0 and returns the number of moves, in a fixed order: kinds in ``Kind`` order, and within
 a kind by size, main rank, then kicker multisets with more cards of the lowest differing rank
 first (chain length, then main rank, then kicker multisets in decreasing lexicographic order of
@@ -18,6 +19,8 @@ classifier of every sub-multiset of a hand.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -45,6 +48,7 @@ from mindsport.doudizhu.kinds import (
 
 __all__ = [
     "MAX_MOVES",
+    "MoveBuffer",
     "can_beat",
     "legal",
     "legal_indices",
@@ -60,6 +64,10 @@ __all__ = [
 #: listing). An overflow would raise, never write past the buffer.
 MAX_MOVES = 4096
 
+#: rows of the generator's scratch (:func:`_workspace`): the move being built, kicker
+#: availability, pair ranks, suffix sums, a kicker multiset, combination indices
+_MOVE, _AVAIL, _RANKS, _SUFFIX, _MULTISET, _INDEX = 0, 1, 2, 3, 4, 5
+
 _UNIT = CHAIN_UNIT
 _FIXED = FIXED_SIZE
 _WIDTH = WIDTH
@@ -67,9 +75,20 @@ _MIN_LEN = MIN_CHAIN
 _MAX_LEN = MAX_CHAIN
 
 
-def new_buffers() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+class MoveBuffer(NamedTuple):
+    """A buffer of moves, one row each: the counts (rows x 15), kind code, main rank and size.
+    The generator's kernels take its four arrays (``mc, mk, mm, ms``); the bots' kernels carry
+    it whole (:func:`~mindsport.doudizhu.compiled.bots.decision_buffers`)."""
+
+    counts: np.ndarray
+    kind: np.ndarray
+    main: np.ndarray
+    size: np.ndarray
+
+
+def new_buffers() -> MoveBuffer:
     """Empty move buffer: counts (MAX_MOVES x 15), kind, main, size."""
-    return (
+    return MoveBuffer(
         np.zeros((MAX_MOVES, N_RANKS), np.int64),
         np.zeros(MAX_MOVES, np.int64),
         np.zeros(MAX_MOVES, np.int64),
@@ -114,16 +133,20 @@ def _higher_reading(m, first, end):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _kickers(avail, rem, m, first, end, mc, mk, mm, ms, n, w):  # pragma: no cover - compiled
-    """plane_single: every multiset of ``rem`` kicker ranks within ``avail`` (the hand's
-    cards, at most 3 a rank, none of the chain), never both jokers; each card set once."""
-    suffix = w[3]
+def _kickers(rem, first, end, mc, mk, mm, ms, n, w):  # pragma: no cover - compiled
+    """plane_single: every multiset of ``rem`` kicker ranks within the kicker availability
+    ``w[_AVAIL]`` (the hand's cards, at most 3 a rank, none of the chain) added to the move
+    being built (``w[_MOVE]``, the chain ``first .. end``), never both jokers; each card set
+    once."""
+    avail = w[_AVAIL]
+    m = w[_MOVE]
+    suffix = w[_SUFFIX]
     suffix[N_RANKS] = 0
     for r in range(N_RANKS - 1, -1, -1):
         suffix[r] = suffix[r + 1] + avail[r]
     if suffix[0] < rem:
         return n
-    cnt = w[4]
+    cnt = w[_MULTISET]
     amount = rem
     for j in range(N_RANKS):  # greedy fill: the first multiset in decreasing order
         cnt[j] = min(avail[j], amount)
@@ -155,11 +178,14 @@ def _kickers(avail, rem, m, first, end, mc, mk, mm, ms, n, w):  # pragma: no cov
 
 
 @njit(cache=True)
-def _pairs(ranks, nr, rem, m, kind, main, mc, mk, mm, ms, n, w):  # pragma: no cover - compiled
-    """Every choice of ``rem`` distinct pair ranks out of ranks[:nr] (2 cards each)."""
+def _pairs(nr, rem, kind, main, mc, mk, mm, ms, n, w):  # pragma: no cover - compiled
+    """Every choice of ``rem`` distinct pair ranks out of the pair ranks ``w[_RANKS][:nr]``
+    (2 cards each) added to the move being built (``w[_MOVE]``)."""
+    ranks = w[_RANKS]
+    m = w[_MOVE]
     if rem > nr:
         return n
-    idx = w[5]
+    idx = w[_INDEX]
     for i in range(rem):
         idx[i] = i
     while True:
@@ -180,8 +206,9 @@ def _pairs(ranks, nr, rem, m, kind, main, mc, mk, mm, ms, n, w):  # pragma: no c
 
 @njit(cache=True)
 def _workspace():  # pragma: no cover - compiled
-    """Scratch rows of the generator: the move being built, kicker availability, pair ranks,
-    suffix sums, a kicker multiset, combination indices (one allocation per listing)."""
+    """Scratch rows of the generator: the move being built (``_MOVE``), kicker availability
+    (``_AVAIL``), pair ranks (``_RANKS``), suffix sums, a kicker multiset, combination indices
+    (one allocation per listing)."""
     return np.empty((6, N_RANKS + 1), np.int64)
 
 
@@ -192,7 +219,7 @@ def gen_kind(c, kind, length, above, mc, mk, mm, ms, n, w):  # pragma: no cover 
     ``length``: chain length for chained kinds, -1 for every allowed length.
     """
     lo = above + 1
-    m = w[0]
+    m = w[_MOVE]
     for r in range(N_RANKS):
         m[r] = 0
     if kind == SINGLE:
@@ -232,7 +259,7 @@ def gen_kind(c, kind, length, above, mc, mk, mm, ms, n, w):  # pragma: no cover 
                         m[k] = 0
             m[r] = 0
     elif kind == FOUR_TWO_SINGLE or kind == FOUR_TWO_PAIR:
-        ranks = w[2]
+        ranks = w[_RANKS]
         for r in range(lo, TWO + 1):
             if c[r] < 4:
                 continue
@@ -257,7 +284,7 @@ def gen_kind(c, kind, length, above, mc, mk, mm, ms, n, w):  # pragma: no cover 
                     if k != r and c[k] >= 2:
                         ranks[nr] = k
                         nr += 1
-                n = _pairs(ranks, nr, 2, m, kind, r, mc, mk, mm, ms, n, w)
+                n = _pairs(nr, 2, kind, r, mc, mk, mm, ms, n, w)
             m[r] = 0
     else:
         width = _WIDTH[kind]
@@ -268,8 +295,8 @@ def gen_kind(c, kind, length, above, mc, mk, mm, ms, n, w):  # pragma: no cover 
                 return n
             lmin = length
             lmax = length
-        avail = w[1]
-        ranks = w[2]
+        avail = w[_AVAIL]
+        ranks = w[_RANKS]
         for ln in range(lmin, lmax + 1):
             for end in range(max(lo, ln - 1), ACE + 1):
                 first = end - ln + 1
@@ -287,14 +314,14 @@ def gen_kind(c, kind, length, above, mc, mk, mm, ms, n, w):  # pragma: no cover 
                         avail[r] = min(c[r], 3)
                     for r in range(first, end + 1):
                         avail[r] = 0
-                    n = _kickers(avail, ln, m, first, end, mc, mk, mm, ms, n, w)
+                    n = _kickers(ln, first, end, mc, mk, mm, ms, n, w)
                 elif kind == PLANE_PAIR:
                     nr = 0
                     for k in range(TWO + 1):
                         if (k < first or k > end) and c[k] >= 2:
                             ranks[nr] = k
                             nr += 1
-                    n = _pairs(ranks, nr, ln, m, kind, end, mc, mk, mm, ms, n, w)
+                    n = _pairs(nr, ln, kind, end, mc, mk, mm, ms, n, w)
                 else:
                     n = _push(mc, mk, mm, ms, n, kind, end, m)
                 for r in range(first, end + 1):

@@ -1,7 +1,7 @@
 """Dou Dizhu games in bulk for the tournament experiments, on any executor, reproducibly.
 
 A :class:`Game` names a deal (a :class:`~mindsport.doudizhu.Deal` value), the three bots (spec
-strings of :func:`mindsport.doudizhu.bots.make_bot`: ``level:N``, ``strong``, ``cmd:...``) and a
+strings of :func:`mindsport.games.make_bot`: ``level:N``, ``strong``, ``cmd:...``) and a
 key. Game ``key`` of a run seeded ``seed`` plays with the generator
 :func:`~mindsport.tournament.executors.task_rng` ``(seed, *key)``, so a landlord score depends
 only on (seed, game). :func:`play_games` hands the games to the game-free runner
@@ -22,9 +22,10 @@ import numpy as np
 import numpy.typing as npt
 
 from mindsport.doudizhu import LINEAR, Deal, ScoringRule, deal
+from mindsport.games.many import Table
 from mindsport.tournament.errors import TournamentError
 from mindsport.tournament.executors import Executor
-from mindsport.tournament.runner import DEFAULT_CHUNK, GameSpec, Table, play_tables
+from mindsport.tournament.runner import DEFAULT_CHUNK, GameSpec, play_tables
 
 __all__ = [
     "DEFAULT_CHUNK",

@@ -29,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from mindsport.doudizhu import Deal, deal
-from mindsport.doudizhu.bots import Planner
+from mindsport.doudizhu.planning import Planner
 from mindsport.files import write_atomically
 from mindsport.tournament.doudizhu.games import bomb_count
 from mindsport.tournament.errors import TournamentError

@@ -15,10 +15,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from mindsport.doudizhu import LINEAR, Deal, deal
+from mindsport.games.many import Table
 from mindsport.tournament.errors import TournamentError
 from mindsport.tournament.executors import Executor, task_rng
 from mindsport.tournament.formats import rotated_seatings
-from mindsport.tournament.runner import GameSpec, Table, play_tables
+from mindsport.tournament.runner import GameSpec, play_tables
 from mindsport.tournament.swiss import SwissRound, swiss_round
 
 __all__ = ["SwissEvent", "play_swiss", "play_table"]

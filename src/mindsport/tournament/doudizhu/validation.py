@@ -52,7 +52,9 @@ from mindsport.tournament.selection import cross_combinations, score_rates, sele
 
 __all__ = [
     "PAPER_001_GAINS",
+    "DihGridSettings",
     "FormatsResult",
+    "FormatsSettings",
     "GridCell",
     "GridResult",
     "OrderAgreement",
@@ -184,20 +186,30 @@ class GridResult:
         raise TournamentError(f"no cell for {players} players and {rounds} rounds")
 
 
+@dataclass(frozen=True, kw_only=True)
+class DihGridSettings:
+    """What :func:`run_dih_grid` runs: the cells (``players`` x ``rounds``), the bots of the
+    line-ups (landlords x farmers1 x farmers2), the library and probe hands, the fresh
+    ``replays`` of each selected hand, the ``events`` per cell and arm, the ``seed``, and the
+    ``top`` places that must be distinct."""
+
+    landlords: Sequence[str]
+    farmers1: Sequence[str]
+    farmers2: Sequence[str]
+    library_hands: int
+    probe_hands: int
+    replays: int
+    events: int
+    seed: int
+    players: Sequence[int] = (10, 20, 30)
+    rounds: Sequence[int] = (2, 3, 4, 5)
+    top: int = 2
+
+
 def run_dih_grid(
-    players: Sequence[int] = (10, 20, 30),
-    rounds: Sequence[int] = (2, 3, 4, 5),
-    *,
-    landlords: Sequence[str],
-    farmers1: Sequence[str],
-    farmers2: Sequence[str],
-    library_hands: int,
-    probe_hands: int,
-    replays: int,
-    events: int,
-    seed: int,
+    settings: DihGridSettings,
     executor: Executor | None = None,
-    top: int = 2,
+    *,
     progress: Progress | None = None,
     stage: Stage | None = None,
 ) -> GridResult:
@@ -205,6 +217,10 @@ def run_dih_grid(
 
     Engine games: ``lineups x library_hands`` plus ``lineups x selected hands x replays``.
     """
+    players, rounds, top, seed = settings.players, settings.rounds, settings.top, settings.seed
+    landlords, farmers1, farmers2 = settings.landlords, settings.farmers1, settings.farmers2
+    library_hands, probe_hands = settings.library_hands, settings.probe_hands
+    replays, events = settings.replays, settings.events
     hands_n = _positive("library_hands", library_hands)
     probe = _positive("probe_hands", probe_hands)
     reps = _positive("replays", replays)
@@ -362,27 +378,42 @@ class FormatsResult:
     events: int
 
 
+@dataclass(frozen=True, kw_only=True)
+class FormatsSettings:
+    """What :func:`run_format_comparison` runs: the grading bots (``graders``), the
+    ``entrants`` and the two fixed ``farmers``, the one-bomb ``library_hands`` (plus
+    ``extra_hands``, graded like the rest), the ``epsilons`` and ``rounds`` of the grid, the
+    ``events`` per cell, the ``replays`` of each entrant on each hand, the ``seed``, the GDI
+    ``centre`` (None: the library's median GDI) and the score ``levels``."""
+
+    graders: Sequence[str]
+    entrants: Sequence[str]
+    farmers: tuple[str, str]
+    library_hands: int
+    epsilons: Sequence[float] = (0.15, 0.20, 0.25)
+    rounds: Sequence[int] = (5, 10, 20)
+    events: int = 20
+    replays: int = 2
+    seed: int = 0
+    centre: Sequence[float] | None = EQUAL_STRENGTH_CENTRE
+    levels: Sequence[float] = ONE_BOMB_LEVELS
+    extra_hands: Sequence[Deal] = ()
+
+
 def run_format_comparison(
-    *,
-    graders: Sequence[str],
-    entrants: Sequence[str],
-    farmers: tuple[str, str],
-    library_hands: int,
-    epsilons: Sequence[float] = (0.15, 0.20, 0.25),
-    rounds: Sequence[int] = (5, 10, 20),
-    events: int = 20,
-    replays: int = 2,
-    seed: int = 0,
-    centre: Sequence[float] | None = EQUAL_STRENGTH_CENTRE,
-    levels: Sequence[float] = ONE_BOMB_LEVELS,
-    extra_hands: Sequence[Deal] = (),
+    settings: FormatsSettings,
     executor: Executor | None = None,
+    *,
     progress: Progress | None = None,
     stage: Stage | None = None,
 ) -> FormatsResult:
-    """The equal-strength paper's experiment 3 (see the module docstring); ``extra_hands`` join the
-    library (e.g. deals proposed by :mod:`.generator` near the centre) and are graded like the rest;
-    ``centre=None`` takes the library's median GDI."""
+    """The equal-strength paper's experiment 3 (see the module docstring) as ``settings`` says;
+    ``extra_hands`` join the library (e.g. deals proposed by :mod:`.generator` near the centre)
+    and are graded like the rest; ``centre=None`` takes the library's median GDI."""
+    graders, entrants, farmers = settings.graders, settings.entrants, settings.farmers
+    library_hands, epsilons, rounds = settings.library_hands, settings.epsilons, settings.rounds
+    events, replays, seed = settings.events, settings.replays, settings.seed
+    centre, levels, extra_hands = settings.centre, settings.levels, settings.extra_hands
     hands_n = _positive("library_hands", library_hands)
     count = _positive("events", events)
     reps = _positive("replays", replays)

@@ -1,5 +1,7 @@
-"""Many games at once on the compiled engine: the fast path of :func:`~.game.play`, of
-:func:`~.simulate.simulate` and of the tournament runners.
+"""The Dou Dizhu engine seen from Python: many games at once on the compiled game loop
+(:mod:`.compiled.engine`), the batch path of :func:`~.game.play`, of :func:`~.game.simulate`
+and of :func:`mindsport.games.many.play_many` (through
+:meth:`~.game.DouDizhuGame.play_batch`).
 
 Random-stream convention: a game owns one NumPy ``PCG64`` generator; game ``i`` of a run seeded
 ``s`` uses ``np.random.default_rng([s, i])`` (:func:`game_states`), a game named by a key in a
@@ -9,10 +11,12 @@ deals) draws ``permutation(54)`` from it, then the bots draw on it; the engine c
 PCG64 bit for bit, so a game played here and the same game played move by move through
 :func:`~mindsport.doudizhu.game.play` are the same.
 
-Only bots with an ``engine_code`` (:class:`~mindsport.doudizhu.bots.EngineBot`: ``random``,
+Only bots with an ``engine_code`` (:class:`~mindsport.doudizhu.player.EngineBot`: ``random``,
 ``greedy``, ``strong``, ``level:N``) play here; :func:`bot_codes` says whether a line-up can.
+Line-ups are bot objects or spec strings of those four bots
+(:func:`~mindsport.doudizhu.player.engine_code`); the engine builds no bot.
 
->>> from mindsport.doudizhu.batch import simulate_fast
+>>> from mindsport.doudizhu.engine import simulate_fast
 >>> res = simulate_fast(20, "strong,greedy,greedy", seed=3)
 >>> res.landlord_score.shape, bool(set(res.winner.tolist()) <= {0, 1, 2})
 ((20,), True)
@@ -27,26 +31,28 @@ from typing import overload
 import numpy as np
 import numpy.typing as npt
 
-from mindsport.doudizhu.bots import make_bots
-from mindsport.doudizhu.bots.base import Bot, EngineBot
 from mindsport.doudizhu.deal import Deal
-from mindsport.doudizhu.game import GameRecord
 from mindsport.doudizhu.kinds import Kind
 from mindsport.doudizhu.moves import Move, move_table
+from mindsport.doudizhu.player import Bot, EngineBot, engine_code
+from mindsport.doudizhu.record import GameRecord
 from mindsport.doudizhu.scoring import LINEAR, Outcome, ScoringRule
 from mindsport.errors import MindsportError
+from mindsport.games.many import Seeding
+from mindsport.games.specs import split_specs
 
 __all__ = [
     "FastResults",
     "bot_codes",
     "deal_counts",
     "game_states",
-    "keyed_returns",
     "keyed_states",
-    "landlord_scores",
     "lineup_codes",
     "play_fast",
     "play_one",
+    "play_records",
+    "play_tables",
+    "seeded_states",
     "simulate_fast",
     "simulate_records",
     "supported",
@@ -76,21 +82,27 @@ class FastResults:
         return int(self.winner.shape[0])
 
 
-def _as_bots(bots: Bots) -> list[Bot]:
-    return make_bots(bots) if isinstance(bots, str) else list(bots)
+def _code(bot: str | Bot) -> tuple[int, int] | None:
+    if isinstance(bot, str):
+        return engine_code(bot)
+    return bot.engine_code if isinstance(bot, EngineBot) else None
 
 
 def bot_codes(bots: Bots) -> tuple[IntArray, IntArray] | None:
-    """Kernel codes and levels of three bots, or None when one has no engine code."""
-    players = _as_bots(bots)
+    """Kernel codes and levels of three bots (objects, or a spec list: one spec or three),
+    or None when one has no engine code."""
+    players: list[str | Bot] = [*split_specs(bots)] if isinstance(bots, str) else [*bots]
+    if isinstance(bots, str) and len(players) == 1:
+        players = players * 3
     if len(players) != 3:
         raise MindsportError(f"a game needs 3 players, got {len(players)}")
     codes = np.zeros(3, np.int64)
     levels = np.zeros(3, np.int64)
     for seat, bot in enumerate(players):
-        if not isinstance(bot, EngineBot):
+        found = _code(bot)
+        if found is None:
             return None
-        codes[seat], levels[seat] = bot.engine_code
+        codes[seat], levels[seat] = found
     return codes, levels
 
 
@@ -185,66 +197,76 @@ def _returns(
     return values[inverse.reshape(-1)]
 
 
-def lineup_codes(lineups: Sequence[Sequence[str]]) -> tuple[IntArray, IntArray] | None:
-    """Kernel codes and levels (G x 3) of line-ups of bot specs; None when a bot has no engine
-    code (an external program, the tracking bot)."""
-    known: dict[str, tuple[int, int] | None] = {}
+def lineup_codes(lineups: Sequence[Sequence[str | Bot]]) -> tuple[IntArray, IntArray] | None:
+    """Kernel codes and levels (G x 3) of line-ups of bots (objects or specs); None when a bot
+    has no engine code (an external program, the tracking bot)."""
     codes = np.zeros((len(lineups), 3), np.int64)
     levels = np.zeros((len(lineups), 3), np.int64)
     for g, lineup in enumerate(lineups):
         if len(lineup) != 3:
             raise MindsportError(f"a game needs 3 players, got {len(lineup)}: {list(lineup)}")
-        for seat, spec in enumerate(lineup):
-            if spec not in known:
-                bot = make_bots(spec)[0]
-                known[spec] = bot.engine_code if isinstance(bot, EngineBot) else None
-                close = getattr(bot, "close", None)
-                if callable(close):
-                    close()
-            found = known[spec]
+        for seat, bot in enumerate(lineup):
+            found = _code(bot)
             if found is None:
                 return None
             codes[g, seat], levels[g, seat] = found
     return codes, levels
 
 
-def keyed_returns(
-    deals: Sequence[Deal],
-    codes: IntArray,
-    levels: IntArray,
-    seed: int,
-    keys: Sequence[Sequence[int]],
-    scoring: ScoringRule = LINEAR,
-) -> FloatArray:
-    """Returns (G x 3) of games ``g``: ``deals[g]`` played by the bots ``codes[g]`` /
-    ``levels[g]`` drawing on ``task_rng(seed, *keys[g])`` (:func:`keyed_states`)."""
-    from mindsport.doudizhu.compiled import ensure_compiled
-    from mindsport.doudizhu.compiled.engine import deck, run_games
-
-    ensure_compiled()
-    n = len(deals)
-    if len(keys) != n or codes.shape != (n, 3) or levels.shape != (n, 3):
-        raise MindsportError(f"{n} deals need {n} keys and (n, 3) codes and levels")
+def seeded_states(seed: int, keys: Sequence[Sequence[int]], seeding: Seeding) -> np.ndarray:
+    """PCG64 state arrays (G x 6) of the generators ``seeding.rng(seed, keys[g])``
+    (:class:`~mindsport.games.many.Seeding`), computed in the engine: :func:`keyed_states`
+    for spawn keys, :func:`game_states` for ``default_rng([seed, i])`` (keys ``(i,)``)."""
+    n = len(keys)
+    if seeding is Seeding.ENTROPY:
+        if any(len(k) != 1 for k in keys):
+            raise MindsportError("the engine seeds default_rng([seed, i]) from keys (i,) only")
+        return game_states(seed, [int(k[0]) for k in keys])
     states = np.zeros((n, 6), np.uint64)
     by_length: dict[int, list[int]] = {}
     for g, key in enumerate(keys):
         by_length.setdefault(len(key), []).append(g)
     for rows in by_length.values():
         states[rows] = keyed_states(seed, np.array([keys[g] for g in rows], dtype=np.int64))
+    return states
+
+
+def _unique_counts(deals: Sequence[Deal]) -> IntArray:
+    """:func:`deal_counts` of ``deals``, each distinct deal object counted once."""
     index: dict[int, int] = {}
     unique: list[Deal] = []
-    where = np.empty(n, np.int64)
+    where = np.empty(len(deals), np.int64)
     for g, d in enumerate(deals):
         i = index.get(id(d))
         if i is None:
             i = index[id(d)] = len(unique)
             unique.append(d)
         where[g] = i
-    counts = deal_counts(unique)[where]
-    results = np.zeros((n, 8), np.int64)
+    return deal_counts(unique)[where]
+
+
+def play_tables(
+    deals: Sequence[Deal] | None,
+    codes: IntArray,
+    levels: IntArray,
+    states: np.ndarray,
+    scoring: ScoringRule = LINEAR,
+) -> FloatArray:
+    """Returns (G x 3) of games ``g``: ``deals[g]`` (None: each game deals from its state first)
+    played by the bots ``codes[g]`` / ``levels[g]`` from the generator state ``states[g]``
+    (:func:`seeded_states`). The engine at full speed: no records."""
+    from mindsport.doudizhu.compiled import ensure_compiled
+    from mindsport.doudizhu.compiled.engine import deck, run_games
+
+    ensure_compiled()
+    n = states.shape[0]
+    if (deals is not None and len(deals) != n) or codes.shape != (n, 3) or levels.shape != (n, 3):
+        raise MindsportError(f"{n} games need {n} deals and (n, 3) codes and levels")
     empty3 = np.zeros((0, 3, 15), np.int64)
+    counts = empty3 if deals is None else _unique_counts(deals)
+    results = np.zeros((n, 8), np.int64)
     run_games(
-        states,
+        np.ascontiguousarray(states),
         counts,
         np.ascontiguousarray(codes, dtype=np.int64),
         np.ascontiguousarray(levels, dtype=np.int64),
@@ -258,44 +280,6 @@ def keyed_returns(
     return _returns(results, scoring)
 
 
-def landlord_scores(
-    deals: IntArray,
-    codes: IntArray,
-    levels: IntArray,
-    states: np.ndarray,
-    scoring: ScoringRule = LINEAR,
-) -> FloatArray:
-    """Landlord scores of games ``g``: deal ``deals[g]`` (G x 3 x 15 counts) played by the bots
-    ``codes[g]`` / ``levels[g]`` (G x 3) from the generator state ``states[g]`` (G x 6, from
-    :func:`keyed_states` or :func:`game_states`). The engine at full speed: no records."""
-    from mindsport.doudizhu.compiled import ensure_compiled
-    from mindsport.doudizhu.compiled.engine import deck, run_games
-
-    ensure_compiled()
-    n = states.shape[0]
-    if deals.shape != (n, 3, 15) or codes.shape != (n, 3) or levels.shape != (n, 3):
-        raise MindsportError(
-            f"landlord_scores: {n} states need deals (n, 3, 15) and codes / levels (n, 3), got "
-            f"{deals.shape}, {codes.shape}, {levels.shape}"
-        )
-    results = np.zeros((n, 8), np.int64)
-    empty3 = np.zeros((0, 3, 15), np.int64)
-    empty_rec = np.zeros((0, 18), np.int64)
-    run_games(
-        np.ascontiguousarray(states),
-        np.ascontiguousarray(deals, dtype=np.int64),
-        np.ascontiguousarray(codes, dtype=np.int64),
-        np.ascontiguousarray(levels, dtype=np.int64),
-        deck(),
-        empty3,
-        results,
-        empty_rec,
-        np.zeros(1, np.int64),
-        np.zeros(0, np.int64),
-    )
-    return _returns(results, scoring)[:, 0]
-
-
 def simulate_fast(
     n_games: int,
     bots: Bots,
@@ -304,7 +288,7 @@ def simulate_fast(
     start: int = 0,
 ) -> FastResults:
     """Play games ``start .. start + n_games - 1`` of the run seeded ``seed`` (game i deals and
-    plays from ``default_rng([seed, i])``, as :func:`mindsport.doudizhu.simulate.simulate`
+    plays from ``default_rng([seed, i])``, as :func:`mindsport.doudizhu.game.simulate`
     does) and return the outcomes as arrays; one core, no records."""
     from mindsport.doudizhu.compiled.engine import deck, run_games
 
@@ -332,21 +316,31 @@ def simulate_fast(
     )
 
 
-def _records(
+def _lineup(code: IntArray, level: IntArray, n: int) -> tuple[IntArray, IntArray]:
+    """One line-up's codes and levels for ``n`` games (n x 3)."""
+    return np.repeat(code[None, :], n, axis=0), np.repeat(level[None, :], n, axis=0)
+
+
+def play_records(
     states: np.ndarray,
-    deals: list[Deal] | None,
-    code: IntArray,
-    level: IntArray,
-    scoring: ScoringRule,
+    deals: Sequence[Deal] | None,
+    codes: IntArray,
+    levels: IntArray,
+    scoring: ScoringRule = LINEAR,
+    *,
     call: int = 1,
     doubles: int = 0,
 ) -> list[GameRecord]:
+    """Full records of games ``g``: ``deals[g]`` (None: dealt from the state) played by the
+    bots ``codes[g]`` / ``levels[g]`` (G x 3) from the generator state ``states[g]``."""
+    from mindsport.doudizhu.compiled import ensure_compiled
     from mindsport.doudizhu.compiled.engine import MAX_TURNS, REC_WIDTH, deck, run_games
 
+    ensure_compiled()
     n = states.shape[0]
     given = deal_counts(deals) if deals is not None else np.zeros((0, 3, 15), np.int64)
-    codes = np.repeat(code[None, :], n, axis=0)
-    levels = np.repeat(level[None, :], n, axis=0)
+    codes = np.ascontiguousarray(codes, dtype=np.int64)
+    levels = np.ascontiguousarray(levels, dtype=np.int64)
     out_deals = np.zeros((n, 3, 15), np.int64)
     results = np.zeros((n, 8), np.int64)
     # room for ~100 turns a game; a game starts only when MAX_TURNS rows are left
@@ -411,9 +405,10 @@ def simulate_records(
     indices: Sequence[int] | range, bots: Bots, seed: int = 0, scoring: ScoringRule = LINEAR
 ) -> list[GameRecord]:
     """Full records of games ``indices`` of the run seeded ``seed`` (deal and play from
-    ``default_rng([seed, i])``): what :func:`mindsport.doudizhu.simulate.simulate` returns."""
+    ``default_rng([seed, i])``): what :func:`mindsport.doudizhu.game.simulate` returns."""
     code, level = _codes(bots)
-    return _records(game_states(seed, indices), None, code, level, scoring)
+    states = game_states(seed, indices)
+    return play_records(states, None, *_lineup(code, level, len(states)), scoring)
 
 
 def play_one(
@@ -430,7 +425,8 @@ def play_one(
 
     code, level = _codes(bots)
     states = state_array(rng)[None, :].copy()
-    record = _records(states, [deal], code, level, scoring, call, doubles)[0]
+    codes, levels = _lineup(code, level, 1)
+    record = play_records(states, [deal], codes, levels, scoring, call=call, doubles=doubles)[0]
     store_state(rng, states[0])
     return record
 
@@ -470,9 +466,11 @@ def play_fast(
         if isinstance(seed, np.random.Generator):
             return play_one(deal_or_batch, bot_specs, scoring, seed)
         code, level = _codes(bot_specs)
-        return _records(game_states(seed, [0]), [deal_or_batch], code, level, scoring)[0]
+        codes, levels = _lineup(code, level, 1)
+        return play_records(game_states(seed, [0]), [deal_or_batch], codes, levels, scoring)[0]
     if isinstance(seed, np.random.Generator):
         raise MindsportError("pass an int seed to play a batch of deals")
     deals = list(deal_or_batch)
     code, level = _codes(bot_specs)
-    return _records(game_states(seed, range(len(deals))), deals, code, level, scoring)
+    codes, levels = _lineup(code, level, len(deals))
+    return play_records(game_states(seed, range(len(deals))), deals, codes, levels, scoring)

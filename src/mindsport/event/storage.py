@@ -40,7 +40,8 @@ from mindsport.event.model import (
 )
 from mindsport.event.pairing import pair_round
 from mindsport.event.standings import check_scores, complete_rounds, standings
-from mindsport.games.registry import get_game
+from mindsport.games.registry import get_game, make_bot
+from mindsport.games.specs import parse_spec
 from mindsport.match import Match, ranks_from_scores
 from mindsport.store import Store
 from mindsport.store.schema import (
@@ -293,13 +294,17 @@ class EventStore:
             if bot is None:
                 continue
             _text(f"bot of {p!r}", bot, 200)
-            if bot.strip().lower().startswith("cmd:"):
-                if not bot.partition(":")[2].strip():
+            try:
+                spec = parse_spec(bot)
+            except MindsportError as exc:
+                raise EventError(f"bot of {p!r}: {exc}") from None
+            if spec.command is not None:
+                if not spec.command:
                     raise EventError(f"bot of {p!r}: cmd: names no program")
                 continue  # an external program is started only when it plays
             game = game or get_game("doudizhu")
             try:
-                game.make_bot(bot)
+                make_bot(game, bot)
             except MindsportError as exc:
                 raise EventError(f"bot of {p!r}: {exc}") from None
         with self.store.transaction() as conn:
