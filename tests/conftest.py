@@ -3,6 +3,10 @@
 PostgreSQL tests (marker ``postgres``) run when ``MINDSPORT_TEST_POSTGRES_URL`` is set, e.g.
 ``postgresql://mindsport:mindsport@127.0.0.1:5432/mindsport_test``; the tables of that database
 are dropped before each test.
+
+Slow tests (marker ``slow``: a minute or more of one core, such as rebuilding every kernel in a
+subprocess) run with ``--slow`` or when ``MINDSPORT_SLOW_TESTS=1`` (CI sets it, ``.ci/run``);
+a local ``make test`` skips them and says so.
 """
 
 from __future__ import annotations
@@ -15,6 +19,24 @@ import pytest
 
 PG_ENV = "MINDSPORT_TEST_POSTGRES_URL"
 PG_SKIP = f"PostgreSQL tests need {PG_ENV} (e.g. postgresql://user:pw@127.0.0.1/db)"
+SLOW_ENV = "MINDSPORT_SLOW_TESTS"
+SLOW_SKIP = f"slow test: run with --slow or {SLOW_ENV}=1 (CI does)"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--slow", action="store_true", help=f"also run the slow tests (or set {SLOW_ENV}=1)"
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Skip the tests marked ``slow`` unless asked for (see the module docstring)."""
+    if config.getoption("--slow") or os.environ.get(SLOW_ENV, "") not in ("", "0"):
+        return
+    skip = pytest.mark.skip(reason=SLOW_SKIP)
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
 
 
 def _fresh_postgres() -> str:
@@ -102,3 +124,6 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     skipped = terminalreporter.stats.get("skipped", [])
     if any(PG_SKIP in str(getattr(r, "longrepr", "")) for r in skipped):
         terminalreporter.write_line(f"mindsport store/service: {PG_SKIP}; they were skipped.")
+    slow = sum(SLOW_SKIP in str(getattr(r, "longrepr", "")) for r in skipped)
+    if slow:
+        terminalreporter.write_line(f"mindsport: {slow} {SLOW_SKIP}; skipped.")
