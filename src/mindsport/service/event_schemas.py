@@ -1,4 +1,5 @@
-"""Request bodies of the event endpoints (strict: unknown fields refused, every list bounded).
+"""Request bodies of the event endpoints (strict: unknown fields refused, every list bounded,
+see :mod:`mindsport.service.limits`).
 
 Bots entered over HTTP are the built-in ones only (``random``, ``greedy``, ``strong``,
 ``tracking``, ``level:N``): a bot that runs a program is for the director's own command line.
@@ -10,7 +11,21 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, Strict
 
-from mindsport.event.model import EVENT_NAME, MAX_DEALS, MAX_PLAYERS, MAX_ROUNDS
+from mindsport.event.model import EVENT_NAME
+from mindsport.service.limits import (
+    MAX_BOARDS,
+    MAX_DEALS,
+    MAX_EVENT_HANDS,
+    MAX_EVENT_NUMBER,
+    MAX_HAND_LENGTH,
+    MAX_PLAYERS,
+    MAX_ROUND_TABLES,
+    MAX_ROUNDS,
+    MAX_SEED,
+    MAX_TIE_BREAKS,
+    MAX_WHO_LENGTH,
+    MAX_WHY_LENGTH,
+)
 from mindsport.service.schemas import LEAGUE_PATTERN, Id
 
 __all__ = [
@@ -27,20 +42,27 @@ __all__ = [
 _STRICT = ConfigDict(extra="forbid")
 #: a built-in bot spec
 BOT_PATTERN = r"^(random|greedy|strong|tracking|level:(100|[1-9]?[0-9]))$"
-#: most hands in an event's pool, and most boards of a table
-MAX_POOL = 5_000
-MAX_BOARDS = 3 * MAX_DEALS
-#: most tables of a round
-MAX_PLAYERS_TABLES = MAX_PLAYERS // 3
 
 Number = (
-    Annotated[float, Strict(), Field(ge=-1e6, le=1e6, allow_inf_nan=False)]
-    | Annotated[int, Strict(), Field(ge=-1_000_000, le=1_000_000)]
+    Annotated[
+        float,
+        Strict(),
+        Field(ge=-float(MAX_EVENT_NUMBER), le=float(MAX_EVENT_NUMBER), allow_inf_nan=False),
+    ]
+    | Annotated[int, Strict(), Field(ge=-MAX_EVENT_NUMBER, le=MAX_EVENT_NUMBER)]
 )
 Board = Annotated[list[Number], Field(min_length=3, max_length=3)]
-Text = Annotated[str, Strict(), Field(min_length=1, max_length=100, pattern=r"^[^\x00-\x1f\x7f]+$")]
+Text = Annotated[
+    str, Strict(), Field(min_length=1, max_length=MAX_WHO_LENGTH, pattern=r"^[^\x00-\x1f\x7f]+$")
+]
 Hand = Annotated[
-    str, Strict(), Field(min_length=1, max_length=80, pattern=r"^\[[^\]]*\]\[[^\]]*\]\[[^\]]*\]$")
+    str,
+    Strict(),
+    Field(
+        min_length=1,
+        max_length=MAX_HAND_LENGTH,
+        pattern=r"^\[[^\]]*\]\[[^\]]*\]\[[^\]]*\]$",
+    ),
 ]
 
 
@@ -56,12 +78,12 @@ class EventIn(BaseModel):
     rounds: Annotated[int, Strict(), Field(ge=1, le=MAX_ROUNDS)] = 6
     deals: Annotated[int, Strict(), Field(ge=1, le=MAX_DEALS)] = 1
     scoring: Literal["field", "table"] = "field"
-    tie_breaks: Annotated[list[Literal["score", "opponents"]], Field(max_length=2)] = [
+    tie_breaks: Annotated[list[Literal["score", "opponents"]], Field(max_length=MAX_TIE_BREAKS)] = [
         "score",
         "opponents",
     ]
-    seed: Annotated[int, Strict(), Field(ge=0, le=2**53)] = 0
-    hands: Annotated[list[Hand], Field(max_length=MAX_POOL)] = []
+    seed: Annotated[int, Strict(), Field(ge=0, le=MAX_SEED)] = 0
+    hands: Annotated[list[Hand], Field(max_length=MAX_EVENT_HANDS)] = []
 
 
 class PlayerEntry(BaseModel):
@@ -89,7 +111,7 @@ class PairIn(BaseModel):
     tables: (
         Annotated[
             list[Annotated[list[Id], Field(min_length=3, max_length=3)]],
-            Field(max_length=MAX_PLAYERS_TABLES),
+            Field(max_length=MAX_ROUND_TABLES),
         ]
         | None
     ) = None
@@ -105,7 +127,7 @@ class ScoresIn(BaseModel):
 
 class TableScores(BaseModel):
     model_config = _STRICT
-    table: Annotated[int, Strict(), Field(ge=1, le=MAX_PLAYERS_TABLES)]
+    table: Annotated[int, Strict(), Field(ge=1, le=MAX_ROUND_TABLES)]
     scores: Annotated[list[Board], Field(min_length=1, max_length=MAX_BOARDS)]
 
 
@@ -113,7 +135,7 @@ class ResultsIn(BaseModel):
     """Whole results of many tables of one round, all or none."""
 
     model_config = _STRICT
-    results: Annotated[list[TableScores], Field(min_length=1, max_length=MAX_PLAYERS_TABLES)]
+    results: Annotated[list[TableScores], Field(min_length=1, max_length=MAX_ROUND_TABLES)]
     who: Text = "director"
 
 
@@ -124,7 +146,9 @@ class AmendIn(BaseModel):
     scores: Annotated[list[Board], Field(min_length=1, max_length=MAX_BOARDS)]
     who: Text
     why: Annotated[
-        str, Strict(), Field(min_length=1, max_length=500, pattern=r"^[^\x00-\x1f\x7f]+$")
+        str,
+        Strict(),
+        Field(min_length=1, max_length=MAX_WHY_LENGTH, pattern=r"^[^\x00-\x1f\x7f]+$"),
     ]
 
 

@@ -19,7 +19,6 @@ from pydantic import BaseModel
 
 from mindsport.event.model import (
     EVENT_NAME,
-    MAX_ROUNDS,
     DealSource,
     EventFormat,
     EventSpec,
@@ -29,7 +28,6 @@ from mindsport.event.model import (
 from mindsport.event.sheets import deal_sheet, deal_sheet_html, event_page_html
 from mindsport.event.store import Amendment, EventState, EventStore, spec_to_json
 from mindsport.service.event_schemas import (
-    MAX_PLAYERS_TABLES,
     AmendIn,
     EventIn,
     PairIn,
@@ -38,13 +36,14 @@ from mindsport.service.event_schemas import (
     ScoresIn,
     WithdrawIn,
 )
+from mindsport.service.limits import MAX_ROUND_TABLES, MAX_ROUNDS
 from mindsport.store import Store
 
 __all__ = ["event_router"]
 
 EventName = Annotated[str, Path(pattern=EVENT_NAME, description="An event name")]
 RoundNo = Annotated[int, Path(ge=1, le=MAX_ROUNDS)]
-TableNo = Annotated[int, Path(ge=1, le=MAX_PLAYERS_TABLES)]
+TableNo = Annotated[int, Path(ge=1, le=MAX_ROUND_TABLES)]
 KeyHeader = Annotated[
     str | None,
     Header(

@@ -12,18 +12,22 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, Strict
 
-from mindsport.match import MAX_LABEL, Match, text_problem
+from mindsport.match import Match, text_problem
 from mindsport.service.limits import (
     MAX_BATCH,
+    MAX_EXPIRES_LENGTH,
     MAX_ID_LENGTH,
+    MAX_LABEL,
     MAX_LABEL_LENGTH,
     MAX_LIMIT,
+    MAX_NAME_LENGTH,
     MAX_OFFSET,
     MAX_PARAM_VALUE,
     MAX_PARAMS,
     MAX_POOL,
     MAX_RANK,
     MAX_SEARCH_LENGTH,
+    MAX_SHAPE_LENGTH,
     MAX_TEAM_SIZE,
     MAX_TEAMS,
     MAX_TIME,
@@ -103,19 +107,24 @@ Time = Annotated[
         )
     ),
 ]
+ParamName = Annotated[
+    str, Field(min_length=1, max_length=MAX_NAME_LENGTH, pattern=r"^[a-z_][a-z0-9_]*$")
+]
 ParamValue = Annotated[
     Annotated[float, Strict(), Field(ge=-MAX_PARAM_VALUE, le=MAX_PARAM_VALUE)]
-    | Annotated[str, Strict(), Field(min_length=1, max_length=40, pattern=ID_PATTERN)],
+    | Annotated[str, Strict(), Field(min_length=1, max_length=MAX_NAME_LENGTH, pattern=ID_PATTERN)],
     Field(description="A number (finite, at most 1e6 in magnitude) or a short name."),
 ]
 Params = Annotated[
     dict[
-        Annotated[str, Field(min_length=1, max_length=40, pattern=r"^[a-z_][a-z0-9_]*$")],
+        ParamName,
         ParamValue,
     ],
     Field(max_length=MAX_PARAMS),
 ]
-ModelName = Annotated[str, Strict(), Field(min_length=1, max_length=40, pattern=r"^[a-z0-9_]+$")]
+ModelName = Annotated[
+    str, Strict(), Field(min_length=1, max_length=MAX_NAME_LENGTH, pattern=r"^[a-z0-9_]+$")
+]
 Search = Annotated[str, Field(max_length=MAX_SEARCH_LENGTH), AfterValidator(_printable_text)]
 Offset = Annotated[int, Field(ge=0, le=MAX_OFFSET)]
 Limit = Annotated[int, Field(ge=1, le=MAX_LIMIT)]
@@ -207,7 +216,9 @@ class MatchmakeIn(BaseModel):
     model_config = _STRICT
 
     players: Annotated[list[Id], Field(max_length=MAX_POOL)]
-    shape: Annotated[str, Strict(), Field(max_length=50, pattern=SHAPE_PATTERN)] = "1v1"
+    shape: Annotated[str, Strict(), Field(max_length=MAX_SHAPE_LENGTH, pattern=SHAPE_PATTERN)] = (
+        "1v1"
+    )
     allow_new: Annotated[bool, Strict()] = False
 
 
@@ -329,7 +340,7 @@ class LeaguePatch(BaseModel):
     params: (
         Annotated[
             dict[
-                Annotated[str, Field(min_length=1, max_length=40, pattern=r"^[a-z_][a-z0-9_]*$")],
+                ParamName,
                 ParamValue | None,
             ],
             Field(max_length=MAX_PARAMS),
@@ -350,7 +361,7 @@ class KeyIn(BaseModel):
             str,
             Strict(),
             Field(
-                max_length=40,
+                max_length=MAX_EXPIRES_LENGTH,
                 pattern=r"^[0-9A-Za-z:.+ _-]+$",
                 description='A duration ("90m", "12h", "30d", "2w") or an ISO 8601 date/datetime',
             ),
