@@ -25,25 +25,20 @@ import json
 import re
 import sys
 import time
-from collections.abc import AsyncIterator, Callable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from functools import partial
 from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, FastAPI, Header, Path, Query, Request
-from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import HTMLResponse
 from pydantic import BaseModel
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from mindsport.errors import ConflictError, MindsportError, NotFoundError
-from mindsport.match import InvalidMatchError
+from mindsport.errors import MindsportError
 from mindsport.service.body import (
     BodyTooLargeError,
-    UnprocessableError,
     declared_size,
     parse_matches,
     parse_model,
@@ -53,8 +48,6 @@ from mindsport.service.event_schemas import EVENT_BODIES
 from mindsport.service.events import event_router
 from mindsport.service.limits import (
     COMPUTE_SECONDS,
-    COMPUTE_SLOTS,
-    COMPUTE_WAIT_SECONDS,
     MAX_BATCH,
     MAX_BODY_BYTES,
     MAX_ID_LENGTH,
@@ -66,6 +59,8 @@ from mindsport.service.prepare import (
     PreparePool,
     default_workers,
 )
+from mindsport.service.refusals import MEANING, install_handlers, refusal, responses
+from mindsport.service.runtime import Runtime
 from mindsport.service.schemas import (
     ID_PATTERN,
     LEAGUE_PATTERN,
@@ -92,9 +87,9 @@ from mindsport.service.schemas import (
     Search,
 )
 from mindsport.store import League, Store
-from mindsport.store.keys import ApiKey, KeyRefusedError, MissingKeyError, parse_expiry
+from mindsport.store.keys import ApiKey, MissingKeyError, parse_expiry
 
-__all__ = ["MAX_BATCH", "ServiceBusyError", "create_app"]
+__all__ = ["MAX_BATCH", "create_app"]
 
 T = TypeVar("T")
 
@@ -118,26 +113,6 @@ ApiKeyHeader = Annotated[
 SWITCH_INTERVAL = 0.001
 
 
-class ServiceBusyError(MindsportError):
-    """Too many predictions or matchmaking searches are waiting (HTTP 429, retry later)."""
-
-
-_ERRORS = {
-    400: "Bad input (the text says what is wrong)",
-    401: "No API key",
-    403: "The API key is unknown, revoked, expired or not allowed here",
-    404: "No such league, player or key",
-    409: "A match id already recorded with other data",
-    413: f"The body is larger than {MAX_BODY_BYTES} bytes",
-    422: "The body or a parameter is malformed (each bad field named)",
-    429: "Busy: too many computations waiting; retry after the Retry-After seconds",
-}
-
-
-def _responses(*codes: int) -> dict[int | str, dict[str, Any]]:
-    return {c: {"model": ErrorOut, "description": _ERRORS[c]} for c in codes}
-
-
 def _header(scope: Scope, name: bytes) -> str | None:
     for key, value in scope["headers"]:
         if key == name:
@@ -155,52 +130,6 @@ async def _receive_chunks(receive: Receive) -> AsyncIterator[bytes]:
             return
 
 
-class _Runtime:
-    """What the app needs on the event loop: a thread pool for store calls (key checks, reads)
-    and the slots bounding concurrent computations. Made lazily on the running loop."""
-
-    def __init__(self) -> None:
-        self._pool: ThreadPoolExecutor | None = None
-        self._slots: asyncio.Semaphore | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-
-    def _bind(self) -> asyncio.AbstractEventLoop:
-        loop = asyncio.get_running_loop()
-        if loop is not self._loop:
-            self._loop = loop
-            self._slots = asyncio.Semaphore(COMPUTE_SLOTS)
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="mindsport-io")
-        return loop
-
-    async def run(self, fn: Callable[..., T], *args: Any) -> T:
-        """``fn(*args)`` on a worker thread."""
-        loop = self._bind()
-        return await loop.run_in_executor(self._pool, partial(fn, *args))
-
-    @asynccontextmanager
-    async def compute_slot(self) -> AsyncIterator[None]:
-        """One of :data:`COMPUTE_SLOTS` computation slots, waited for at most
-        :data:`COMPUTE_WAIT_SECONDS` (then :class:`ServiceBusyError`)."""
-        self._bind()
-        assert self._slots is not None
-        try:
-            await asyncio.wait_for(self._slots.acquire(), COMPUTE_WAIT_SECONDS)
-        except TimeoutError:
-            raise ServiceBusyError(
-                "the server is busy with other predictions or matchmaking; retry in a moment"
-            ) from None
-        try:
-            yield
-        finally:
-            self._slots.release()
-
-    def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True)
-            self._pool = None
-
-
 class _MatchPoster:
     """``POST /api/leagues/{league}/matches`` as a plain ASGI endpoint (the hot path).
 
@@ -210,7 +139,7 @@ class _MatchPoster:
     responses by the app's exception handlers.
     """
 
-    def __init__(self, store: Store, runtime: _Runtime, pool: PreparePool | None) -> None:
+    def __init__(self, store: Store, runtime: Runtime, pool: PreparePool | None) -> None:
         self.store = store
         self.runtime = runtime
         self.pool = pool
@@ -262,37 +191,6 @@ class _MatchPoster:
         await send({"type": "http.response.body", "body": payload})
 
 
-def _error(status: int, detail: Any, headers: dict[str, str] | None = None) -> JSONResponse:
-    return JSONResponse(status_code=status, content={"detail": detail}, headers=headers)
-
-
-#: status code (and headers) of each error, most specific first
-_STATUS: tuple[tuple[type[Exception], int, dict[str, str] | None], ...] = (
-    (InvalidMatchError, 422, None),
-    (MissingKeyError, 401, None),
-    (KeyRefusedError, 403, None),
-    (NotFoundError, 404, None),
-    (ConflictError, 409, None),
-    (BodyTooLargeError, 413, {"Connection": "close"}),
-    (ServiceBusyError, 429, {"Retry-After": "1"}),
-    (MindsportError, 400, None),
-)
-
-
-def _error_response(exc: Exception) -> JSONResponse:
-    """The response to a refused request."""
-    if isinstance(exc, UnprocessableError):
-        return _error(422, exc.errors)
-    if isinstance(exc, RequestValidationError):
-        return _error(
-            422, [{"loc": list(e["loc"]), "msg": e["msg"], "type": e["type"]} for e in exc.errors()]
-        )
-    for cls, status, headers in _STATUS:
-        if isinstance(exc, cls):
-            return _error(status, str(exc), headers)
-    raise exc  # not a refusal: an internal failure
-
-
 _MATCHES_PATH = re.compile(r"^/api/leagues/([A-Za-z0-9][A-Za-z0-9_.-]{0,99})/matches$")
 
 
@@ -310,7 +208,7 @@ class _ServiceApp(FastAPI):
                 try:
                     await self.poster(scope, receive, send)
                 except MindsportError as exc:
-                    await _error_response(exc)(scope, receive, send)
+                    await refusal(exc)(scope, receive, send)
                 return
         await super().__call__(scope, receive, send)
 
@@ -350,8 +248,8 @@ def create_app(
     workers = default_workers() if prepare_workers is None else prepare_workers
     pool = None if workers == 0 else PreparePool(workers)
     own = store is None
-    st = Store(database_url) if store is None else store
-    rt = _Runtime()
+    rt = Runtime(Store(database_url) if store is None else store, pool, owns_store=own)
+    st = rt.store
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -366,19 +264,14 @@ def create_app(
         thresholds = gc.get_threshold()
         gc.freeze()
         gc.set_threshold(GC_THRESHOLD, 20, 20)
-        if pool is not None:
-            pool.start()
+        rt.start()
         try:
             yield
         finally:
-            if pool is not None:
-                pool.close()
             gc.set_threshold(*thresholds)
             gc.unfreeze()
             sys.setswitchinterval(interval)
             rt.close()
-            if own:
-                st.close()
 
     app = _ServiceApp(
         title="mindsport",
@@ -388,12 +281,7 @@ def create_app(
     )
     app.state.store = st
 
-    # -- errors -------------------------------------------------------------------------------
-    async def refused(_r: Request, exc: Exception) -> JSONResponse:
-        return _error_response(exc)
-
-    for cls in (UnprocessableError, RequestValidationError, *(c for c, _, _ in _STATUS)):
-        app.add_exception_handler(cls, refused)
+    install_handlers(app)
 
     # -- keys ---------------------------------------------------------------------------------
     async def admin(x_api_key: ApiKeyHeader = None) -> None:
@@ -422,7 +310,7 @@ def create_app(
     @app.get(
         "/api/leagues/{league}/leaderboard",
         response_model=LeaderboardOut,
-        responses=_responses(404, 422),
+        responses=responses(404, 422),
         tags=["ratings"],
     )
     async def leaderboard(
@@ -469,7 +357,7 @@ def create_app(
     @app.get(
         "/api/leagues/{league}/players/{player:path}",
         response_model=PlayerOut,
-        responses=_responses(404, 422),
+        responses=responses(404, 422),
         tags=["ratings"],
     )
     async def player(league: LeagueName, player: PlayerId) -> dict[str, Any]:
@@ -496,7 +384,7 @@ def create_app(
     @app.post(
         "/api/leagues/{league}/predict",
         response_model=PredictOut,
-        responses=_responses(400, 404, 413, 422, 429),
+        responses=responses(400, 404, 413, 422, 429),
         openapi_extra={"requestBody": _body_doc(PredictIn)},
         tags=["ratings"],
     )
@@ -517,7 +405,7 @@ def create_app(
     @app.post(
         "/api/leagues/{league}/matchmake",
         response_model=MatchmakeOut,
-        responses=_responses(400, 404, 413, 422, 429),
+        responses=responses(400, 404, 413, 422, 429),
         openapi_extra={"requestBody": _body_doc(MatchmakeIn)},
         tags=["ratings"],
     )
@@ -547,7 +435,7 @@ def create_app(
         "/api/leagues",
         status_code=201,
         response_model=LeagueOut,
-        responses=_responses(400, 401, 403, 409, 413, 422),
+        responses=responses(400, 401, 403, 409, 413, 422),
         openapi_extra={"requestBody": _body_doc(LeagueIn)},
         dependencies=[Admin],
         tags=["admin"],
@@ -560,7 +448,7 @@ def create_app(
     @app.patch(
         "/api/leagues/{league}",
         response_model=LeagueOut,
-        responses=_responses(400, 401, 403, 404, 413, 422),
+        responses=responses(400, 401, 403, 404, 413, 422),
         openapi_extra={"requestBody": _body_doc(LeaguePatch)},
         dependencies=[Admin],
         tags=["admin"],
@@ -586,7 +474,7 @@ def create_app(
     @app.get(
         "/api/keys",
         response_model=KeysOut,
-        responses=_responses(401, 403, 404, 422),
+        responses=responses(401, 403, 404, 422),
         dependencies=[Admin],
         tags=["admin"],
     )
@@ -601,7 +489,7 @@ def create_app(
         "/api/keys",
         status_code=201,
         response_model=NewKeyOut,
-        responses=_responses(400, 401, 403, 404, 413, 422),
+        responses=responses(400, 401, 403, 404, 413, 422),
         openapi_extra={"requestBody": _body_doc(KeyIn)},
         dependencies=[Admin],
         tags=["admin"],
@@ -620,7 +508,7 @@ def create_app(
     @app.delete(
         "/api/keys/{key_id}",
         response_model=KeyOut,
-        responses=_responses(401, 403, 404, 422),
+        responses=responses(401, 403, 404, 422),
         dependencies=[Admin],
         tags=["admin"],
     )
@@ -632,7 +520,7 @@ def create_app(
     app.include_router(event_router(st, rt.run, body_of, Admin))
 
     # -- the page -------------------------------------------------------------------------------
-    @app.get("/", response_class=HTMLResponse, responses=_responses(422), tags=["page"])
+    @app.get("/", response_class=HTMLResponse, responses=responses(422), tags=["page"])
     async def page(
         league: Annotated[str | None, Query(pattern=LEAGUE_PATTERN)] = None,
         search: Annotated[Search, Query()] = "",
@@ -742,7 +630,7 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
                 },
                 **{
                     str(c): {
-                        "description": _ERRORS[c],
+                        "description": MEANING[c],
                         "content": {"application/json": {"schema": _ref(ErrorOut)}},
                     }
                     for c in (400, 401, 403, 404, 409, 413, 422)
