@@ -29,7 +29,6 @@ from mindsport.service.limits import (
 from mindsport.service.schemas import LEAGUE_PATTERN, Id
 
 __all__ = [
-    "EVENT_BODIES",
     "AmendIn",
     "EventIn",
     "PairIn",
@@ -150,14 +149,3 @@ class AmendIn(BaseModel):
         Strict(),
         Field(min_length=1, max_length=MAX_WHY_LENGTH, pattern=r"^[^\x00-\x1f\x7f]+$"),
     ]
-
-
-EVENT_BODIES: tuple[type[BaseModel], ...] = (
-    EventIn,
-    PlayersIn,
-    WithdrawIn,
-    PairIn,
-    ScoresIn,
-    ResultsIn,
-    AmendIn,
-)

@@ -64,6 +64,7 @@ __all__ = [
     "MAX_WHO_LENGTH",
     "MAX_WHY_LENGTH",
     "MIN_TIME",
+    "PAGE_SIZE",
 ]
 
 # -- a request -------------------------------------------------------------------------------------
@@ -83,6 +84,8 @@ MAX_TEAM_SIZE = 32
 # -- leaderboards, leagues and keys ----------------------------------------------------------------
 #: most rows of one leaderboard page
 MAX_LIMIT = 500
+#: rows of one page of the server-rendered leaderboard page
+PAGE_SIZE = 25
 #: longest leaderboard search text
 MAX_SEARCH_LENGTH = 100
 #: largest key id (ids are 32-bit integers)

@@ -18,7 +18,7 @@ from fastapi.responses import JSONResponse
 
 from mindsport.errors import ConflictError, MindsportError, NotFoundError
 from mindsport.match import InvalidMatchError
-from mindsport.service.body import BodyTooLargeError, UnprocessableError
+from mindsport.service.body import UnprocessableError
 from mindsport.service.limits import MAX_BODY_BYTES
 from mindsport.service.runtime import ServiceBusyError
 from mindsport.service.schemas import ErrorOut
@@ -45,7 +45,6 @@ _STATUS: tuple[tuple[type[Exception], int, dict[str, str] | None], ...] = (
     (KeyRefusedError, 403, None),
     (NotFoundError, 404, None),
     (ConflictError, 409, None),
-    (BodyTooLargeError, 413, {"Connection": "close"}),
     (ServiceBusyError, 429, {"Retry-After": "1"}),
     (MindsportError, 400, None),
 )
@@ -79,6 +78,7 @@ async def _refused(_request: Request, exc: Exception) -> JSONResponse:
 
 
 def install_handlers(app: FastAPI) -> None:
-    """Answer every refusal raised below ``app``'s routes."""
+    """Answer every refusal raised below ``app``'s routes (HTTP exceptions, such as the body
+    limit's 413, keep FastAPI's own handler: the same ``{"detail": ...}`` body)."""
     for cls in (UnprocessableError, RequestValidationError, *(c for c, _, _ in _STATUS)):
         app.add_exception_handler(cls, _refused)
