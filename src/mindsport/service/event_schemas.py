@@ -1,5 +1,5 @@
-"""Request bodies of the event endpoints (strict: unknown fields refused, every list bounded,
-see :mod:`mindsport.service.limits`).
+"""Request and response bodies of the event endpoints (requests strict: unknown fields refused,
+every list bounded, see :mod:`mindsport.service.limits`).
 
 Bots entered over HTTP are the built-in ones only (``random``, ``greedy``, ``strong``,
 ``tracking``, ``level:N``): a bot that runs a program is for the director's own command line.
@@ -7,7 +7,8 @@ Bots entered over HTTP are the built-in ones only (``random``, ``greedy``, ``str
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+import dataclasses
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, Strict
 
@@ -28,17 +29,34 @@ from mindsport.service.limits import (
 )
 from mindsport.service.schemas import LEAGUE_PATTERN, Id
 
+if TYPE_CHECKING:
+    from mindsport.event.model import Round, Standing
+    from mindsport.event.store import Amendment, EventState
+
 __all__ = [
     "AmendIn",
+    "AmendmentOut",
     "EventIn",
+    "EventOut",
+    "EventsOut",
+    "FinishOut",
     "PairIn",
+    "PairOut",
     "PlayersIn",
+    "RegisteredOut",
+    "ResultOut",
     "ResultsIn",
+    "ResultsOut",
     "ScoresIn",
+    "SheetOut",
+    "StandingsOut",
     "WithdrawIn",
+    "WithdrawnOut",
 ]
 
 _STRICT = ConfigDict(extra="forbid")
+#: an answer read from the attributes of the event store's value of the same fields
+_FROM_ATTRIBUTES = ConfigDict(from_attributes=True)
 #: a built-in bot spec
 BOT_PATTERN = r"^(random|greedy|strong|tracking|level:(100|[1-9]?[0-9]))$"
 
@@ -149,3 +167,211 @@ class AmendIn(BaseModel):
         Strict(),
         Field(min_length=1, max_length=MAX_WHY_LENGTH, pattern=r"^[^\x00-\x1f\x7f]+$"),
     ]
+
+
+# -- answers ------------------------------------------------------------------------------------
+Scores = list[list[float]]
+
+
+class EventsOut(BaseModel):
+    events: list[str]
+
+
+class EventSettingsOut(BaseModel):
+    """An event's settings (its pool of hands is counted in ``pool``, not listed)."""
+
+    format: str
+    rounds: int
+    deals: int
+    source: str
+    scoring: str
+    tie_breaks: list[str]
+    seed: int
+    game: str
+
+
+class EventPlayerOut(BaseModel):
+    """A registered player: ``joined`` the first round the player may be seated in,
+    ``withdrawn`` the first round the player is no longer seated in."""
+
+    model_config = _FROM_ATTRIBUTES
+
+    name: str
+    number: int
+    bot: str | None
+    joined: int
+    withdrawn: int | None
+
+
+class TableStateOut(BaseModel):
+    table: int
+    players: list[str]
+    scores: Scores | None = Field(description="the table's result, null until it is entered")
+
+
+class RoundStateOut(BaseModel):
+    round: int
+    byes: list[str]
+    tables: list[TableStateOut]
+
+
+class AmendmentOut(BaseModel):
+    round: int
+    table: int
+    old: Scores
+    new: Scores
+    who: str
+    why: str
+    at: str = Field(description="when, an ISO 8601 datetime")
+
+    @classmethod
+    def of(cls, a: Amendment) -> AmendmentOut:
+        return cls(
+            round=a.round,
+            table=a.table,
+            old=[list(x) for x in a.old],
+            new=[list(x) for x in a.new],
+            who=a.who,
+            why=a.why,
+            at=a.at.isoformat(),
+        )
+
+
+class EventOut(BaseModel):
+    """Everything recorded about an event: settings, players, rounds with their tables and
+    results, the number of complete rounds, amendments."""
+
+    name: str
+    league: str
+    status: str
+    settings: EventSettingsOut
+    pool: int
+    players: list[EventPlayerOut]
+    rounds: list[RoundStateOut]
+    complete: int
+    amendments: list[AmendmentOut]
+
+    @classmethod
+    def of(cls, state: EventState) -> EventOut:
+        from mindsport.event.store import spec_to_json
+
+        def table(number: int, t: Any) -> TableStateOut:
+            result = state.results.get((number, t.number))
+            return TableStateOut(
+                table=t.number,
+                players=list(t.players),
+                scores=None if result is None else [list(x) for x in result.scores],
+            )
+
+        return cls(
+            name=state.spec.name,
+            league=state.spec.league,
+            status=str(state.status),
+            settings=EventSettingsOut.model_validate(spec_to_json(state.spec)),
+            pool=len(state.spec.pool),
+            players=[EventPlayerOut.model_validate(p) for p in state.players],
+            rounds=[
+                RoundStateOut(
+                    round=r.number, byes=list(r.byes), tables=[table(r.number, t) for t in r.tables]
+                )
+                for r in state.rounds
+            ],
+            complete=state.complete,
+            amendments=[AmendmentOut.of(a) for a in state.amendments],
+        )
+
+
+class StandingOut(BaseModel):
+    """A player's line of the standings: place, rank points, then the tie-breaks."""
+
+    place: int
+    player: str
+    rank_points: int
+    score: float
+    opponents: int
+    rounds: int
+    byes: int
+    withdrawn: bool
+
+
+class StandingsOut(BaseModel):
+    event: str
+    after: int = Field(description="the standings after this many rounds")
+    standings: list[StandingOut]
+
+    @classmethod
+    def of(cls, event: str, after: int, rows: list[Standing]) -> StandingsOut:
+        lines = [StandingOut.model_validate(dataclasses.asdict(s)) for s in rows]
+        return cls(event=event, after=after, standings=lines)
+
+
+class SeatOut(BaseModel):
+    seat: str
+    player: str
+    cards: str
+
+
+class BoardOut(BaseModel):
+    board: int
+    deal: int
+    rotation: int
+    hand: str
+    seats: list[SeatOut]
+
+
+class SheetTableOut(BaseModel):
+    table: int
+    players: list[str]
+    boards: list[BoardOut]
+
+
+class SheetOut(BaseModel):
+    """The deal sheet of a round: who holds which seat's cards on every board."""
+
+    event: str
+    round: int
+    format: str
+    tables: list[SheetTableOut]
+    byes: list[str]
+
+
+class RegisteredOut(BaseModel):
+    registered: list[str]
+    joined: int = Field(description="the first round the new players may be seated in")
+
+
+class WithdrawnOut(BaseModel):
+    player: str
+    withdrawn: int | None = Field(description="the first round the player is not seated in")
+
+
+class SeatingOut(BaseModel):
+    table: int
+    players: list[str]
+
+
+class PairOut(BaseModel):
+    round: int
+    tables: list[SeatingOut]
+    byes: list[str]
+
+    @classmethod
+    def of(cls, r: Round) -> PairOut:
+        tables = [SeatingOut(table=t.number, players=list(t.players)) for t in r.tables]
+        return cls(round=r.number, tables=tables, byes=list(r.byes))
+
+
+class ResultOut(BaseModel):
+    round: int
+    table: int
+    scores: Scores
+
+
+class ResultsOut(BaseModel):
+    round: int
+    tables: list[int]
+
+
+class FinishOut(BaseModel):
+    event: str
+    added: int = Field(description="matches written into the league by this call")

@@ -10,24 +10,34 @@ player, 409 a result entered twice or a finished event.
 
 from __future__ import annotations
 
-import dataclasses
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Query
 from fastapi.responses import HTMLResponse
 
 from mindsport.event.model import DealSource, EventFormat, EventSpec, Scoring, TieBreak
 from mindsport.event.sheets import deal_sheet, deal_sheet_html, event_page_html
-from mindsport.event.store import Amendment, EventState, EventStore, spec_to_json
+from mindsport.event.store import EventState, EventStore
 from mindsport.service.dependencies import ADMIN_KEY, EVENT_WRITE_KEY, EventName, RuntimeDep
 from mindsport.service.event_schemas import (
     AmendIn,
+    AmendmentOut,
     EventIn,
+    EventOut,
+    EventsOut,
+    FinishOut,
     PairIn,
+    PairOut,
     PlayersIn,
+    RegisteredOut,
+    ResultOut,
     ResultsIn,
+    ResultsOut,
     ScoresIn,
+    SheetOut,
+    StandingsOut,
     WithdrawIn,
+    WithdrawnOut,
 )
 from mindsport.service.limits import MAX_ROUND_TABLES, MAX_ROUNDS
 from mindsport.service.middleware import ApiRoute
@@ -49,72 +59,21 @@ def _events(runtime: RuntimeDep) -> EventStore:
 Events = Annotated[EventStore, Depends(_events)]
 
 
-def _amendment_out(a: Amendment) -> dict[str, Any]:
-    return {
-        "round": a.round,
-        "table": a.table,
-        "old": [list(x) for x in a.old],
-        "new": [list(x) for x in a.new],
-        "who": a.who,
-        "why": a.why,
-        "at": a.at.isoformat(),
-    }
-
-
-def _state_out(state: EventState) -> dict[str, Any]:
-    return {
-        "name": state.spec.name,
-        "league": state.spec.league,
-        "status": str(state.status),
-        "settings": {k: v for k, v in spec_to_json(state.spec).items() if k != "pool"},
-        "pool": len(state.spec.pool),
-        "players": [
-            {
-                "name": p.name,
-                "number": p.number,
-                "bot": p.bot,
-                "joined": p.joined,
-                "withdrawn": p.withdrawn,
-            }
-            for p in state.players
-        ],
-        "rounds": [
-            {
-                "round": r.number,
-                "byes": list(r.byes),
-                "tables": [
-                    {
-                        "table": t.number,
-                        "players": list(t.players),
-                        "scores": None
-                        if (r.number, t.number) not in state.results
-                        else [list(x) for x in state.results[(r.number, t.number)].scores],
-                    }
-                    for t in r.tables
-                ],
-            }
-            for r in state.rounds
-        ],
-        "complete": state.complete,
-        "amendments": [_amendment_out(a) for a in state.amendments],
-    }
-
-
 async def _state(runtime: Runtime, events: EventStore, event: str) -> EventState:
     return await runtime.run(events.get, event)
 
 
 # -- reads -----------------------------------------------------------------------------------------
 @router.get("/api/events")
-async def list_events(runtime: RuntimeDep, events: Events) -> dict[str, Any]:
+async def list_events(runtime: RuntimeDep, events: Events) -> EventsOut:
     """The names of every event."""
-    return {"events": await runtime.run(events.names)}
+    return EventsOut(events=await runtime.run(events.names))
 
 
 @router.get("/api/events/{event}", responses=responses(404, 422))
-async def get_event(event: EventName, runtime: RuntimeDep, events: Events) -> dict[str, Any]:
+async def get_event(event: EventName, runtime: RuntimeDep, events: Events) -> EventOut:
     """Settings, players, rounds with their tables and results, amendments."""
-    return _state_out(await _state(runtime, events, event))
+    return EventOut.of(await _state(runtime, events, event))
 
 
 @router.get("/api/events/{event}/standings", responses=responses(400, 404, 422))
@@ -123,25 +82,21 @@ async def get_standings(
     runtime: RuntimeDep,
     events: Events,
     after: Annotated[int | None, Query(ge=0, le=MAX_ROUNDS)] = None,
-) -> dict[str, Any]:
+) -> StandingsOut:
     """Standings after the complete rounds, or after round ``after`` (rank points, then
     the tie-breaks)."""
     state = await _state(runtime, events, event)
     rows = await runtime.run(state.standings, after)
-    return {
-        "event": event,
-        "after": state.complete if after is None else after,
-        "standings": [dataclasses.asdict(s) for s in rows],
-    }
+    return StandingsOut.of(event, state.complete if after is None else after, rows)
 
 
 @router.get("/api/events/{event}/rounds/{round}/sheet", responses=responses(404, 422))
 async def get_sheet(
     event: EventName, round: RoundNo, runtime: RuntimeDep, events: Events
-) -> dict[str, Any]:
+) -> SheetOut:
     """The deal sheet of a round: who holds which seat's cards on every board."""
     state = await _state(runtime, events, event)
-    return deal_sheet(state, round)
+    return SheetOut.model_validate(deal_sheet(state, round))
 
 
 @router.get("/events/{event}/rounds/{round}/sheet", response_class=HTMLResponse)
@@ -166,7 +121,7 @@ async def event_page(event: EventName, runtime: RuntimeDep, events: Events) -> H
     responses=responses(400, 401, 403, 404, 409, 413, 422),
     dependencies=[ADMIN_KEY],
 )
-async def create_event(body: EventIn, runtime: RuntimeDep, events: Events) -> dict[str, Any]:
+async def create_event(body: EventIn, runtime: RuntimeDep, events: Events) -> EventOut:
     """Create an event (admin key); its league must exist."""
 
     def make() -> EventState:
@@ -187,7 +142,7 @@ async def create_event(body: EventIn, runtime: RuntimeDep, events: Events) -> di
         )
         return events.create(spec)
 
-    return _state_out(await runtime.run(make))
+    return EventOut.of(await runtime.run(make))
 
 
 _WRITE = responses(400, 401, 403, 404, 409, 413, 422)
@@ -201,19 +156,19 @@ _WRITE = responses(400, 401, 403, 404, 409, 413, 422)
 )
 async def register(
     event: EventName, body: PlayersIn, runtime: RuntimeDep, events: Events
-) -> dict[str, Any]:
+) -> RegisteredOut:
     """Register players, all or none (late entries join from the next round)."""
     added = await runtime.run(events.register, event, [(p.name, p.bot) for p in body.players])
-    return {"registered": [p.name for p in added], "joined": added[0].joined}
+    return RegisteredOut(registered=[p.name for p in added], joined=added[0].joined)
 
 
 @router.post("/api/events/{event}/withdrawals", responses=_WRITE, dependencies=[EVENT_WRITE_KEY])
 async def withdraw(
     event: EventName, body: WithdrawIn, runtime: RuntimeDep, events: Events
-) -> dict[str, Any]:
+) -> WithdrawnOut:
     """Withdraw a player from the next round on."""
     p = await runtime.run(events.withdraw, event, body.player)
-    return {"player": p.name, "withdrawn": p.withdrawn}
+    return WithdrawnOut(player=p.name, withdrawn=p.withdrawn)
 
 
 @router.post(
@@ -222,16 +177,9 @@ async def withdraw(
     responses=_WRITE,
     dependencies=[EVENT_WRITE_KEY],
 )
-async def pair(
-    event: EventName, body: PairIn, runtime: RuntimeDep, events: Events
-) -> dict[str, Any]:
+async def pair(event: EventName, body: PairIn, runtime: RuntimeDep, events: Events) -> PairOut:
     """Pair the next round (Swiss tables of three, byes, deals); ``tables`` by hand."""
-    r = await runtime.run(events.pair, event, body.tables)
-    return {
-        "round": r.number,
-        "tables": [{"table": t.number, "players": list(t.players)} for t in r.tables],
-        "byes": list(r.byes),
-    }
+    return PairOut.of(await runtime.run(events.pair, event, body.tables))
 
 
 @router.put(
@@ -247,10 +195,10 @@ async def enter_result(
     body: ScoresIn,
     runtime: RuntimeDep,
     events: Events,
-) -> dict[str, Any]:
+) -> ResultOut:
     """A table's whole result, once (409 when it has one: amend it instead)."""
     res = await runtime.run(events.enter_result, event, round, table, body.scores, body.who)
-    return {"round": res.round, "table": res.table, "scores": [list(x) for x in res.scores]}
+    return ResultOut(round=res.round, table=res.table, scores=[list(x) for x in res.scores])
 
 
 @router.post(
@@ -261,11 +209,11 @@ async def enter_result(
 )
 async def enter_results(
     event: EventName, round: RoundNo, body: ResultsIn, runtime: RuntimeDep, events: Events
-) -> dict[str, Any]:
+) -> ResultsOut:
     """Whole results of many tables of a round, all or none (409 if one has a result)."""
     entries = [(round, r.table, r.scores) for r in body.results]
     done = await runtime.run(events.enter_results, event, entries, body.who)
-    return {"round": round, "tables": [r.table for r in done]}
+    return ResultsOut(round=round, tables=[r.table for r in done])
 
 
 @router.post(
@@ -281,10 +229,10 @@ async def amend(
     body: AmendIn,
     runtime: RuntimeDep,
     events: Events,
-) -> dict[str, Any]:
+) -> AmendmentOut:
     """Correct a table's result; logged with who, when, why, the old and new scores."""
     a = await runtime.run(events.amend, event, round, table, body.scores, body.who, body.why)
-    return _amendment_out(a)
+    return AmendmentOut.of(a)
 
 
 @router.post(
@@ -292,6 +240,6 @@ async def amend(
     responses=responses(400, 401, 403, 404, 409, 422),
     dependencies=[EVENT_WRITE_KEY],
 )
-async def finish(event: EventName, runtime: RuntimeDep, events: Events) -> dict[str, Any]:
+async def finish(event: EventName, runtime: RuntimeDep, events: Events) -> FinishOut:
     """Write the event into its league as matches (idempotent) and close it."""
-    return {"event": event, "added": await runtime.run(events.finish, event)}
+    return FinishOut(event=event, added=await runtime.run(events.finish, event))
