@@ -93,11 +93,16 @@ def _validated(checks: list[tuple[TypeAdapter[str], tuple[str, str], str | None]
 
 
 class KeyCheck:
-    """Which key a route needs (a route dependency). Subclasses check the key in
-    :meth:`check`; :meth:`before_body` is what :class:`~mindsport.service.middleware.ApiRoute`
-    calls before reading the request."""
+    """Which key a route needs (a route dependency).
+
+    A subclass checks the key in :meth:`check`, reading the header and the path from the
+    request itself and validating them as FastAPI would (422 naming each bad one). Its
+    ``__call__`` is the dependency: its parameters are what FastAPI documents in the schema,
+    and it lets through a request that :meth:`before_body` already checked (or checks it, for a
+    route of a plain ``APIRoute``)."""
 
     async def check(self, request: Request) -> None:
+        """Refuse the request unless its key may do what the route does (401, 403, 404)."""
         raise NotImplementedError
 
     async def before_body(self, request: Request) -> None:

@@ -10,7 +10,10 @@
 * :mod:`.events`: tournament events (:mod:`mindsport.event` over HTTP) and their pages;
 * :mod:`.page`: the leaderboard page.
 
-A route module takes what it shares from :mod:`mindsport.service.dependencies`, its bodies from
-:mod:`mindsport.service.schemas` (:mod:`mindsport.service.event_schemas`), and raises refusals
-that :mod:`mindsport.service.refusals` answers; no route module imports another.
+A route module may import the rest of :mod:`mindsport.service` (what it shares from
+:mod:`~mindsport.service.dependencies`, its bodies from :mod:`~mindsport.service.schemas` or
+:mod:`~mindsport.service.event_schemas`, its error answers from
+:mod:`~mindsport.service.refusals`) and the layers the service may import (the store, events,
+...); no route module imports another, and nothing but :mod:`mindsport.service.app` imports
+them.
 """
