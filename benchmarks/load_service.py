@@ -10,10 +10,12 @@ For each backend (a SQLite file, and PostgreSQL when a URL is given):
    matches (``--batch`` per request, in roughly time order, so concurrent commits also arrive
    late and exercise the replay of later matches); throughput and latency (p50/p99 per request)
    are reported, with the CPU time 1,000 matches cost the machine (on Linux; the PostgreSQL
-   backends' share when the database runs here), its idle share, how many stored matches
-   late ones made the server re-rate, and a **yardstick**: the time a fixed piece of interpreter
-   work takes just before and just after the phase (the speed of a shared virtual machine can
-   change by half from one minute to the next; compare runs at equal yardsticks);
+   backends' share when the database runs here, and the server's own: its process and its
+   workers, the figure that other work on a shared machine changes least), its idle share,
+   how many stored matches late ones made the server re-rate, and a **yardstick**: the time a
+   fixed piece of interpreter work takes just before and just after the phase (the speed of a
+   shared virtual machine can change by half from one minute to the next; compare runs at
+   equal yardsticks);
 3. **crash**: the clients go on with the second half; once a quarter of it is acknowledged the
    server is killed with SIGKILL; the clients stop at their first connection error;
 4. **recover**: the server is restarted on the same database and the clients re-post *every*
@@ -269,15 +271,22 @@ def yardstick(repeat: int = 3) -> float:
     return best * 1000
 
 
-def cpu_jiffies() -> dict[str, int] | None:
-    """CPU time used so far (clock ticks, Linux only): by the whole machine (``busy``, ``idle``)
-    and by the processes named ``postgres`` (the database's backends, when it runs here)."""
+def cpu_jiffies(server: int | None = None) -> dict[str, int] | None:
+    """CPU time used so far (clock ticks, Linux only): by the whole machine (``busy``, ``idle``),
+    by the processes named ``postgres`` (the database's backends, when it runs here), and by the
+    process ``server`` with its children (the worker processes preparing posts): the server's
+    own share, which other work on a shared machine changes much less than the rest."""
     try:
         with open("/proc/stat") as f:
             ticks = [int(x) for x in f.readline().split()[1:8]]
     except OSError:
         return None
-    out = {"idle": ticks[3] + ticks[4], "busy": sum(ticks) - ticks[3] - ticks[4], "postgres": 0}
+    out = {
+        "idle": ticks[3] + ticks[4],
+        "busy": sum(ticks) - ticks[3] - ticks[4],
+        "postgres": 0,
+        "server": 0,
+    }
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
             continue
@@ -286,15 +295,19 @@ def cpu_jiffies() -> dict[str, int] | None:
                 stat = f.read()
         except OSError:
             continue  # the process ended
+        fields = stat[stat.rindex(")") + 2 :].split()
+        used = int(fields[11]) + int(fields[12])  # utime, stime
         if stat[stat.index("(") + 1 :].startswith("postgres"):
-            fields = stat[stat.rindex(")") + 2 :].split()
-            out["postgres"] += int(fields[11]) + int(fields[12])  # utime, stime
+            out["postgres"] += used
+        if server is not None and server in (int(pid), int(fields[1])):  # it, or a child
+            out["server"] += used
     return out
 
 
-def cpu_report(before: dict[str, int] | None, matches: int) -> str:
-    """Where the machine's CPU went since ``before`` (:func:`cpu_jiffies`), per 1,000 matches."""
-    after = cpu_jiffies()
+def cpu_report(before: dict[str, int] | None, matches: int, server: int | None = None) -> str:
+    """Where the machine's CPU went since ``before`` (:func:`cpu_jiffies` of ``server``), per
+    1,000 matches."""
+    after = cpu_jiffies(server)
     if before is None or after is None or matches == 0:
         return "cpu unknown"
     d = {k: after[k] - before[k] for k in after}
@@ -302,7 +315,8 @@ def cpu_report(before: dict[str, int] | None, matches: int) -> str:
     total = d["busy"] + d["idle"]
     return (
         f"cpu per 1,000 matches: {d['busy'] * per:.0f} ms busy, of which PostgreSQL "
-        f"{d['postgres'] * per:.0f} ms; idle {100 * d['idle'] / total if total else 0:.0f}%"
+        f"{d['postgres'] * per:.0f} ms and the server {d['server'] * per:.0f} ms; "
+        f"idle {100 * d['idle'] / total if total else 0:.0f}%"
     )
 
 
@@ -339,12 +353,12 @@ def run_backend(label: str, url: str, args: argparse.Namespace) -> tuple[bool, l
         )
         load = uptime()
         speed = yardstick()
-        cpu = cpu_jiffies()
+        cpu = cpu_jiffies(proc.pid)
         first = Phase("measure")
         asyncio.run(
             post_all(port, reqs[:half], args.clients, first, stop_on_error=True, deadline=deadline)
         )
-        cpu_line = cpu_report(cpu, first.acked)
+        cpu_line = cpu_report(cpu, first.acked, proc.pid)
         speed_after = yardstick()
         print(f"{first.report()}  [{load} -> {uptime()}]")
         print(f"  {cpu_line}; {first.replayed} stored matches re-rated")

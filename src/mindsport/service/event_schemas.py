@@ -1,4 +1,5 @@
-"""Request bodies of the event endpoints (strict: unknown fields refused, every list bounded).
+"""Request and response bodies of the event endpoints (requests strict: unknown fields refused,
+every list bounded, see :mod:`mindsport.service.limits`).
 
 Bots entered over HTTP are the built-in ones only (``random``, ``greedy``, ``strong``,
 ``tracking``, ``level:N``): a bot that runs a program is for the director's own command line.
@@ -6,41 +7,79 @@ Bots entered over HTTP are the built-in ones only (``random``, ``greedy``, ``str
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+import dataclasses
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, Strict
 
-from mindsport.event.model import EVENT_NAME, MAX_DEALS, MAX_PLAYERS, MAX_ROUNDS
+from mindsport.event.model import EVENT_NAME
+from mindsport.service.limits import (
+    MAX_BOARDS,
+    MAX_DEALS,
+    MAX_EVENT_HANDS,
+    MAX_EVENT_NUMBER,
+    MAX_HAND_LENGTH,
+    MAX_PLAYERS,
+    MAX_ROUND_TABLES,
+    MAX_ROUNDS,
+    MAX_SEED,
+    MAX_TIE_BREAKS,
+    MAX_WHO_LENGTH,
+    MAX_WHY_LENGTH,
+)
 from mindsport.service.schemas import LEAGUE_PATTERN, Id
 
+if TYPE_CHECKING:
+    from mindsport.event.model import Round, Standing
+    from mindsport.event.storage import Amendment, EventState
+
 __all__ = [
-    "EVENT_BODIES",
     "AmendIn",
+    "AmendmentOut",
     "EventIn",
+    "EventOut",
+    "EventsOut",
+    "FinishOut",
     "PairIn",
+    "PairOut",
     "PlayersIn",
+    "RegisteredOut",
+    "ResultOut",
     "ResultsIn",
+    "ResultsOut",
     "ScoresIn",
+    "SheetOut",
+    "StandingsOut",
     "WithdrawIn",
+    "WithdrawnOut",
 ]
 
 _STRICT = ConfigDict(extra="forbid")
+#: an answer read from the attributes of the event store's value of the same fields
+_FROM_ATTRIBUTES = ConfigDict(from_attributes=True)
 #: a built-in bot spec
 BOT_PATTERN = r"^(random|greedy|strong|tracking|level:(100|[1-9]?[0-9]))$"
-#: most hands in an event's pool, and most boards of a table
-MAX_POOL = 5_000
-MAX_BOARDS = 3 * MAX_DEALS
-#: most tables of a round
-MAX_PLAYERS_TABLES = MAX_PLAYERS // 3
 
 Number = (
-    Annotated[float, Strict(), Field(ge=-1e6, le=1e6, allow_inf_nan=False)]
-    | Annotated[int, Strict(), Field(ge=-1_000_000, le=1_000_000)]
+    Annotated[
+        float,
+        Strict(),
+        Field(ge=-float(MAX_EVENT_NUMBER), le=float(MAX_EVENT_NUMBER), allow_inf_nan=False),
+    ]
+    | Annotated[int, Strict(), Field(ge=-MAX_EVENT_NUMBER, le=MAX_EVENT_NUMBER)]
 )
 Board = Annotated[list[Number], Field(min_length=3, max_length=3)]
-Text = Annotated[str, Strict(), Field(min_length=1, max_length=100, pattern=r"^[^\x00-\x1f\x7f]+$")]
+Text = Annotated[
+    str, Strict(), Field(min_length=1, max_length=MAX_WHO_LENGTH, pattern=r"^[^\x00-\x1f\x7f]+$")
+]
 Hand = Annotated[
-    str, Strict(), Field(min_length=1, max_length=80, pattern=r"^\[[^\]]*\]\[[^\]]*\]\[[^\]]*\]$")
+    str,
+    Strict(),
+    Field(
+        min_length=1,
+        max_length=MAX_HAND_LENGTH,
+        pattern=r"^\[[^\]]*\]\[[^\]]*\]\[[^\]]*\]$",
+    ),
 ]
 
 
@@ -56,12 +95,12 @@ class EventIn(BaseModel):
     rounds: Annotated[int, Strict(), Field(ge=1, le=MAX_ROUNDS)] = 6
     deals: Annotated[int, Strict(), Field(ge=1, le=MAX_DEALS)] = 1
     scoring: Literal["field", "table"] = "field"
-    tie_breaks: Annotated[list[Literal["score", "opponents"]], Field(max_length=2)] = [
+    tie_breaks: Annotated[list[Literal["score", "opponents"]], Field(max_length=MAX_TIE_BREAKS)] = [
         "score",
         "opponents",
     ]
-    seed: Annotated[int, Strict(), Field(ge=0, le=2**53)] = 0
-    hands: Annotated[list[Hand], Field(max_length=MAX_POOL)] = []
+    seed: Annotated[int, Strict(), Field(ge=0, le=MAX_SEED)] = 0
+    hands: Annotated[list[Hand], Field(max_length=MAX_EVENT_HANDS)] = []
 
 
 class PlayerEntry(BaseModel):
@@ -89,7 +128,7 @@ class PairIn(BaseModel):
     tables: (
         Annotated[
             list[Annotated[list[Id], Field(min_length=3, max_length=3)]],
-            Field(max_length=MAX_PLAYERS_TABLES),
+            Field(max_length=MAX_ROUND_TABLES),
         ]
         | None
     ) = None
@@ -105,7 +144,7 @@ class ScoresIn(BaseModel):
 
 class TableScores(BaseModel):
     model_config = _STRICT
-    table: Annotated[int, Strict(), Field(ge=1, le=MAX_PLAYERS_TABLES)]
+    table: Annotated[int, Strict(), Field(ge=1, le=MAX_ROUND_TABLES)]
     scores: Annotated[list[Board], Field(min_length=1, max_length=MAX_BOARDS)]
 
 
@@ -113,7 +152,7 @@ class ResultsIn(BaseModel):
     """Whole results of many tables of one round, all or none."""
 
     model_config = _STRICT
-    results: Annotated[list[TableScores], Field(min_length=1, max_length=MAX_PLAYERS_TABLES)]
+    results: Annotated[list[TableScores], Field(min_length=1, max_length=MAX_ROUND_TABLES)]
     who: Text = "director"
 
 
@@ -124,16 +163,215 @@ class AmendIn(BaseModel):
     scores: Annotated[list[Board], Field(min_length=1, max_length=MAX_BOARDS)]
     who: Text
     why: Annotated[
-        str, Strict(), Field(min_length=1, max_length=500, pattern=r"^[^\x00-\x1f\x7f]+$")
+        str,
+        Strict(),
+        Field(min_length=1, max_length=MAX_WHY_LENGTH, pattern=r"^[^\x00-\x1f\x7f]+$"),
     ]
 
 
-EVENT_BODIES: tuple[type[BaseModel], ...] = (
-    EventIn,
-    PlayersIn,
-    WithdrawIn,
-    PairIn,
-    ScoresIn,
-    ResultsIn,
-    AmendIn,
-)
+# -- answers ------------------------------------------------------------------------------------
+Scores = list[list[float]]
+
+
+class EventsOut(BaseModel):
+    events: list[str]
+
+
+class EventSettingsOut(BaseModel):
+    """An event's settings (its pool of hands is counted in ``pool``, not listed)."""
+
+    format: str
+    rounds: int
+    deals: int
+    source: str
+    scoring: str
+    tie_breaks: list[str]
+    seed: int
+    game: str
+
+
+class EventPlayerOut(BaseModel):
+    """A registered player: ``joined`` the first round the player may be seated in,
+    ``withdrawn`` the first round the player is no longer seated in."""
+
+    model_config = _FROM_ATTRIBUTES
+
+    name: str
+    number: int
+    bot: str | None
+    joined: int
+    withdrawn: int | None
+
+
+class TableStateOut(BaseModel):
+    table: int
+    players: list[str]
+    scores: Scores | None = Field(description="the table's result, null until it is entered")
+
+
+class RoundStateOut(BaseModel):
+    round: int
+    byes: list[str]
+    tables: list[TableStateOut]
+
+
+class AmendmentOut(BaseModel):
+    round: int
+    table: int
+    old: Scores
+    new: Scores
+    who: str
+    why: str
+    at: str = Field(description="when, an ISO 8601 datetime")
+
+    @classmethod
+    def of(cls, a: Amendment) -> AmendmentOut:
+        return cls(
+            round=a.round,
+            table=a.table,
+            old=[list(x) for x in a.old],
+            new=[list(x) for x in a.new],
+            who=a.who,
+            why=a.why,
+            at=a.at.isoformat(),
+        )
+
+
+class EventOut(BaseModel):
+    """Everything recorded about an event: settings, players, rounds with their tables and
+    results, the number of complete rounds, amendments."""
+
+    name: str
+    league: str
+    status: str
+    settings: EventSettingsOut
+    pool: int
+    players: list[EventPlayerOut]
+    rounds: list[RoundStateOut]
+    complete: int
+    amendments: list[AmendmentOut]
+
+    @classmethod
+    def of(cls, state: EventState) -> EventOut:
+        from mindsport.event.storage import spec_to_json
+
+        def table(number: int, t: Any) -> TableStateOut:
+            result = state.results.get((number, t.number))
+            return TableStateOut(
+                table=t.number,
+                players=list(t.players),
+                scores=None if result is None else [list(x) for x in result.scores],
+            )
+
+        return cls(
+            name=state.spec.name,
+            league=state.spec.league,
+            status=str(state.status),
+            settings=EventSettingsOut.model_validate(spec_to_json(state.spec)),
+            pool=len(state.spec.pool),
+            players=[EventPlayerOut.model_validate(p) for p in state.players],
+            rounds=[
+                RoundStateOut(
+                    round=r.number, byes=list(r.byes), tables=[table(r.number, t) for t in r.tables]
+                )
+                for r in state.rounds
+            ],
+            complete=state.complete,
+            amendments=[AmendmentOut.of(a) for a in state.amendments],
+        )
+
+
+class StandingOut(BaseModel):
+    """A player's line of the standings: place, rank points, then the tie-breaks."""
+
+    place: int
+    player: str
+    rank_points: int
+    score: float
+    opponents: int
+    rounds: int
+    byes: int
+    withdrawn: bool
+
+
+class StandingsOut(BaseModel):
+    event: str
+    after: int = Field(description="the standings after this many rounds")
+    standings: list[StandingOut]
+
+    @classmethod
+    def of(cls, event: str, after: int, rows: list[Standing]) -> StandingsOut:
+        lines = [StandingOut.model_validate(dataclasses.asdict(s)) for s in rows]
+        return cls(event=event, after=after, standings=lines)
+
+
+class SeatOut(BaseModel):
+    seat: str
+    player: str
+    cards: str
+
+
+class BoardOut(BaseModel):
+    board: int
+    deal: int
+    rotation: int
+    hand: str
+    seats: list[SeatOut]
+
+
+class SheetTableOut(BaseModel):
+    table: int
+    players: list[str]
+    boards: list[BoardOut]
+
+
+class SheetOut(BaseModel):
+    """The deal sheet of a round: who holds which seat's cards on every board."""
+
+    event: str
+    round: int
+    format: str
+    tables: list[SheetTableOut]
+    byes: list[str]
+
+
+class RegisteredOut(BaseModel):
+    registered: list[str]
+    joined: int = Field(description="the first round the new players may be seated in")
+
+
+class WithdrawnOut(BaseModel):
+    player: str
+    withdrawn: int | None = Field(description="the first round the player is not seated in")
+
+
+class SeatingOut(BaseModel):
+    table: int
+    players: list[str]
+
+
+class PairOut(BaseModel):
+    round: int
+    tables: list[SeatingOut]
+    byes: list[str]
+
+    @classmethod
+    def of(cls, r: Round) -> PairOut:
+        tables = [SeatingOut(table=t.number, players=list(t.players)) for t in r.tables]
+        return cls(round=r.number, tables=tables, byes=list(r.byes))
+
+
+class ResultOut(BaseModel):
+    round: int
+    table: int
+    scores: Scores
+
+
+class ResultsOut(BaseModel):
+    round: int
+    tables: list[int]
+
+
+class FinishOut(BaseModel):
+    event: str
+    added: int = Field(description="matches written into the league by this call")

@@ -1,14 +1,28 @@
-"""The bounds on every request the service accepts (documented in the API and the OpenAPI schema).
+"""Every bound on what the service accepts and does, in one place (documented in ``docs/api.md``
+and shown on each field of the OpenAPI schema).
 
 Each request does bounded work: its body is at most :data:`MAX_BODY_BYTES` (refused with 413
-before it is parsed), every list in it has a maximum length, every number a range, and the
-computations whose cost grows fast (predictions, matchmaking) run at most :data:`COMPUTE_SLOTS`
-at a time, each within :data:`COMPUTE_SECONDS`.
+before it is parsed), every list in it has a maximum length, every number a range, every text a
+maximum length, and the computations whose cost grows fast (predictions, matchmaking) run at most
+:data:`COMPUTE_SLOTS` at a time, each within :data:`COMPUTE_SECONDS`.
+
+Some bounds belong to the layers below and are enforced there too; they are re-exported here so
+that this module names every limit of the API:
+
+* :mod:`mindsport.match`: :data:`MIN_TIME`, :data:`MAX_TIME` (the time axis), :data:`MAX_RANK`,
+  :data:`MAX_LABEL` (a role or deal label);
+* :mod:`mindsport.store`: :data:`MAX_ID_LENGTH` (match and player ids), :data:`MAX_OFFSET` (the
+  leaderboard's offset); the store also refuses a league name that does not match its pattern
+  and a key that is not one of its own, whatever its length;
+* :mod:`mindsport.matchmaking`: :data:`MAX_POOL`, :data:`MAX_TABLE` (a search's pool and table);
+* :mod:`mindsport.event.model`: :data:`MAX_ROUNDS`, :data:`MAX_DEALS` (per round),
+  :data:`MAX_PLAYERS` (of an event).
 """
 
 from __future__ import annotations
 
-from mindsport.match import MAX_RANK, MAX_TIME, MIN_TIME
+from mindsport.event.model import MAX_DEALS, MAX_PLAYERS, MAX_ROUNDS
+from mindsport.match import MAX_LABEL, MAX_RANK, MAX_TIME, MIN_TIME
 from mindsport.matchmaking import MAX_POOL, MAX_TABLE
 from mindsport.store.codec import MAX_ID_LENGTH
 from mindsport.store.queries import MAX_OFFSET
@@ -18,44 +32,102 @@ __all__ = [
     "COMPUTE_SLOTS",
     "COMPUTE_WAIT_SECONDS",
     "MAX_BATCH",
+    "MAX_BOARDS",
     "MAX_BODY_BYTES",
+    "MAX_DEALS",
+    "MAX_EVENT_HANDS",
+    "MAX_EVENT_NUMBER",
+    "MAX_EXPIRES_LENGTH",
+    "MAX_HAND_LENGTH",
     "MAX_ID_LENGTH",
+    "MAX_KEY_ID",
+    "MAX_KEY_LENGTH",
+    "MAX_LABEL",
     "MAX_LABEL_LENGTH",
     "MAX_LIMIT",
+    "MAX_NAME_LENGTH",
     "MAX_OFFSET",
     "MAX_PARAMS",
     "MAX_PARAM_VALUE",
+    "MAX_PLAYERS",
     "MAX_POOL",
     "MAX_RANK",
+    "MAX_ROUNDS",
+    "MAX_ROUND_TABLES",
     "MAX_SEARCH_LENGTH",
+    "MAX_SEED",
+    "MAX_SHAPE_LENGTH",
     "MAX_TABLE",
     "MAX_TEAMS",
     "MAX_TEAM_SIZE",
+    "MAX_TIE_BREAKS",
     "MAX_TIME",
+    "MAX_WHO_LENGTH",
+    "MAX_WHY_LENGTH",
     "MIN_TIME",
+    "PAGE_SIZE",
 ]
 
+# -- a request -------------------------------------------------------------------------------------
 #: largest request body, in bytes (a 1,000-match batch takes about 100 kB)
 MAX_BODY_BYTES = 2 * 1024 * 1024
+#: longest X-API-Key header (a key is 47 characters)
+MAX_KEY_LENGTH = 200
+
+# -- matches ---------------------------------------------------------------------------------------
 #: most matches in one request
 MAX_BATCH = 5_000
 #: most teams in a match or a prediction
 MAX_TEAMS = 16
 #: most players in one team of a match or a prediction
 MAX_TEAM_SIZE = 32
+
+# -- leaderboards, leagues and keys ----------------------------------------------------------------
 #: most rows of one leaderboard page
 MAX_LIMIT = 500
+#: rows of one page of the server-rendered leaderboard page
+PAGE_SIZE = 25
 #: longest leaderboard search text
 MAX_SEARCH_LENGTH = 100
+#: largest key id (ids are 32-bit integers)
+MAX_KEY_ID = 2**31 - 1
 #: longest key label
 MAX_LABEL_LENGTH = 100
+#: longest key expiry text (a duration such as "30d", or an ISO 8601 date or datetime)
+MAX_EXPIRES_LENGTH = 40
+#: longest name of a model, of a model parameter, or a parameter's value when it is a name
+MAX_NAME_LENGTH = 40
 #: most parameters of a league's model
 MAX_PARAMS = 16
 #: largest magnitude of a numeric model parameter
 MAX_PARAM_VALUE = 1e6
+
+# -- predictions and matchmaking -------------------------------------------------------------------
+#: longest table shape text ("1v2", "2v2", "ffa4", ...)
+MAX_SHAPE_LENGTH = 50
 #: predictions and matchmaking computed at the same time (others wait their turn)
 COMPUTE_SLOTS = 2
 #: longest wait for a computation slot before the request is refused with 429
 COMPUTE_WAIT_SECONDS = 10.0
 #: time budget of one matchmaking search (the best seating found by then is returned)
 COMPUTE_SECONDS = 2.0
+
+# -- events ----------------------------------------------------------------------------------------
+#: most hands in an event's pool
+MAX_EVENT_HANDS = 5_000
+#: longest hand text, "[landlord][farmer1][farmer2]"
+MAX_HAND_LENGTH = 80
+#: most boards of a table's result (three rotations of each deal of a round)
+MAX_BOARDS = 3 * MAX_DEALS
+#: most tables of a round (tables of three)
+MAX_ROUND_TABLES = MAX_PLAYERS // 3
+#: largest magnitude of a board score
+MAX_EVENT_NUMBER = 1_000_000
+#: largest random seed of an event
+MAX_SEED = 2**53
+#: most tie-breaks of an event
+MAX_TIE_BREAKS = 2
+#: longest name of who enters or corrects a result
+MAX_WHO_LENGTH = 100
+#: longest reason for a correction
+MAX_WHY_LENGTH = 500

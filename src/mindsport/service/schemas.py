@@ -8,22 +8,30 @@ ids are printable (:func:`mindsport.match.id_problem`), and unknown fields are r
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, Strict
 
-from mindsport.match import MAX_LABEL, Match, text_problem
+from mindsport.match import Match, text_problem
+
+if TYPE_CHECKING:
+    from mindsport.store import LeaderboardPage, League, PlayerRecord
+    from mindsport.store.keys import ApiKey
 from mindsport.service.limits import (
     MAX_BATCH,
+    MAX_EXPIRES_LENGTH,
     MAX_ID_LENGTH,
+    MAX_LABEL,
     MAX_LABEL_LENGTH,
     MAX_LIMIT,
+    MAX_NAME_LENGTH,
     MAX_OFFSET,
     MAX_PARAM_VALUE,
     MAX_PARAMS,
     MAX_POOL,
     MAX_RANK,
     MAX_SEARCH_LENGTH,
+    MAX_SHAPE_LENGTH,
     MAX_TEAM_SIZE,
     MAX_TEAMS,
     MAX_TIME,
@@ -45,6 +53,7 @@ __all__ = [
     "LeaguesOut",
     "MatchBatch",
     "MatchIn",
+    "MatchPost",
     "MatchesOut",
     "MatchmakeIn",
     "MatchmakeOut",
@@ -103,24 +112,31 @@ Time = Annotated[
         )
     ),
 ]
+ParamName = Annotated[
+    str, Field(min_length=1, max_length=MAX_NAME_LENGTH, pattern=r"^[a-z_][a-z0-9_]*$")
+]
 ParamValue = Annotated[
     Annotated[float, Strict(), Field(ge=-MAX_PARAM_VALUE, le=MAX_PARAM_VALUE)]
-    | Annotated[str, Strict(), Field(min_length=1, max_length=40, pattern=ID_PATTERN)],
+    | Annotated[str, Strict(), Field(min_length=1, max_length=MAX_NAME_LENGTH, pattern=ID_PATTERN)],
     Field(description="A number (finite, at most 1e6 in magnitude) or a short name."),
 ]
 Params = Annotated[
     dict[
-        Annotated[str, Field(min_length=1, max_length=40, pattern=r"^[a-z_][a-z0-9_]*$")],
+        ParamName,
         ParamValue,
     ],
     Field(max_length=MAX_PARAMS),
 ]
-ModelName = Annotated[str, Strict(), Field(min_length=1, max_length=40, pattern=r"^[a-z0-9_]+$")]
+ModelName = Annotated[
+    str, Strict(), Field(min_length=1, max_length=MAX_NAME_LENGTH, pattern=r"^[a-z0-9_]+$")
+]
 Search = Annotated[str, Field(max_length=MAX_SEARCH_LENGTH), AfterValidator(_printable_text)]
 Offset = Annotated[int, Field(ge=0, le=MAX_OFFSET)]
 Limit = Annotated[int, Field(ge=1, le=MAX_LIMIT)]
 
 _STRICT = ConfigDict(extra="forbid")
+#: an answer read from the attributes of the store's value of the same fields
+_FROM_ATTRIBUTES = ConfigDict(from_attributes=True)
 
 
 class MatchIn(BaseModel):
@@ -176,9 +192,15 @@ class MatchBatch(BaseModel):
     matches: Annotated[list[MatchIn], Field(max_length=MAX_BATCH)]
 
 
+#: the body of a post of matches: one match, a list of them, or ``{"matches": [...]}``
+MatchPost = MatchIn | Annotated[list[MatchIn], Field(max_length=MAX_BATCH)] | MatchBatch
+
+
 class MatchesOut(BaseModel):
     """What a post did: new matches stored, identical re-posts ignored, stored matches re-rated
     because the new ones came earlier in time."""
+
+    model_config = _FROM_ATTRIBUTES
 
     added: int
     duplicates: int
@@ -193,6 +215,8 @@ class PredictIn(BaseModel):
 
 
 class PredictOut(BaseModel):
+    model_config = _FROM_ATTRIBUTES
+
     teams: list[list[str]]
     win_probability: float | None = Field(description="P(first team ahead), two teams only")
     pairwise: list[list[float | None]] = Field(description="P(team i ahead of team j)")
@@ -207,11 +231,15 @@ class MatchmakeIn(BaseModel):
     model_config = _STRICT
 
     players: Annotated[list[Id], Field(max_length=MAX_POOL)]
-    shape: Annotated[str, Strict(), Field(max_length=50, pattern=SHAPE_PATTERN)] = "1v1"
+    shape: Annotated[str, Strict(), Field(max_length=MAX_SHAPE_LENGTH, pattern=SHAPE_PATTERN)] = (
+        "1v1"
+    )
     allow_new: Annotated[bool, Strict()] = False
 
 
 class TableOut(BaseModel):
+    model_config = _FROM_ATTRIBUTES
+
     teams: list[list[str]]
     quality: float
 
@@ -225,6 +253,8 @@ class MatchmakeOut(BaseModel):
 
 
 class LeaderboardItem(BaseModel):
+    model_config = _FROM_ATTRIBUTES
+
     rank: int
     player: str
     mu: float
@@ -245,6 +275,8 @@ class DisplayOut(BaseModel):
 class RoleOut(BaseModel):
     """A role's (seat's) learned advantage: skill points it adds to its player's team."""
 
+    model_config = _FROM_ATTRIBUTES
+
     role: str
     advantage: float
     sigma: float
@@ -264,8 +296,26 @@ class LeaderboardOut(BaseModel):
         "roles, such as cardplay, on matches carrying roles; otherwise empty)",
     )
 
+    @classmethod
+    def of(cls, page: LeaderboardPage, search: str) -> LeaderboardOut:
+        d = page.display
+        return cls(
+            league=page.league,
+            display=None
+            if d is None  # labels of the rating columns (exposed is what the board is sorted by)
+            else DisplayOut(mu=d.value_label, sigma=d.deviation_label, exposed=d.conservative),
+            total=page.total,
+            offset=page.offset,
+            limit=page.limit,
+            search=search,
+            items=[LeaderboardItem.model_validate(e) for e in page.entries],
+            roles=[RoleOut.model_validate(r) for r in page.roles],
+        )
+
 
 class HistoryItem(BaseModel):
+    model_config = _FROM_ATTRIBUTES
+
     match_id: str
     seq: int
     time: float
@@ -276,6 +326,8 @@ class HistoryItem(BaseModel):
 class CurveItem(BaseModel):
     """A point of a whole-history league's smoothed skill curve: the skill at the time step
     starting at ``time`` (POSIX seconds for dated matches), given every game of the league."""
+
+    model_config = _FROM_ATTRIBUTES
 
     time: float
     mu: float
@@ -299,12 +351,32 @@ class PlayerOut(BaseModel):
         "leagues, model trueskill-history; empty in an online league)."
     )
 
+    @classmethod
+    def of(cls, rec: PlayerRecord) -> PlayerOut:
+        return cls(
+            league=rec.league,
+            player=rec.player,
+            rank=rec.rank,
+            mu=rec.state.mu,
+            sigma=rec.state.sigma,
+            exposed=rec.exposed,
+            games=rec.games,
+            history=[HistoryItem.model_validate(h) for h in rec.history],
+            curve=[CurveItem.model_validate(c) for c in rec.curve],
+        )
+
 
 class LeagueOut(BaseModel):
     name: str
     model: str
     params: dict[str, Any]
     matches: int
+
+    @classmethod
+    def of(cls, league: League) -> LeagueOut:
+        return cls(
+            name=league.name, model=league.model, params=league.params, matches=league.matches
+        )
 
 
 class LeaguesOut(BaseModel):
@@ -329,7 +401,7 @@ class LeaguePatch(BaseModel):
     params: (
         Annotated[
             dict[
-                Annotated[str, Field(min_length=1, max_length=40, pattern=r"^[a-z_][a-z0-9_]*$")],
+                ParamName,
                 ParamValue | None,
             ],
             Field(max_length=MAX_PARAMS),
@@ -350,7 +422,7 @@ class KeyIn(BaseModel):
             str,
             Strict(),
             Field(
-                max_length=40,
+                max_length=MAX_EXPIRES_LENGTH,
                 pattern=r"^[0-9A-Za-z:.+ _-]+$",
                 description='A duration ("90m", "12h", "30d", "2w") or an ISO 8601 date/datetime',
             ),
@@ -373,9 +445,32 @@ class KeyOut(BaseModel):
     revoked_at: datetime | None
     status: str = Field(description='"active", "revoked" or "expired"')
 
+    @classmethod
+    def fields_of(cls, key: ApiKey) -> dict[str, Any]:
+        """The fields of a stored key's record (never the key itself)."""
+        return {
+            "id": key.id,
+            "role": key.role.value,
+            "league": key.league,
+            "prefix": key.prefix,
+            "label": key.label,
+            "created_at": key.created_at,
+            "expires_at": key.expires_at,
+            "revoked_at": key.revoked_at,
+            "status": key.status(),
+        }
+
+    @classmethod
+    def of(cls, key: ApiKey) -> KeyOut:
+        return cls(**cls.fields_of(key))
+
 
 class NewKeyOut(KeyOut):
     key: str = Field(description="the key itself, shown this once (only its hash is stored)")
+
+    @classmethod
+    def issued(cls, key: str, record: ApiKey) -> NewKeyOut:
+        return cls(**cls.fields_of(record), key=key)
 
 
 class KeysOut(BaseModel):

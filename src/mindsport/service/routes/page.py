@@ -1,4 +1,5 @@
-"""The server-rendered leaderboard page (a template in the package, no build step, no CDN).
+"""The leaderboard page, ``GET /``: server-rendered from a template in the package (no build
+step, no CDN).
 
 The first page of the table is rendered on the server, so it reads without JavaScript (search and
 paging then work as plain links and a form). Inline JavaScript makes search, paging and the
@@ -17,21 +18,26 @@ from functools import cache
 from html import escape
 from importlib.resources import files
 from string import Template
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 from urllib.parse import urlencode
+
+from fastapi import APIRouter, Query
+from fastapi.responses import HTMLResponse
 
 from mindsport.errors import NotFoundError
 from mindsport.rating.registry import MODELS, Estimate
+from mindsport.service.dependencies import RuntimeDep
+from mindsport.service.limits import MAX_ID_LENGTH, PAGE_SIZE
+from mindsport.service.middleware import ApiRoute
+from mindsport.service.refusals import responses
+from mindsport.service.schemas import ID_PATTERN, LEAGUE_PATTERN, Offset, Search
 from mindsport.store import Store
 
 if TYPE_CHECKING:
     from mindsport.rating.registry import Display
     from mindsport.store import LeaderboardPage
 
-__all__ = ["PAGE_SIZE", "render_page"]
-
-#: rows per page of the leaderboard
-PAGE_SIZE = 25
+__all__ = ["render_page", "router"]
 
 
 @cache
@@ -183,3 +189,21 @@ def render_page(
         initial_json=_json_script(initial),
         roles=roles,
     )
+
+
+router = APIRouter(route_class=ApiRoute, tags=["page"])
+
+
+@router.get("/", response_class=HTMLResponse, responses=responses(422))
+async def page(
+    runtime: RuntimeDep,
+    league: Annotated[str | None, Query(pattern=LEAGUE_PATTERN)] = None,
+    search: Annotated[Search, Query()] = "",
+    offset: Annotated[Offset, Query()] = 0,
+    player: Annotated[
+        str | None, Query(min_length=1, max_length=MAX_ID_LENGTH, pattern=ID_PATTERN)
+    ] = None,
+) -> HTMLResponse:
+    """The leaderboard page (server-rendered; search, paging and a rating chart)."""
+    html = await runtime.run(render_page, runtime.store, league, search, offset, player)
+    return HTMLResponse(html)

@@ -1,0 +1,84 @@
+"""How a refused request is answered: the status code of each error, the ``{"detail": ...}`` body,
+and the error answers each route documents in the OpenAPI schema.
+
+A refusal is raised as an exception anywhere below a route (the store's errors, a key refused, a
+body malformed, the service busy) and turned into its answer by the handlers
+:func:`install_handlers` registers. ``detail`` is the error's text, or for 422 the list of
+``{"loc": [...], "msg": ..., "type": ...}`` naming each bad field. An exception that is not a
+refusal is an internal failure (500).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+
+from mindsport.errors import ConflictError, MindsportError, NotFoundError
+from mindsport.match import InvalidMatchError
+from mindsport.service.body import UnprocessableError
+from mindsport.service.limits import MAX_BODY_BYTES
+from mindsport.service.runtime import ServiceBusyError
+from mindsport.service.schemas import ErrorOut
+from mindsport.store.keys import KeyRefusedError, MissingKeyError
+
+__all__ = ["install_handlers", "refusal", "responses"]
+
+#: what each error status means (the OpenAPI description of the answer)
+MEANING = {
+    400: "Bad input (the text says what is wrong)",
+    401: "No API key",
+    403: "The API key is unknown, revoked, expired or not allowed here",
+    404: "No such league, player or key",
+    409: "A match id already recorded with other data",
+    413: f"The body is larger than {MAX_BODY_BYTES} bytes",
+    422: "The body or a parameter is malformed (each bad field named)",
+    429: "Busy: too many computations waiting; retry after the Retry-After seconds",
+}
+
+#: status code (and headers) of each error, most specific first
+_STATUS: tuple[tuple[type[Exception], int, dict[str, str] | None], ...] = (
+    (InvalidMatchError, 422, None),
+    (MissingKeyError, 401, None),
+    (KeyRefusedError, 403, None),
+    (NotFoundError, 404, None),
+    (ConflictError, 409, None),
+    (ServiceBusyError, 429, {"Retry-After": "1"}),
+    (MindsportError, 400, None),
+)
+
+
+def responses(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """The error answers of a route, for its ``responses=`` (the OpenAPI schema)."""
+    return {c: {"model": ErrorOut, "description": MEANING[c]} for c in codes}
+
+
+def _answer(status: int, detail: Any, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse(status_code=status, content={"detail": detail}, headers=headers)
+
+
+def refusal(exc: Exception) -> JSONResponse:
+    """The answer to a request refused with ``exc``."""
+    if isinstance(exc, UnprocessableError):
+        return _answer(422, exc.errors)
+    if isinstance(exc, RequestValidationError):
+        return _answer(
+            422, [{"loc": list(e["loc"]), "msg": e["msg"], "type": e["type"]} for e in exc.errors()]
+        )
+    for cls, status, headers in _STATUS:
+        if isinstance(exc, cls):
+            return _answer(status, str(exc), headers)
+    raise exc  # not a refusal: an internal failure
+
+
+async def _refused(_request: Request, exc: Exception) -> JSONResponse:
+    return refusal(exc)
+
+
+def install_handlers(app: FastAPI) -> None:
+    """Answer every refusal raised below ``app``'s routes (HTTP exceptions, such as the body
+    limit's 413, keep FastAPI's own handler: the same ``{"detail": ...}`` body)."""
+    for cls in (UnprocessableError, RequestValidationError, *(c for c, _, _ in _STATUS)):
+        app.add_exception_handler(cls, _refused)

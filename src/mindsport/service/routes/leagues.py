@@ -1,0 +1,60 @@
+"""Leagues: ``GET /api/leagues``; with an admin key ``POST /api/leagues`` (create) and
+``PATCH /api/leagues/{league}`` (change the model or its parameters, re-rating the matches)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from mindsport.service.dependencies import ADMIN_KEY, LeagueName, RuntimeDep
+from mindsport.service.middleware import ApiRoute
+from mindsport.service.refusals import responses
+from mindsport.service.schemas import LeagueIn, LeagueOut, LeaguePatch, LeaguesOut
+
+__all__ = ["router"]
+
+router = APIRouter(route_class=ApiRoute)
+
+
+@router.get("/api/leagues", tags=["leagues"])
+async def list_leagues(runtime: RuntimeDep) -> LeaguesOut:
+    """Every league with its model, parameters and number of matches."""
+    got = await runtime.run(runtime.store.list_leagues)
+    return LeaguesOut(leagues=[LeagueOut.of(lg) for lg in got])
+
+
+@router.post(
+    "/api/leagues",
+    status_code=201,
+    responses=responses(400, 401, 403, 409, 413, 422),
+    dependencies=[ADMIN_KEY],
+    tags=["admin"],
+)
+async def create_league(body: LeagueIn, runtime: RuntimeDep) -> LeagueOut:
+    """Create a league (admin key)."""
+    st = runtime.store
+    return LeagueOut.of(await runtime.run(st.create_league, body.name, body.model, body.params))
+
+
+@router.patch(
+    "/api/leagues/{league}",
+    responses=responses(400, 401, 403, 404, 413, 422),
+    dependencies=[ADMIN_KEY],
+    tags=["admin"],
+)
+async def configure_league(league: LeagueName, body: LeaguePatch, runtime: RuntimeDep) -> LeagueOut:
+    """Change a league's model or parameters and re-rate its matches (admin key)."""
+    st = runtime.store
+
+    def change() -> LeagueOut:
+        current = st.get_league(league)
+        same = body.model is None or body.model == current.model
+        params = dict(current.params) if same else {}
+        for name, value in (body.params or {}).items():
+            if value is None:
+                params.pop(name, None)
+            else:
+                params[name] = value
+        st.update_league(league, model=body.model, params=params)
+        return LeagueOut.of(st.get_league(league))
+
+    return await runtime.run(change)

@@ -1,0 +1,94 @@
+"""What the routes of one app share while it runs: the store, a thread pool for its calls, the
+slots bounding concurrent computations, and the worker processes preparing large posts.
+
+:func:`mindsport.service.app.create_app` makes one :class:`Runtime` and keeps it on
+``app.state.runtime``; routes reach it through :data:`mindsport.service.dependencies.RuntimeDep`.
+The store brings its own writer threads and group commit (:meth:`Store.submit_matches`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
+from functools import partial
+from typing import Any, TypeVar
+
+from mindsport.errors import MindsportError
+from mindsport.service.limits import COMPUTE_SLOTS, COMPUTE_WAIT_SECONDS
+from mindsport.service.prepare import PreparePool
+from mindsport.store import Store
+
+__all__ = ["IO_THREADS", "Runtime", "ServiceBusyError"]
+
+T = TypeVar("T")
+
+#: threads running store calls (key checks, reads, administration) off the event loop
+IO_THREADS = 8
+
+
+class ServiceBusyError(MindsportError):
+    """Too many predictions or matchmaking searches are waiting (HTTP 429, retry later)."""
+
+
+class Runtime:
+    """The store (closed by :meth:`close` when ``owns_store``), a thread pool for its calls
+    (:meth:`run`), :data:`~mindsport.service.limits.COMPUTE_SLOTS` computation slots
+    (:meth:`compute_slot`), and ``prepare``, the pool of worker processes preparing large posts
+    of matches (``None``: they are parsed in the server). The thread pool and the slots are made
+    on the running event loop, when first used."""
+
+    def __init__(self, store: Store, prepare: PreparePool | None, *, owns_store: bool) -> None:
+        self.store = store
+        self.prepare = prepare
+        self.owns_store = owns_store
+        self._threads: ThreadPoolExecutor | None = None
+        self._slots: asyncio.Semaphore | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def _bind(self) -> asyncio.AbstractEventLoop:
+        loop = asyncio.get_running_loop()
+        if loop is not self._loop:
+            self._loop = loop
+            self._slots = asyncio.Semaphore(COMPUTE_SLOTS)
+        if self._threads is None:
+            self._threads = ThreadPoolExecutor(IO_THREADS, thread_name_prefix="mindsport-io")
+        return loop
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` on a worker thread."""
+        loop = self._bind()
+        return await loop.run_in_executor(self._threads, partial(fn, *args))
+
+    @asynccontextmanager
+    async def compute_slot(self) -> AsyncIterator[None]:
+        """One of the computation slots, waited for at most
+        :data:`~mindsport.service.limits.COMPUTE_WAIT_SECONDS` (then :class:`ServiceBusyError`)."""
+        self._bind()
+        assert self._slots is not None
+        try:
+            await asyncio.wait_for(self._slots.acquire(), COMPUTE_WAIT_SECONDS)
+        except TimeoutError:
+            raise ServiceBusyError(
+                "the server is busy with other predictions or matchmaking; retry in a moment"
+            ) from None
+        try:
+            yield
+        finally:
+            self._slots.release()
+
+    def start(self) -> None:
+        """Start the worker processes (in the background) rather than at the first large post."""
+        if self.prepare is not None:
+            self.prepare.start()
+
+    def close(self) -> None:
+        """Stop the workers and the threads; close the store when the runtime opened it."""
+        if self.prepare is not None:
+            self.prepare.close()
+        if self._threads is not None:
+            self._threads.shutdown(wait=True)
+            self._threads = None
+        if self.owns_store:
+            self.store.close()
