@@ -6,7 +6,7 @@ equal-strength hands in advance. Here a linear model predicts the GDI from the c
 
 * :func:`deal_features`: per seat (landlord, farmer 1, farmer 2) the bombs, rocket, 2s, jokers,
   aces, control cards (2s + jokers + aces), longest straight potential, and the engine planner's
-  fewest plays and plan cost (:class:`mindsport.doudizhu.bots.Planner`); plus landlord-minus-
+  fewest plays and plan cost (:class:`mindsport.doudizhu.planning.Planner`); plus landlord-minus-
   best-farmer differences of the plan cost and the control cards;
 * :class:`GdiModel`: ridge regression (standardised features, one output per GDI component),
   fitted on a simulated, graded hand library; :meth:`GdiModel.r2` on held-out hands;
