@@ -30,7 +30,7 @@ __all__ = [
     "time_value",
 ]
 
-#: the functions of this module that the rating kernels compile (see mindsport.rating.jit)
+#: the functions of this module that the rating kernels compile (see mindsport._jit.compiling)
 __kernels__ = ("pair_outcome",)
 
 Time = datetime | float | int

@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from mindsport.rating import batch, layoutkernels
+from mindsport._jit import layout as layoutkernels
+from mindsport.rating import batch
 from mindsport.rating.batch import PlayerIndex, encode_columns
 
 

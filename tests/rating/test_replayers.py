@@ -607,7 +607,7 @@ def test_games_rated_on_vector_lanes_agree_with_rate_whatever_rides_beside_them(
     scalar sweep, whose error function is the C library's) to 1e-12; and a game's numbers do not
     depend on the games beside it or on its lane: reversed, or each alone between lean games
     that empty the lanes, the ratings are the same bit for bit."""
-    from mindsport.rating.simd import WIDTH
+    from mindsport._jit.lanes import WIDTH
 
     model = TrueSkill(draw_probability=0.15)
     rng = np.random.default_rng(31)

@@ -5,7 +5,7 @@ players as dense integer indices (:class:`PlayerIndex`). Blocks are built from
 :class:`~mindsport.match.Match` objects (:func:`encode_matches`), from the columns of stored
 records (:func:`encode_columns`, the one encoder both use) or straight from a long-format table
 without any per-match Python object (:func:`block_from_long_table`). The encoders run at C
-level: lists of teams are read by compiled code (:mod:`mindsport.rating.layoutkernels`: the
+level: lists of teams are read by compiled code (:mod:`mindsport._jit.layout`: the
 numbers of teams, the team sizes and the addresses of the player ids, which the player index looks
 up by identity), other sequences by list comprehensions and :func:`itertools.chain`, so encoding
 costs a few hundred nanoseconds per match.
@@ -80,7 +80,7 @@ class PlayerIndex:
     Large look-ups (:meth:`codes`, :meth:`codes_in`) in a large index try the ids by identity
     first (:data:`BY_IDENTITY_FROM`, :data:`BY_IDENTITY_PLAYERS`). The dict's
     own key objects, one per player and alive as long as the index, have their addresses in a
-    compiled table (:mod:`mindsport.rating.indexkernels`); an id that is that very object (as in
+    compiled table (:mod:`mindsport._jit.id_table`); an id that is that very object (as in
     a history whose matches share their id strings) is found there, many at once, instead of by
     a dict look-up each, which at random among 100,000 players waits on memory for about 400 ns.
     Any other id (an equal string made elsewhere) goes through the dict: the result is the same;
@@ -128,7 +128,7 @@ class PlayerIndex:
         ids: Callable[[], Iterable[str]],
     ) -> I64:
         """:meth:`codes` of players given by the addresses of their id objects (as
-        :func:`~mindsport.rating.layoutkernels.walk_teams` reads them): ``ids_at(positions)`` gives
+        :func:`~mindsport._jit.layout.walk_teams` reads them): ``ids_at(positions)`` gives
         the id objects at some positions, ``ids()`` all of them in order (each alive meanwhile).
 
         The addresses cost nothing here, so a look-up goes by identity first once the index has
@@ -151,7 +151,7 @@ class PlayerIndex:
 
     def _by_address(self, addresses: NDArray[np.intp], ids_at: Callable[[I64], list[str]]) -> I64:
         """Look-ups by identity in the table, then by the dict for the ids not found there."""
-        from mindsport.rating.indexkernels import find
+        from mindsport._jit.id_table import find
 
         self._remember()
         n = len(addresses)
@@ -169,7 +169,7 @@ class PlayerIndex:
     def _remember(self) -> None:
         """Put the key objects of the players numbered since the last call into the identity
         table (a new table, twice as large, when it would be more than half full)."""
-        from mindsport.rating.indexkernels import remember
+        from mindsport._jit.id_table import remember
 
         n = len(self._index)
         if 2 * n >= len(self._addr):  # (an empty table too: a probe needs an empty slot)
@@ -308,11 +308,11 @@ def encode_columns(
 def _walk_teams(teams: Sequence[Sequence[Sequence[str]]]) -> tuple[I64, I64, I64] | None:
     """Teams per match, team sizes and the addresses of the ids, read by compiled code from a
     list of lists or tuples (None: ``teams`` has another shape or type; go through Python)."""
-    from mindsport.rating import layoutkernels
+    from mindsport._jit import layout
 
-    if type(teams) is not list or len(teams) < WALK_FROM or not layoutkernels.available():
+    if type(teams) is not list or len(teams) < WALK_FROM or not layout.available():
         return None
-    teams_per_match, sizes, addresses, bad = layoutkernels.walk_teams(
+    teams_per_match, sizes, addresses, bad = layout.walk_teams(
         id(teams), id(tuple), id(list)
     )
     return None if bad >= 0 else (teams_per_match, sizes, addresses)
@@ -347,10 +347,10 @@ def _rank_column(ranks: Sequence[Sequence[float | None]], teams_per_match: I64) 
     n_teams = int(teams_per_match.sum())
     table = _rank_table()
     if table is not None and type(ranks) is list:
-        from mindsport.rating import layoutkernels
-        from mindsport.rating.indexkernels import find
+        from mindsport._jit import layout
+        from mindsport._jit.id_table import find
 
-        counts, addresses, bad = layoutkernels.walk_pairs(id(ranks), id(tuple), id(list))
+        counts, addresses, bad = layout.walk_pairs(id(ranks), id(tuple), id(list))
         if bad < 0 and np.array_equal(counts, teams_per_match):
             out = np.empty(n_teams)
             if len(find(table[0], table[1], addresses, out)) == 0:
@@ -364,10 +364,10 @@ def _rank_column(ranks: Sequence[Sequence[float | None]], teams_per_match: I64) 
 @cache
 def _rank_table() -> tuple[NDArray[np.intp], F64] | None:
     """The identity table of :data:`_RANK_OBJECTS` (None: lists cannot be read compiled here)."""
-    from mindsport.rating import layoutkernels
-    from mindsport.rating.indexkernels import remember
+    from mindsport._jit import layout
+    from mindsport._jit.id_table import remember
 
-    if not layoutkernels.available():
+    if not layout.available():
         return None
     keys = np.zeros(1024, np.intp)
     values = np.zeros(1024)

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from mindsport.rating.jit import jit
+from mindsport._jit.compiling import jit
 
 __all__ = [
     "PROBLEMS",

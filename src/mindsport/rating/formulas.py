@@ -29,7 +29,7 @@ __all__ = [
     "win_loss",
 ]
 
-#: the functions of this module that the kernels compile (see :mod:`mindsport.rating.jit`)
+#: the functions of this module that the kernels compile (see :mod:`mindsport._jit.compiling`)
 __kernels__ = (
     "margin_from_quantile",
     "drifted_sigma",

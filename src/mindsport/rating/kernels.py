@@ -23,7 +23,9 @@ import math
 
 import numpy as np
 
-from mindsport.rating import simd
+from mindsport._jit import lanes as simd
+from mindsport._jit.compiling import inline, jit
+from mindsport._jit.lanes import PART, WIDTH, load, part_zeros, zeros
 from mindsport.rating.blockkernels import block_sizes, load_match, team_pointers
 from mindsport.rating.compiled import (
     ahead_given,
@@ -35,8 +37,6 @@ from mindsport.rating.compiled import (
     win_loss,
     win_moments,
 )
-from mindsport.rating.jit import inline, jit
-from mindsport.rating.simd import PART, WIDTH, load, part_zeros, zeros
 from mindsport.rating.trueskill_kernel import (
     finish_game,
     lane_settled,
@@ -259,7 +259,7 @@ def predict_and_update(
 
 
 #: games of more than two players that the replay rates side by side, one per lane of a vector
-#: (see :func:`sweep_lanes` and :mod:`mindsport.rating.simd`)
+#: (see :func:`sweep_lanes` and :mod:`mindsport._jit.lanes`)
 LANES = WIDTH
 
 

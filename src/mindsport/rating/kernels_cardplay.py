@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from mindsport._jit.compiling import jit
 from mindsport.rating.blockkernels import block_sizes
-from mindsport.rating.jit import jit
 from mindsport.rating.kernels import predict_and_update, prediction_scratch, prior_variance
 from mindsport.rating.trueskill_kernel import workspace
 

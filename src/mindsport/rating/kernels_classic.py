@@ -18,6 +18,7 @@ import math
 
 import numpy as np
 
+from mindsport._jit.compiling import jit
 from mindsport.rating.blockkernels import block_sizes, load_match, team_pointers
 from mindsport.rating.compiled import (
     fide_k,
@@ -30,7 +31,6 @@ from mindsport.rating.compiled import (
     tenhou_change,
 )
 from mindsport.rating.formulas import SCALE
-from mindsport.rating.jit import jit
 
 _SCALE = SCALE
 

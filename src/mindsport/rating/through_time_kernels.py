@@ -33,7 +33,7 @@ import math
 
 import numpy as np
 
-from mindsport.rating.jit import jit
+from mindsport._jit.compiling import jit
 from mindsport.rating.trueskill_kernel import update_match, workspace
 
 #: Status of the inner (multi-team) message passing of one game that did not settle.

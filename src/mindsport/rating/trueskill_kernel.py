@@ -14,9 +14,9 @@ error functions: one game alone leaves most of the processor idle. So the update
 steps that can take several games ("lanes") at once: :func:`setup_game` lays out a game in a
 lane of the scratch arrays, :func:`sweep_lanes` runs the lanes' schedules in lockstep and
 :func:`finish_game` passes a settled game's messages back to its players. The sweep is written
-once, generically (:mod:`mindsport.rating.simd`): ``update_match`` compiles it for one game on
+once, generically (:mod:`mindsport._jit.lanes`): ``update_match`` compiles it for one game on
 floats; the replay (:func:`mindsport.rating.kernels.replay_trueskill`) compiles it for vectors
-and sweeps :data:`~mindsport.rating.simd.WIDTH` games that share no player with one instruction
+and sweeps :data:`~mindsport._jit.lanes.WIDTH` games that share no player with one instruction
 per step. Each game's steps are those of the game alone, whatever its lane and its neighbours;
 the vector error function and exponential agree with the C library's to a few units in the
 last place, so a game rated alone and rated in the replay agree to about 1e-14 (not bit for
@@ -34,16 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from mindsport.rating.compiled import (
-    difference_moments,
-    margin_from_quantile,
-    margin_moments,
-    truncated,
-    win_main,
-)
-from mindsport.rating.gaussian import TAIL
-from mindsport.rating.jit import inline, jit
-from mindsport.rating.simd import (
+from mindsport._jit.compiling import inline, jit
+from mindsport._jit.lanes import (
     all_lanes,
     any_lane,
     gather,
@@ -57,6 +49,14 @@ from mindsport.rating.simd import (
     width,
     with_lane,
 )
+from mindsport.rating.compiled import (
+    difference_moments,
+    margin_from_quantile,
+    margin_moments,
+    truncated,
+    win_main,
+)
+from mindsport.rating.gaussian import TAIL
 from mindsport.rating.truncation import W_HIGH, W_LOW
 
 # the truncation of the lanes that the vector formula does not cover, lane by lane
@@ -374,7 +374,7 @@ def sweep_lanes(
 ) -> None:  # fmt: skip
     """The message-passing schedule of the games in lanes ``0..lanes-1``, in lockstep (the other
     lanes are idle): with a float ``proto`` one game (one lane), with a
-    :class:`~mindsport.rating.simd.Lanes` zero one game per lane of the vector (``lanes`` at
+    :class:`~mindsport._jit.lanes.Lanes` zero one game per lane of the vector (``lanes`` at
     most its width), each step on all of them at once. Each game sweeps forward and backward
     until no truncation message of a sweep moves its difference marginal by more than
     ``tolerance``; a game's steps are those of the game alone (a settled lane keeps its state

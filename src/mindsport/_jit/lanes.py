@@ -9,7 +9,8 @@ This module gives numba a value type for such a vector, :class:`Lanes` (``WIDTH`
 lanes, an LLVM ``<WIDTH x double>``), and a mask type, :class:`LaneMask` (``WIDTH`` booleans).
 Inside compiled code they behave like floats and booleans: ``+ - * /``, unary minus, ``abs``,
 the comparisons (giving a mask), ``& | ~`` on masks, and ``math.sqrt``, ``math.exp`` and
-``math.erfc``, so that the plain functions of :mod:`.gaussian` compile for lanes as they are.
+``math.erfc``, so that plain scalar functions (the normal distribution of
+:mod:`mindsport.rating.gaussian`) compile for lanes as they are.
 Mixed with a float, the float stands in every lane.
 
 Code written with the helpers below is generic: compiled with a float where it expects a

@@ -1,5 +1,5 @@
-"""Compiled look-ups of players by object identity (numba), for
-:class:`~mindsport.rating.batch.PlayerIndex`.
+"""Compiled look-ups of integer keys in an open-addressing table (numba): the players of
+:class:`~mindsport.rating.replay.player_index.PlayerIndex` by the addresses of their id objects.
 
 A table of open addressing (linear probing) maps the memory address of an id object to the
 player's index; 0 marks an empty slot (no object lives at address 0). The addresses come in as an
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mindsport.rating.jit import jit
+from mindsport._jit.compiling import jit
 
 __all__ = ["find", "remember"]
 

@@ -6,9 +6,9 @@ pointers to its items; a list as the header, its length, then a pointer to its a
 pointers. :func:`walk_teams` reads a list of matches' teams in those layouts (match -> team ->
 player id: a list or tuple at each of the outer two levels) and returns the number of teams of
 each match, the size of each team and the address of every player id, which
-:class:`~mindsport.rating.batch.PlayerIndex` then looks up by identity. The ids themselves are
-never read: counting a reference to each, as any pass in Python does, waits on memory for about
-100 ns per id when they are spread over a large heap (100,000 players).
+:class:`~mindsport.rating.replay.player_index.PlayerIndex` then looks up by identity. The ids
+themselves are never read: counting a reference to each, as any pass in Python does, waits on
+memory for about 100 ns per id when they are spread over a large heap (100,000 players).
 
 :func:`available` checks the layout once per process, reading only inside objects it made, before
 anything is walked; on another layout (another implementation or build of Python) it says no and

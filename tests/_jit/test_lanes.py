@@ -1,4 +1,4 @@
-"""Lanes of float64 (:mod:`mindsport.rating.simd`) against the scalar operations lane by lane.
+"""Lanes of float64 (:mod:`mindsport._jit.lanes`) against the scalar operations lane by lane.
 
 * arithmetic, square root, absolute value, comparisons and selection are IEEE operations: every
   lane equals NumPy's result for its values bit for bit, special values included;
@@ -22,8 +22,8 @@ import numba as nb
 import numpy as np
 import pytest
 
-from mindsport.rating import simd
-from mindsport.rating.simd import WIDTH
+from mindsport._jit import lanes as simd
+from mindsport._jit.lanes import WIDTH
 
 SPECIAL = [0.0, -0.0, 1.0, -1.0, 5e-324, -2.5e-310, 1e308, -1e308, math.inf, -math.inf, math.nan]
 
@@ -222,7 +222,8 @@ def test_a_portable_build_gives_the_same_replay(tmp_path: Any) -> None:
     code = textwrap.dedent(
         """
         import numpy as np
-        from mindsport.rating import TrueSkill, simd
+        from mindsport._jit import lanes as simd
+        from mindsport.rating import TrueSkill
         from mindsport.rating.batch import PlayerIndex, encode_matches
         from mindsport.match import Match
         assert (simd.LIBRARY, simd.WIDTH) == ("portable", 4), (simd.LIBRARY, simd.WIDTH)
