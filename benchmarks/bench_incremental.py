@@ -37,7 +37,7 @@ from rich.console import Console
 from rich.table import Table
 
 from mindsport.history import Match, load_matches
-from mindsport.rating.through_time import SkillHistory, TrueSkillThroughTime
+from mindsport.rating.through_time.model import SkillHistory, TrueSkillThroughTime
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import rolling  # the benchmarks' time helpers, beside this script

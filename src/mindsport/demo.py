@@ -25,7 +25,7 @@ from rich.progress import Progress
 from scipy.stats import kendalltau, spearmanr
 
 from mindsport.match import Match
-from mindsport.rating.trueskill import TrueSkill
+from mindsport.rating.trueskill.model import TrueSkill
 
 __all__ = ["LeagueSimulation", "run_demo", "simulate_ddz_ladder", "simulate_league"]
 

@@ -224,7 +224,7 @@ def test_a_portable_build_gives_the_same_replay(tmp_path: Any) -> None:
         import numpy as np
         from mindsport._jit import lanes as simd
         from mindsport.rating import TrueSkill
-        from mindsport.rating.batch import PlayerIndex, encode_matches
+        from mindsport.rating.replay.blocks import PlayerIndex, encode_matches
         from mindsport.match import Match
         assert (simd.LIBRARY, simd.WIDTH) == ("portable", 4), (simd.LIBRARY, simd.WIDTH)
         rng = np.random.default_rng(5)

@@ -21,7 +21,7 @@ from sqlalchemy import create_engine, inspect, text
 from typer.testing import CliRunner
 
 from mindsport.match import Match, time_value
-from mindsport.rating.through_time import TrueSkillThroughTime
+from mindsport.rating.through_time.model import TrueSkillThroughTime
 from mindsport.store import Store, StoreError
 from mindsport.store.cli import app as cli_app
 from mindsport.store.cli import rating_figure

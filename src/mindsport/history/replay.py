@@ -1,13 +1,13 @@
 """Chronological replay of a match history through a rating model: the one replay engine.
 
 :func:`replay` feeds the matches, in the order given, to the model's *replayer*
-(:mod:`mindsport.rating.replayers`): the model's own ``replayer()`` (compiled for the built-in
-models: the same update as ``model.rate``), else ``model.rate`` match by match. A player's first
-match starts from ``model.rating()``. Before each match the model predicts every pair of teams
+(:mod:`mindsport.rating.replay.replayers`): the model's own ``replayer()`` (compiled for the
+built-in models: the same update as ``model.rate``), else ``model.rate`` match by match. A player's
+first match starts from ``model.rating()``. Before each match the model predicts every pair of teams
 whose order the result decides (see :class:`MatchPrediction`).
 
 Matches are encoded in chunks into flat arrays (the replayer's ``encode``, by default
-:func:`mindsport.rating.batch.encode_matches`);
+:func:`mindsport.rating.replay.blocks.encode_matches`);
 predictions and the per-match history stay arrays, and :class:`Replay`'s ``ratings``,
 ``predictions`` and ``history`` build Python objects only for the items that are read.
 
@@ -32,8 +32,14 @@ from numpy.typing import NDArray
 
 from mindsport.errors import MindsportError
 from mindsport.match import Match, pair_outcome
-from mindsport.rating.batch import MatchBlock, PlayerIndex
-from mindsport.rating.replayers import Fed, ObjectReplayer, Replayer, pair_probability, replayer_for
+from mindsport.rating.replay.blocks import MatchBlock, PlayerIndex
+from mindsport.rating.replay.replayers import (
+    Fed,
+    ObjectReplayer,
+    Replayer,
+    pair_probability,
+    replayer_for,
+)
 
 __all__ = [
     "History",

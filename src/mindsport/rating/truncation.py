@@ -154,7 +154,7 @@ def margin_moments(
 ) -> tuple[float, float]:
     """``(v, w)`` for a performance difference ``N(d, c^2)`` that ended a win or a draw (as
     :func:`difference_moments`) and whose size was observed too: ``y ~ N(difference, s2)``
-    (the score margin on the performance scale, see :mod:`mindsport.rating.cardplay`).
+    (the score margin on the performance scale, see :mod:`mindsport.rating.trueskill.cardplay`).
 
     The likelihood ``1[win] N(y; difference, s2)`` is a Gaussian times a step: the Gaussian
     observation is absorbed exactly (precisions add), then the result is truncated. ``v`` and

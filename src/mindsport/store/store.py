@@ -111,9 +111,9 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError
 from mindsport.errors import ConflictError, DatabaseError, MindsportError, NotFoundError
 from mindsport.match import Match, id_problem, text_problem, time_value
 from mindsport.matchmaking import MAX_POOL, Pairing, matchmake, parse_shape
-from mindsport.rating.batch import DAY, PlayerIndex, encode_columns
 from mindsport.rating.registry import MODELS, Display, ModelSpec, UnknownModelError
-from mindsport.rating.trueskill import ConvergenceError
+from mindsport.rating.replay.blocks import DAY, PlayerIndex, encode_columns
+from mindsport.rating.trueskill.model import ConvergenceError
 from mindsport.store.checkpoint import Checkpointer
 from mindsport.store.commit import GroupCommitter, Reservation, WorkItem
 from mindsport.store.keys import (
