@@ -10,21 +10,21 @@ pre-game predictions from the same formulas ``win_probability`` uses
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from mindsport._jit.compiling import compile_functions, jit
 from mindsport.rating.compiled import pair_outcome
 from mindsport.rating.elo import formulas
 from mindsport.rating.replay.block_kernel import block_sizes, load_match, store_slots, team_pointers
+from mindsport.rating.replay.blocks import BlockArrays
+from mindsport.rating.replay.replayers import Outputs
 
 #: Elo's formulas, compiled
 F = compile_functions(formulas)
 fide_k = F.fide_k
 logistic10 = F.logistic10
-
-# Elo settings: K mode (0 constant, 1 FIDE schedule, 2 K per slot given), constant K, the FIDE
-# schedule (new K, new games, K, top K, threshold), scale, sum of team strengths, sum over teams
-_KMODE, _KCONST, _NEWK, _NEWGAMES, _K, _TOPK, _THRESHOLD, _SCALE_E, _TEAMSUM, _MULTISUM = range(10)
 
 
 @jit
@@ -50,17 +50,19 @@ def elo_update(
     w: np.ndarray,
     rank: np.ndarray,
     kvals: np.ndarray,
-    settings: np.ndarray,
+    model: Any,
     strength: np.ndarray,
     out: np.ndarray,
 ) -> None:
     """Elo's update of one game (:class:`mindsport.rating.Elo`): team ``t`` holds the slots
     ``ptr[t]:ptr[t+1]`` of ``state`` (rating, games, reached 2400) and ``w``; ``out`` receives
-    the new state of every slot (unchanged for weight 0 or a team compared with nobody)."""
+    the new state of every slot (unchanged for weight 0 or a team compared with nobody).
+    ``model``: the settings record (:data:`mindsport.rating.elo.model.SETTINGS`); ``kvals``:
+    each slot's K in K mode 2 (a schedule the kernel does not know)."""
     n = rank.shape[0]
-    team_sum = settings[_TEAMSUM] != 0.0
-    scale = settings[_SCALE_E]
-    k_mode = int(settings[_KMODE])
+    team_sum = model.team_sum
+    scale = model.scale
+    k_mode = model.k_mode
     rating = state[:, 0]
     for t in range(n):
         strength[t] = _elo_strength(ptr[t], ptr[t + 1], rating, w, team_sum)
@@ -75,7 +77,7 @@ def elo_update(
                 continue
             diff += sc - logistic10((strength[t] - strength[u]) / scale)
             count += 1
-        if settings[_MULTISUM] == 0.0 and count:
+        if not model.multi_sum and count:
             diff /= count
         for s in range(ptr[t], ptr[t + 1]):
             out[s, 0] = state[s, 0]
@@ -86,11 +88,11 @@ def elo_update(
                 continue
             r = state[s, 0]
             if k_mode == 0:
-                k = settings[_KCONST]
+                k = model.k
             elif k_mode == 1:
                 k = fide_k(
-                    state[s, 1], state[s, 2] != 0.0, r, settings[_NEWK], settings[_NEWGAMES],
-                    settings[_K], settings[_TOPK], settings[_THRESHOLD],
+                    state[s, 1], state[s, 2] != 0.0, r, model.new_k, model.new_games,
+                    model.regular_k, model.top_k, model.threshold,
                 )  # fmt: skip
             else:
                 k = kvals[s]
@@ -104,7 +106,7 @@ def elo_update(
 def elo_game(buf: np.ndarray, settings: np.ndarray, teams: int, n: int) -> None:
     """:func:`elo_update` for one game packed in ``buf``: team sizes (``teams``), ranks
     (``teams``), then per player rating, games, reached, weight and K (used in K mode 2); the
-    new rating, games and reached overwrite the old."""
+    new rating, games and reached overwrite the old. ``settings``: the model's, one record."""
     ptr = team_pointers(buf, teams)
     rank = buf[teams : 2 * teams]
     at = 2 * teams
@@ -115,7 +117,7 @@ def elo_game(buf: np.ndarray, settings: np.ndarray, teams: int, n: int) -> None:
     w = buf[at + 3 * n : at + 4 * n]
     kvals = buf[at + 4 * n : at + 5 * n]
     out = np.empty((n, 3))
-    elo_update(ptr, state, w, rank, kvals, settings, np.empty(teams), out)
+    elo_update(ptr, state, w, rank, kvals, settings[0], np.empty(teams), out)
     for s in range(n):
         for c in range(3):
             buf[at + c * n + s] = out[s, c]
@@ -124,25 +126,29 @@ def elo_game(buf: np.ndarray, settings: np.ndarray, teams: int, n: int) -> None:
 @jit
 def replay_elo(
     table: np.ndarray,
-    block: tuple[np.ndarray, ...],
+    block: BlockArrays,
     settings: np.ndarray,
     predict: bool,
     keep: bool,
-    results: tuple[np.ndarray, ...],
+    out: Outputs,
 ) -> int:
     """:func:`elo_update` for every match of a block, rows ``(rating, games, reached)`` of
     ``table`` carried forward; predictions: ``win_probability`` of the unweighted strengths."""
-    team_ptr, player_ptr, players, weights, ranks, _ = block
-    post, pair_a, pair_b, prob, outcome = results
+    team_ptr = block.team_ptr
+    player_ptr = block.player_ptr
+    players = block.players
+    weights = block.weights
+    ranks = block.ranks
+    model = settings[0]
     n_matches = team_ptr.shape[0] - 1
     max_teams, max_slots = block_sizes(team_ptr, player_ptr)
     ptr = np.empty(max_teams + 1, np.int64)
     state = np.empty((max_slots, 3))
-    out = np.empty((max_slots, 3))
+    new = np.empty((max_slots, 3))
     ones = np.ones(max_slots)
     strength = np.empty(max_teams)
-    scale = settings[_SCALE_E]
-    team_sum = settings[_TEAMSUM] != 0.0
+    scale = model.scale
+    team_sum = model.team_sum
     k = 0
     for i in range(n_matches):
         t0 = team_ptr[i]
@@ -157,11 +163,11 @@ def replay_elo(
                 for b in range(a + 1, n):
                     o = pair_outcome(rank[a], rank[b])
                     if o is not None:
-                        pair_a[k] = a
-                        pair_b[k] = b
-                        prob[k] = logistic10((strength[a] - strength[b]) / scale)
-                        outcome[k] = o
+                        out.pair_a[k] = a
+                        out.pair_b[k] = b
+                        out.prob[k] = logistic10((strength[a] - strength[b]) / scale)
+                        out.outcome[k] = o
                         k += 1
-        elo_update(ptr[: n + 1], state, weights[s0 : s0 + ns], rank, ones, settings, strength, out)
-        store_slots(table, players, s0, ns, out, keep, post)
+        elo_update(ptr[: n + 1], state, weights[s0 : s0 + ns], rank, ones, model, strength, new)
+        store_slots(table, players, s0, ns, new, keep, out.post)
     return -1

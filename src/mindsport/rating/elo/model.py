@@ -50,7 +50,24 @@ from mindsport.rating.teams import (
     split_teams,
 )
 
-__all__ = ["Elo", "EloRating", "FideK", "ShapeError"]
+__all__ = ["SETTINGS", "Elo", "EloRating", "FideK", "ShapeError"]
+
+#: the settings as the compiled update and replay read them: one record, fields by name
+SETTINGS = np.dtype(
+    [
+        ("k_mode", np.int64),  # 0 a constant K, 1 the FIDE schedule, 2 K per player given
+        ("k", np.float64),  # the constant K
+        ("new_k", np.float64),  # the FIDE schedule (FideK's fields)
+        ("new_games", np.float64),
+        ("regular_k", np.float64),
+        ("top_k", np.float64),
+        ("threshold", np.float64),
+        ("scale", np.float64),
+        ("team_sum", np.bool_),  # a team's strength: the sum of its ratings (else the mean)
+        ("multi_sum", np.bool_),  # more than two teams: the sum over the pairs (else the mean)
+    ],
+    align=True,
+)
 
 
 @functools.cache
@@ -159,26 +176,28 @@ class Elo:
         return callable(self.k) and not isinstance(self.k, FideK)
 
     @functools.cached_property
-    def _settings(self) -> NDArray[np.float64]:
-        """The settings as the compiled update takes them (:func:`.elo_kernel.elo_update`)."""
+    def _settings(self) -> NDArray[np.void]:
+        """The settings as the compiled update takes them (:data:`SETTINGS`, one record)."""
         k = self.k
         if isinstance(k, FideK):
-            mode, const = 1.0, 0.0
-            fide = [k.new_k, k.new_games, k.k, k.top_k, k.threshold]
+            mode, const = 1, 0.0
+            fide = (k.new_k, k.new_games, k.k, k.top_k, k.threshold)
         elif callable(k):
-            mode, const, fide = 2.0, 0.0, [0.0] * 5
+            mode, const, fide = 2, 0.0, (0.0,) * 5
         else:
-            mode, const, fide = 0.0, float(k), [0.0] * 5
+            mode, const, fide = 0, float(k), (0.0,) * 5
         return np.array(
             [
-                mode,
-                const,
-                *fide,
-                self.scale,
-                self.team_strength == "sum",
-                self.multi_team == "sum",
+                (
+                    mode,
+                    const,
+                    *fide,
+                    self.scale,
+                    self.team_strength == "sum",
+                    self.multi_team == "sum",
+                )
             ],
-            dtype=np.float64,
+            dtype=SETTINGS,
         )
 
     def rating(

@@ -12,6 +12,7 @@ The formulas are those of :mod:`mindsport.rating.glicko2.formulas`, compiled as 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -20,6 +21,8 @@ from mindsport.rating.compiled import pair_outcome
 from mindsport.rating.glicko2 import formulas
 from mindsport.rating.glicko2.formulas import SCALE
 from mindsport.rating.replay.block_kernel import block_sizes, load_match, store_slots
+from mindsport.rating.replay.blocks import BlockArrays
+from mindsport.rating.replay.replayers import Outputs
 
 #: Glicko-2's formulas, compiled
 F = compile_functions(formulas)
@@ -93,14 +96,16 @@ def glicko2_period(
     opp_rd: np.ndarray,
     scores: np.ndarray,
     m: int,
-    tau: float,
-    eps: float,
-    max_phi: float,
+    model: Any,
 ) -> tuple[float, float, float]:
     """One rating period (Glickman 2013, steps 2-8) against ``m`` games ``(opponent rating,
     opponent RD, score)``: the new rating, RD and volatility (Glicko scale). No games, or
     expected scores that are exactly 0 or 1 (ratings thousands of points apart, no
-    information): one idle period."""
+    information): one idle period. ``model``: the settings record
+    (:data:`mindsport.rating.glicko2.model.SETTINGS`: tau, epsilon, the RD cap)."""
+    tau = model.tau
+    eps = model.epsilon
+    max_phi = model.max_phi
     mu = (rating - 1500.0) / _SCALE
     phi = rd / _SCALE
     inv_v = 0.0
@@ -124,13 +129,13 @@ def glicko2_period(
 
 @jit
 def glicko2_rate_period(
-    buf: np.ndarray, m: int, tau: float, eps: float, max_phi: float
+    buf: np.ndarray, m: int, settings: np.ndarray
 ) -> tuple[float, float, float]:
     """:func:`glicko2_period` for ``buf`` = player (rating, RD, volatility), then the ``m``
-    opponents' ratings, RDs and scores."""
+    opponents' ratings, RDs and scores; ``settings``: the model's, one record."""
     return glicko2_period(
         buf[0], buf[1], buf[2], buf[3 : 3 + m], buf[3 + m : 3 + 2 * m],
-        buf[3 + 2 * m : 3 + 3 * m], m, tau, eps, max_phi,
+        buf[3 + 2 * m : 3 + 3 * m], m, settings[0],
     )  # fmt: skip
 
 
@@ -139,17 +144,18 @@ def glicko2_update(
     state: np.ndarray,
     elapsed: np.ndarray,
     rank: np.ndarray,
-    settings: np.ndarray,
+    model: Any,
     opp: np.ndarray,
     out: np.ndarray,
 ) -> None:
     """Glicko-2's update of one game (:class:`mindsport.rating.Glicko2`): one player per team,
     ``state`` rows (rating, RD, volatility); players away ``elapsed > 0`` first go through
     ``elapsed / period`` idle periods (``period`` > 0), then every player has one rating period
-    against every other player of the game (score from the ranks). ``settings``: tau, epsilon,
-    the RD cap on the internal scale, period (0: none). ``opp``: scratch."""
+    against every other player of the game (score from the ranks). ``model``: the settings
+    record (:data:`mindsport.rating.glicko2.model.SETTINGS`). ``opp``: scratch."""
     n = rank.shape[0]
-    tau, eps, max_phi, period = settings[0], settings[1], settings[2], settings[3]
+    max_phi = model.max_phi
+    period = model.period
     for t in range(n):
         opp[t, 0] = state[t, 0]
         opp[t, 1] = state[t, 1]
@@ -168,9 +174,8 @@ def glicko2_update(
             opp[m, 4] = sc
             m += 1
         r, d, v = glicko2_period(
-            opp[t, 0], opp[t, 1], state[t, 2], opp[:m, 2], opp[:m, 3], opp[:m, 4], m,
-            tau, eps, max_phi,
-        )  # fmt: skip
+            opp[t, 0], opp[t, 1], state[t, 2], opp[:m, 2], opp[:m, 3], opp[:m, 4], m, model
+        )
         out[t, 0] = r
         out[t, 1] = d
         out[t, 2] = v
@@ -179,13 +184,14 @@ def glicko2_update(
 @jit
 def glicko2_game(buf: np.ndarray, settings: np.ndarray, n: int) -> None:
     """:func:`glicko2_update` for one game packed in ``buf``: ranks, ratings, RDs, volatilities
-    and elapsed times (``n`` each); the new ratings, RDs and volatilities overwrite the old."""
+    and elapsed times (``n`` each); the new ratings, RDs and volatilities overwrite the old.
+    ``settings``: the model's, one record."""
     state = np.empty((n, 3))
     for s in range(n):
         for c in range(3):
             state[s, c] = buf[(c + 1) * n + s]
     out = np.empty((n, 3))
-    glicko2_update(state, buf[4 * n : 5 * n], buf[:n], settings, np.empty((n, 5)), out)
+    glicko2_update(state, buf[4 * n : 5 * n], buf[:n], settings[0], np.empty((n, 5)), out)
     for s in range(n):
         for c in range(3):
             buf[(c + 1) * n + s] = out[s, c]
@@ -194,26 +200,30 @@ def glicko2_game(buf: np.ndarray, settings: np.ndarray, n: int) -> None:
 @jit
 def replay_glicko2(
     table: np.ndarray,
-    block: tuple[np.ndarray, ...],
+    block: BlockArrays,
     settings: np.ndarray,
     predict: bool,
     keep: bool,
-    results: tuple[np.ndarray, ...],
+    out: Outputs,
 ) -> int:
     """:func:`glicko2_update` for every match of a block (one player per team), rows
     ``(rating, RD, volatility, last time)`` of ``table`` carried forward: elapsed time since a
     player's previous game (0 for his first) gives the idle periods when ``period`` is set.
     Predictions: the symmetric ``win_probability`` of :class:`~mindsport.rating.Glicko2`."""
-    team_ptr, player_ptr, players, _, ranks, times = block
-    post, pair_a, pair_b, prob, outcome = results
+    team_ptr = block.team_ptr
+    player_ptr = block.player_ptr
+    players = block.players
+    ranks = block.ranks
+    times = block.times
+    model = settings[0]
     n_matches = team_ptr.shape[0] - 1
     max_teams, _ = block_sizes(team_ptr, player_ptr)
     ptr = np.empty(max_teams + 1, np.int64)
     state = np.empty((max_teams, 4))  # rating, RD, volatility, last time
-    out = np.empty((max_teams, 4))
+    new = np.empty((max_teams, 4))
     opp = np.empty((max_teams, 5))
     elapsed = np.empty(max_teams)
-    period = settings[3]
+    period = model.period
     k = 0
     for i in range(n_matches):
         t0 = team_ptr[i]
@@ -235,15 +245,15 @@ def replay_glicko2(
                 for b in range(a + 1, n):
                     o = pair_outcome(rank[a], rank[b])
                     if o is not None:
-                        pair_a[k] = a
-                        pair_b[k] = b
-                        prob[k] = glicko2_expectation(
+                        out.pair_a[k] = a
+                        out.pair_b[k] = b
+                        out.prob[k] = glicko2_expectation(
                             state[a, 0], state[a, 1], state[b, 0], state[b, 1]
                         )
-                        outcome[k] = o
+                        out.outcome[k] = o
                         k += 1
-        glicko2_update(state[:n], elapsed, rank, settings, opp, out)
+        glicko2_update(state[:n], elapsed, rank, model, opp, new)
         for q in range(n):
-            out[q, 3] = now
-        store_slots(table, players, s0, n, out[:n], keep, post)
+            new[q, 3] = now
+        store_slots(table, players, s0, n, new[:n], keep, out.post)
     return -1

@@ -48,7 +48,18 @@ from mindsport.rating.teams import (
     split_teams,
 )
 
-__all__ = ["SCALE", "Glicko2", "Glicko2Rating"]
+__all__ = ["SCALE", "SETTINGS", "Glicko2", "Glicko2Rating"]
+
+#: the settings as the compiled update and replay read them: one record, fields by name
+SETTINGS = np.dtype(
+    [
+        ("tau", np.float64),
+        ("epsilon", np.float64),
+        ("max_phi", np.float64),  # the RD cap on the internal scale (inf: none)
+        ("period", np.float64),  # the length of a rating period (0: none)
+    ],
+    align=True,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,16 +144,18 @@ class Glicko2:
         check_settings(self, PARAMS, "Glicko2", MindsportError)
 
     @functools.cached_property
-    def _settings(self) -> NDArray[np.float64]:
-        """tau, epsilon, the RD cap (internal scale), the period (0: none)."""
+    def _settings(self) -> NDArray[np.void]:
+        """The settings as the compiled update takes them (:data:`SETTINGS`, one record)."""
         return np.array(
             [
-                self.tau,
-                self.epsilon,
-                math.inf if self.max_rd is None else self.max_rd / SCALE,
-                0.0 if self.period is None else self.period,
+                (
+                    self.tau,
+                    self.epsilon,
+                    math.inf if self.max_rd is None else self.max_rd / SCALE,
+                    0.0 if self.period is None else self.period,
+                )
             ],
-            dtype=np.float64,
+            dtype=SETTINGS,
         )
 
     def rating(
@@ -166,7 +179,7 @@ class Glicko2:
         if periods < 0:
             raise MindsportError(f"Glicko2: idle periods must be >= 0, got {periods!r}")
         rd = _kernels().glicko2_idle(
-            float(player.rd), float(player.volatility), float(periods), self._settings[2]
+            float(player.rd), float(player.volatility), float(periods), self._settings["max_phi"][0]
         )
         return Glicko2Rating(player.rating, rd, player.volatility)
 
@@ -195,8 +208,7 @@ class Glicko2:
         buf += [float(o.rating) for o, _ in games]
         buf += [float(o.rd) for o, _ in games]
         buf += [float(x) for _, x in games]
-        s = self._settings
-        r, d, v = _kernels().glicko2_rate_period(np.array(buf), m, s[0], s[1], s[2])
+        r, d, v = _kernels().glicko2_rate_period(np.array(buf), m, self._settings)
         return Glicko2Rating(r, d, v)
 
     @staticmethod

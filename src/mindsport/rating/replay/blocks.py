@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
 from itertools import chain, count, islice, repeat
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -36,6 +36,7 @@ from mindsport.match import Match
 
 __all__ = [
     "BatchInputError",
+    "BlockArrays",
     "MatchBlock",
     "PlayerIndex",
     "block_from_long_table",
@@ -196,6 +197,17 @@ class PlayerIndex:
         return self._ids
 
 
+class BlockArrays(NamedTuple):
+    """The arrays of a :class:`MatchBlock` as the compiled replays take them (read by name)."""
+
+    team_ptr: I64
+    player_ptr: I64
+    players: I64
+    weights: F64
+    ranks: F64
+    times: F64
+
+
 @dataclass(frozen=True)
 class MatchBlock:
     """Matches in CSR layout.
@@ -216,9 +228,12 @@ class MatchBlock:
     def __len__(self) -> int:
         return len(self.team_ptr) - 1
 
-    def arrays(self) -> tuple[NDArray[Any], ...]:
-        """The six arrays, in field order (as the replay kernels take them)."""
-        return (self.team_ptr, self.player_ptr, self.players, self.weights, self.ranks, self.times)
+    @property
+    def arrays(self) -> BlockArrays:
+        """The six arrays as the replay kernels take them."""
+        return BlockArrays(
+            self.team_ptr, self.player_ptr, self.players, self.weights, self.ranks, self.times
+        )
 
     @property
     def match_of_team(self) -> I64:

@@ -24,7 +24,7 @@ import inspect
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
+from typing import Any, ClassVar, NamedTuple, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -37,6 +37,7 @@ __all__ = [
     "ArrayReplayer",
     "Fed",
     "ObjectReplayer",
+    "Outputs",
     "Replayer",
     "block_kernels",
     "pair_probability",
@@ -71,6 +72,18 @@ class Fed:
 
     post: NDArray[Any] | None
     pair_ptr: I64 | None
+    pair_a: NDArray[np.int32]
+    pair_b: NDArray[np.int32]
+    prob: F64
+    outcome: F64
+
+
+class Outputs(NamedTuple):
+    """What a compiled replay writes, by name: per player slot the state after its match
+    (``post``, with ``keep``), per decided pair of teams (with ``predict``) the teams, the
+    pre-game probability and the outcome (see :class:`Fed`)."""
+
+    post: NDArray[np.float64]
     pair_a: NDArray[np.int32]
     pair_b: NDArray[np.int32]
     prob: F64
@@ -283,15 +296,15 @@ class ArrayReplayer(_Defaults):
         block.validate()
 
     def kernel(self) -> Any:
-        """The compiled replay ``kernel(table, block.arrays(), settings, predict, keep, results)``,
-        ``results = (post, pair_a, pair_b, prob, outcome)``: it rates the block's matches in
-        order and returns -1, or the index of a match it could not rate."""
+        """The compiled replay ``kernel(table, block.arrays, settings, predict, keep, out)``
+        (``out``: :class:`Outputs`): it rates the block's matches in order and returns -1, or
+        the index of a match it could not rate."""
         raise NotImplementedError
 
-    def settings(self, block: MatchBlock) -> NDArray[np.float64]:
-        """The model's settings as its kernel takes them."""
-        settings: NDArray[np.float64] = self.model._settings
-        return settings
+    def settings(self, block: MatchBlock) -> Any:
+        """The model's settings as its kernel takes them (by default the model's ``_settings``:
+        one record of named fields)."""
+        return self.model._settings
 
     def failure(self, k: int) -> Exception:
         """The error for match ``k``, which the kernel could not rate (a
@@ -299,13 +312,15 @@ class ArrayReplayer(_Defaults):
         :class:`~mindsport.errors.InternalError` when the algorithm is)."""
         return BatchInputError(f"match {k} of the block cannot be rated")
 
+    def outputs(self, fed: Fed) -> Outputs:
+        """Where the kernel writes what ``fed`` holds (``post`` empty when no history is kept)."""
+        post = fed.post if fed.post is not None else self.table[:0]
+        return Outputs(post, fed.pair_a, fed.pair_b, fed.prob, fed.outcome)
+
     def run(self, block: MatchBlock, fed: Fed, predict: bool, keep: bool) -> None:
         """Rate the block with the kernel, into ``fed``."""
-        post = fed.post if fed.post is not None else self.table[:0]
-        out = (post, fed.pair_a, fed.pair_b, fed.prob, fed.outcome)
-        bad = int(
-            self.kernel()(self.table, block.arrays(), self.settings(block), predict, keep, out)
-        )
+        out = self.outputs(fed)
+        bad = int(self.kernel()(self.table, block.arrays, self.settings(block), predict, keep, out))
         if bad >= 0:
             raise with_match_index(self.failure(bad), bad)
 

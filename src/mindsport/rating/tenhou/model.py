@@ -31,7 +31,7 @@ import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -50,7 +50,28 @@ from mindsport.rating.teams import (
 )
 from mindsport.rating.tenhou.formulas import tenhou_adjustment, tenhou_change
 
-__all__ = ["TenhouR", "TenhouRating"]
+__all__ = ["SETTINGS", "TenhouR", "TenhouRating", "TenhouSettings"]
+
+#: the settings as the compiled update and replay read them: one record, fields by name
+SETTINGS = np.dtype(
+    [
+        ("divisor", np.float64),
+        ("adjust_games", np.float64),
+        ("adjust_step", np.float64),
+        ("adjust_floor", np.float64),
+        ("prob_scale", np.float64),
+    ],
+    align=True,
+)
+
+
+class TenhouSettings(NamedTuple):
+    """What the compiled replay takes as its settings: the model's (:data:`SETTINGS`, one
+    record) and the placement bonuses (:meth:`TenhouRating.bonus_table`) of the block's
+    tables."""
+
+    record: NDArray[np.void]
+    bonus: NDArray[np.float64]
 
 
 @functools.cache
@@ -129,11 +150,19 @@ class TenhouRating:
         check_settings(self, PARAMS, "TenhouRating", MindsportError)
 
     @functools.cached_property
-    def _settings(self) -> NDArray[np.float64]:
-        """divisor, adjustment games, step and floor (:func:`.tenhou_kernel.tenhou_update`)."""
+    def _settings(self) -> NDArray[np.void]:
+        """The settings as the compiled update takes them (:data:`SETTINGS`, one record)."""
         return np.array(
-            [self.divisor, self.adjust_games, self.adjust_step, self.adjust_floor],
-            dtype=np.float64,
+            [
+                (
+                    self.divisor,
+                    self.adjust_games,
+                    self.adjust_step,
+                    self.adjust_floor,
+                    self.prob_scale,
+                )
+            ],
+            dtype=SETTINGS,
         )
 
     def bonus_table(self, max_players: int) -> NDArray[np.float64]:
@@ -265,8 +294,6 @@ class TenhouReplayer(ArrayReplayer):
     def kernel(self) -> Any:
         return _kernels().replay_tenhou
 
-    def settings(self, block: MatchBlock) -> NDArray[np.float64]:
+    def settings(self, block: MatchBlock) -> TenhouSettings:
         m = self.model
-        table = m.bonus_table(int(np.diff(block.team_ptr).max()))
-        head = [*m._settings.tolist(), float(m.prob_scale), float(table.shape[0])]
-        return np.concatenate([np.array(head), table.ravel()])
+        return TenhouSettings(m._settings, m.bonus_table(int(np.diff(block.team_ptr).max())))

@@ -10,12 +10,16 @@ logistic curve (:func:`mindsport.rating.elo.formulas.logistic10`).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from mindsport._jit.compiling import compile_functions, jit
 from mindsport.rating.compiled import pair_outcome
 from mindsport.rating.elo.elo_kernel import logistic10
 from mindsport.rating.replay.block_kernel import block_sizes, load_match, store_slots
+from mindsport.rating.replay.blocks import BlockArrays
+from mindsport.rating.replay.replayers import Outputs
 from mindsport.rating.tenhou import formulas
 
 #: Tenhou R's formulas, compiled
@@ -29,15 +33,19 @@ def tenhou_update(
     state: np.ndarray,
     rank: np.ndarray,
     bonus: np.ndarray,
-    settings: np.ndarray,
+    model: Any,
     out: np.ndarray,
 ) -> None:
     """Tenhou R's update of one table (:class:`mindsport.rating.TenhouRating`): one player per
     team, all ranked; ``state`` rows (rating, games); ``bonus[n, place]`` the placement bonus of
-    1-based ``place`` at a table of ``n``; ``settings``: divisor, adjustment games, step, floor.
+    1-based ``place`` at a table of ``n``; ``model``: the settings record
+    (:data:`mindsport.rating.tenhou.model.SETTINGS`: divisor, adjustment games, step, floor).
     Tied places share the mean bonus of the places they cover."""
     n = rank.shape[0]
-    divisor, adjust_games, step, floor = settings[0], settings[1], settings[2], settings[3]
+    divisor = model.divisor
+    adjust_games = model.adjust_games
+    step = model.adjust_step
+    floor = model.adjust_floor
     total = 0.0
     for t in range(n):
         total += state[t, 0]
@@ -64,13 +72,13 @@ def tenhou_update(
 @jit
 def tenhou_game(buf: np.ndarray, bonus: np.ndarray, settings: np.ndarray, n: int) -> None:
     """:func:`tenhou_update` for one table packed in ``buf``: ranks, ratings, games (``n``
-    each); the new ratings and games overwrite the old."""
+    each); the new ratings and games overwrite the old. ``settings``: the model's, one record."""
     state = np.empty((n, 2))
     for s in range(n):
         state[s, 0] = buf[n + s]
         state[s, 1] = buf[2 * n + s]
     out = np.empty((n, 2))
-    tenhou_update(state, buf[:n], bonus, settings, out)
+    tenhou_update(state, buf[:n], bonus, settings[0], out)
     for s in range(n):
         buf[n + s] = out[s, 0]
         buf[2 * n + s] = out[s, 1]
@@ -79,26 +87,28 @@ def tenhou_game(buf: np.ndarray, bonus: np.ndarray, settings: np.ndarray, n: int
 @jit
 def replay_tenhou(
     table: np.ndarray,
-    block: tuple[np.ndarray, ...],
-    settings: np.ndarray,
+    block: BlockArrays,
+    settings: Any,
     predict: bool,
     keep: bool,
-    results: tuple[np.ndarray, ...],
+    out: Outputs,
 ) -> int:
     """:func:`tenhou_update` for every match of a block (one player per team); predictions:
     the logistic ``win_probability`` of :class:`~mindsport.rating.TenhouRating`.
-    ``settings``: those of :func:`tenhou_update`, the logistic scale, the size ``m`` of the
-    bonus table, then the table (``m x m``, row ``n`` for tables of ``n``)."""
-    team_ptr, player_ptr, players, _, ranks, _ = block
-    post, pair_a, pair_b, prob, outcome = results
-    prob_scale = settings[4]
-    size = int(settings[5])
-    bonus = settings[6 : 6 + size * size].reshape((size, size))
+    ``settings``: the model's settings record and its bonus table
+    (:class:`~mindsport.rating.tenhou.model.TenhouSettings`)."""
+    team_ptr = block.team_ptr
+    player_ptr = block.player_ptr
+    players = block.players
+    ranks = block.ranks
+    model = settings.record[0]
+    bonus = settings.bonus
+    prob_scale = model.prob_scale
     n_matches = team_ptr.shape[0] - 1
     max_teams, _ = block_sizes(team_ptr, player_ptr)
     ptr = np.empty(max_teams + 1, np.int64)
     state = np.empty((max_teams, 2))
-    out = np.empty((max_teams, 2))
+    new = np.empty((max_teams, 2))
     k = 0
     for i in range(n_matches):
         t0 = team_ptr[i]
@@ -109,12 +119,12 @@ def replay_tenhou(
         if predict:
             for a in range(n):
                 for b in range(a + 1, n):
-                    pair_a[k] = a
-                    pair_b[k] = b
-                    prob[k] = logistic10((state[a, 0] - state[b, 0]) / prob_scale)
+                    out.pair_a[k] = a
+                    out.pair_b[k] = b
+                    out.prob[k] = logistic10((state[a, 0] - state[b, 0]) / prob_scale)
                     o = pair_outcome(rank[a], rank[b])
-                    outcome[k] = 0.5 if o is None else o
+                    out.outcome[k] = 0.5 if o is None else o
                     k += 1
-        tenhou_update(state[:n], rank, bonus, settings, out)
-        store_slots(table, players, s0, n, out, keep, post)
+        tenhou_update(state[:n], rank, bonus, model, new)
+        store_slots(table, players, s0, n, new, keep, out.post)
     return -1

@@ -69,11 +69,10 @@ losses say that ``a`` was weaker than that at the time as well.
 
 from __future__ import annotations
 
-import enum
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from functools import cached_property
 from typing import Any, ClassVar
 
@@ -85,6 +84,8 @@ from mindsport.match import Match
 from mindsport.rating.gaussian import norm_ppf
 from mindsport.rating.params import Kind, Param, check_settings
 from mindsport.rating.rating import InvalidRatingError, Rating
+from mindsport.rating.through_time.clock import Clock
+from mindsport.rating.through_time.graph import SETTINGS, Graph, Steps
 from mindsport.rating.trueskill.margins import MARGIN_NOISE, MARGIN_PARAMS, observed_margin
 from mindsport.rating.trueskill.model import (
     BETA,
@@ -102,24 +103,6 @@ __all__ = ["PARAMS", "Convergence", "SkillCurve", "SkillHistory", "TrueSkillThro
 
 F64 = NDArray[np.float64]
 I64 = NDArray[np.int64]
-
-_EPOCH = datetime(1970, 1, 1)
-_EPOCH_UTC = datetime(1970, 1, 1, tzinfo=UTC)
-_DAY = 86400.0
-#: Time nodes of the level correction between sweeps (see ``through_time_kernels.sweep``).
-LEVEL_NODES = 32
-
-
-class _Clock(enum.Enum):
-    """What the match times of a history are."""
-
-    DATETIME = "datetime"
-    NUMBER = "number"
-
-
-def _number(x: object) -> bool:
-    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
-
 
 _SAME = {p.name: p for p in TRUESKILL_PARAMS}  # the settings it shares with online TrueSkill
 
@@ -299,33 +282,6 @@ class SkillCurve:
         return len(self.times)
 
 
-class _Column:
-    """A growable numpy array (capacity doubles), for appending batches of rows."""
-
-    def __init__(self, dtype: Any, width: int = 0) -> None:
-        self._shape_tail = (width,) if width else ()
-        self._a = np.zeros((16, *self._shape_tail), dtype=dtype)
-        self.n = 0
-
-    def reserve(self, extra: int) -> Any:
-        """Room for ``extra`` more rows; returns the whole buffer (rows past ``n`` are free)."""
-        need = self.n + extra
-        if need > len(self._a):
-            grown = np.zeros((max(need, 2 * len(self._a)), *self._shape_tail), self._a.dtype)
-            grown[: self.n] = self._a[: self.n]
-            self._a = grown
-        return self._a
-
-    def extend(self, values: Any) -> None:
-        vals = np.asarray(values, dtype=self._a.dtype).reshape(-1, *self._shape_tail)
-        self.reserve(len(vals))[self.n : self.n + len(vals)] = vals
-        self.n += len(vals)
-
-    @property
-    def view(self) -> Any:
-        return self._a[: self.n]
-
-
 class SkillHistory:
     """The whole-history graph of a :class:`TrueSkillThroughTime` model, kept settled.
 
@@ -336,8 +292,10 @@ class SkillHistory:
 
     A history is a mutable engine (like a database of ratings): :meth:`add` changes it in place.
     Bad input raises before anything changes. Should message passing ever fail to settle
-    (:class:`~mindsport.rating.trueskill.ConvergenceError`), the matches stay in and
-    :meth:`recompute` starts over.
+    (:class:`~mindsport.rating.trueskill.game.ConvergenceError`), the matches stay in and
+    :meth:`recompute` starts over. The graph's arrays are those of
+    :class:`~mindsport.rating.through_time.graph.Graph`, its message passing the kernels of
+    :mod:`mindsport.rating.through_time`.
     """
 
     def __init__(
@@ -354,35 +312,10 @@ class SkillHistory:
         self._default = np.array([1.0 / model.sigma**2, model.mu / model.sigma**2])
         self._ids: list[str] = []
         self._index: dict[str, int] = {}
-        self._player_prior = _Column(np.float64, 2)
-        self._last_var = _Column(np.int64)
-        # variables
-        self._v_player = _Column(np.int64)
-        self._v_time = _Column(np.float64)
-        self._prev = _Column(np.int64)
-        self._next = _Column(np.int64)
-        self._v_prior = _Column(np.float64, 2)
-        self._v_games = _Column(np.float64)  # games played at the variable's step
-        self._fwd = _Column(np.float64, 2)
-        self._bwd = _Column(np.float64, 2)
-        self._lik = _Column(np.float64, 2)
-        # slots, teams, games
-        self._s_var = _Column(np.int64)
-        self._s_weight = _Column(np.float64)
-        self._msg = _Column(np.float64, 2)
-        self._slot_ptr = _Column(np.int64)
-        self._slot_ptr.extend([0])
-        self._rank = _Column(np.float64)
-        self._team_ptr = _Column(np.int64)
-        self._team_ptr.extend([0])
-        self._g_time = _Column(np.float64)
-        self._g_margin = _Column(np.float64)  # observed score margin (NaN: none)
-        self._order_v = _Column(np.int64)  # variables sorted by time
-        self._order_g = _Column(np.int64)  # games sorted by time (ties: order added)
+        self._graph = Graph()
         self._match_ids: list[str] = []
         self._id_set: set[str] = set()
-        self._clock: _Clock | None = None
-        self._aware = False
+        self._clock = Clock(model.time_step)
         self.convergence = Convergence(0, 0, 0.0)
 
     # ------------------------------------------------------------------ sizes and names
@@ -399,41 +332,7 @@ class SkillHistory:
     @property
     def variables(self) -> int:
         """Number of skill variables (player-steps)."""
-        return self._v_time.n
-
-    # ------------------------------------------------------------------ time
-
-    def _units(self, t: datetime | float | int) -> float:
-        """A time in days (datetimes) or raw units (numbers)."""
-        if isinstance(t, datetime):
-            if t.tzinfo is not None:
-                return (t - _EPOCH_UTC).total_seconds() / _DAY
-            return (t - _EPOCH).total_seconds() / _DAY
-        return float(t)
-
-    def _step_time(self, t: datetime | float | int) -> float:
-        """The start of ``t``'s time step, in days or units."""
-        w = self.model.time_step
-        return math.floor(self._units(t) / w) * w
-
-    def _clock_of(self, t: object, what: str) -> _Clock:
-        if isinstance(t, datetime):
-            clock = _Clock.DATETIME
-        elif _number(t):
-            clock = _Clock.NUMBER
-        else:
-            raise InvalidGameError(f"{what}: time must be a datetime or a number, got {t!r}")
-        if self._clock is not None and clock is not self._clock:
-            raise InvalidGameError(
-                f"{what}: time {t!r} is a {clock.value}, but this history's times are "
-                f"{self._clock.value}s"
-            )
-        return clock
-
-    def _from_units(self, u: float) -> datetime | float:
-        if self._clock is _Clock.DATETIME:
-            return (_EPOCH_UTC if self._aware else _EPOCH) + timedelta(days=u)
-        return u
+        return self._graph.v_time.n
 
     # ------------------------------------------------------------------ adding results
 
@@ -444,13 +343,12 @@ class SkillHistory:
             self._ids.append(p)
             r = self._priors.get(p)
             prior = self._default if r is None else (1.0 / r.sigma**2, r.mu / r.sigma**2)
-            self._player_prior.extend(prior)
-            self._last_var.extend([-1])
+            self._graph.add_player(prior)
         return i
 
     def _check(self, matches: list[Any]) -> None:
         """Refuse bad input before anything changes."""
-        clock = self._clock
+        clock = self._clock.kind
         ids: set[str] = set()
         for k, m in enumerate(matches):
             if not isinstance(m, Match):
@@ -459,7 +357,7 @@ class SkillHistory:
             if m.id in ids or m.id in self._id_set:
                 raise InvalidGameError(f"{what}: this match id is already in the history")
             ids.add(m.id)
-            c = self._clock_of(m.time, what)
+            c = self._clock.kind_of(m.time, what)
             if clock is None:
                 clock = c
             elif c is not clock:
@@ -487,17 +385,16 @@ class SkillHistory:
         chains). Into an empty history they are converged by sweeps from scratch; otherwise
         from the messages as they stand (see :meth:`_settle`).
         """
-        from mindsport.rating.through_time.sweep_kernel import assign_vars
+        from mindsport.rating.through_time.chain_kernel import assign_vars
 
         ms = list(matches)
         self._check(ms)
         if not ms:
             return self.convergence
-        if self._clock is None:
-            self._clock = _Clock.DATETIME if isinstance(ms[0].time, datetime) else _Clock.NUMBER
-            self._aware = isinstance(ms[0].time, datetime) and ms[0].time.tzinfo is not None
+        self._clock.start(ms[0].time)
+        graph = self._graph
         first = len(self._match_ids) == 0
-        nv0, ns0, ng0 = self._v_time.n, self._s_var.n, len(self._match_ids)
+        nv0, ns0, ng0 = graph.v_time.n, graph.s_var.n, len(self._match_ids)
         step_cache: dict[Any, float] = {}
         players: list[str] = []
         weights: list[float] = []
@@ -507,11 +404,11 @@ class SkillHistory:
         team_ptr: list[int] = []
         g_time: list[float] = []
         g_margin: list[float] = []
-        n_teams = self._rank.n
+        n_teams = graph.rank.n
         for m in ms:
             st = step_cache.get(m.time)
             if st is None:
-                st = step_cache[m.time] = self._step_time(m.time)
+                st = step_cache[m.time] = self._clock.step(m.time)
             before = len(players)
             for i, team in enumerate(m.teams):
                 players.extend(team)
@@ -531,72 +428,43 @@ class SkillHistory:
         slot_player = np.array([get(p, -1) for p in players], np.int64)
         for u in np.flatnonzero(slot_player < 0).tolist():
             slot_player[u] = self._player(players[u])
-        ns = len(players)
-        slot_var = np.empty(ns, np.int64)
-        nv = assign_vars(  # at most one new variable per slot
+        graph.append(
             slot_player,
             np.asarray(slot_time),
-            nv0,
-            self._v_player.reserve(ns),
-            self._v_time.reserve(ns),
-            self._prev.reserve(ns),
-            self._next.reserve(ns),
-            self._last_var.view,
-            slot_var,
+            weights,
+            slot_ptr,
+            ranks,
+            team_ptr,
+            (g_time, g_margin),
+            assign_vars,
         )
-        for col in (self._v_player, self._v_time, self._prev, self._next):
-            col.n = nv
-        self._v_prior.extend(self._player_prior.view[self._v_player.view[nv0:nv]])
-        self._v_games.extend(np.zeros(nv - nv0))
-        np.add.at(self._v_games.view, slot_var[np.asarray(weights) > 0.0], 1.0)
-        for col in (self._fwd, self._bwd, self._lik):
-            col.extend(np.zeros((nv - nv0, 2)))
-        self._s_var.extend(slot_var)
-        self._s_weight.extend(weights)
-        self._msg.extend(np.zeros((ns, 2)))
-        self._slot_ptr.extend(slot_ptr)
-        self._rank.extend(ranks)
-        self._team_ptr.extend(team_ptr)
-        self._g_time.extend(g_time)
-        self._g_margin.extend(g_margin)
-        self._extend_order(self._order_v, self._v_time.view, nv0)
-        self._extend_order(self._order_g, self._g_time.view, ng0)
         if first:
             return self._sweeps()
         return self._settle(nv0, ng0)
 
     # ------------------------------------------------------------------ message passing
 
-    def _graph(self) -> dict[str, Any]:
-        return {
-            "v_time": self._v_time.view,
-            "prev": self._prev.view,
-            "next_": self._next.view,
-            "prior": self._v_prior.view,
-            "fwd": self._fwd.view,
-            "bwd": self._bwd.view,
-            "lik": self._lik.view,
-            "team_ptr": self._team_ptr.view,
-            "slot_ptr": self._slot_ptr.view,
-            "rank": self._rank.view,
-            "s_var": self._s_var.view,
-            "s_weight": self._s_weight.view,
-            "msg": self._msg.view,
-            "g_margin": self._g_margin.view,
-            "v_games": self._v_games.view,
-        }
-
-    def _settings(self) -> dict[str, Any]:
+    @cached_property
+    def _settings(self) -> NDArray[np.void]:
+        """The settings as the kernels take them (one record, see
+        :data:`~mindsport.rating.through_time.graph.SETTINGS`)."""
         m = self.model
-        return {
-            "z": 0.0 if m.draw_probability == 0 else norm_ppf((m.draw_probability + 1.0) / 2.0),
-            "beta": m.beta,
-            "margin_s2": m.margin_noise**2,
-            "drift2": m.drift**2,
-            "tau2": m.tau**2,
-            "tolerance": m.tolerance,
-            "max_inner": m.one_game.max_iterations,
-        }
+        z = 0.0 if m.draw_probability == 0 else norm_ppf((m.draw_probability + 1.0) / 2.0)
+        return np.array(
+            [
+                (
+                    z,
+                    m.beta,
+                    m.margin_noise**2,
+                    m.drift**2,
+                    m.tau**2,
+                    m.tolerance,
+                    m.one_game.max_iterations,
+                    m.max_sweeps,
+                )
+            ],
+            dtype=SETTINGS,
+        )
 
     def _failed_game(self, g: int) -> ConvergenceError:
         return ConvergenceError(
@@ -604,56 +472,18 @@ class SkillHistory:
             f"within {self.model.one_game.max_iterations} sweeps"
         )
 
-    @staticmethod
-    def _extend_order(order: _Column, times: F64, old: int) -> None:
-        """Keep ``order`` (indices sorted by time, ties in insertion order) up to date after
-        items ``old..`` were appended: appended in order when they all come at or after the
-        last time, else sorted anew."""
-        if len(times) == old:  # nothing new (e.g. games at steps whose variables exist)
-            return
-        new = old + np.argsort(times[old:], kind="stable").astype(np.int64)
-        if old == 0 or times[old:].min() >= times[order.view[-1]]:
-            order.extend(new)
-        else:
-            order.n = 0
-            order.extend(np.argsort(times, kind="stable").astype(np.int64))
-
-    def _steps(self) -> tuple[I64, I64, I64]:
-        """The time steps: where each starts in the variable and game orders, and each
-        variable's step."""
-        v_sorted = self._v_time.view[self._order_v.view]
-        steps = np.unique(v_sorted)
-        v_ptr = np.searchsorted(v_sorted, steps, side="left")
-        g_ptr = np.searchsorted(self._g_time.view[self._order_g.view], steps, side="left")
-        v_step = np.searchsorted(steps, self._v_time.view)
-        return (
-            np.append(v_ptr, len(v_sorted)).astype(np.int64),
-            np.append(g_ptr, len(self)).astype(np.int64),
-            v_step.astype(np.int64),
-        )
-
-    def _run(self, stale: Any, forward_only: bool = False) -> Convergence:
+    def _run(self, stale: Callable[[I64, int], Any], forward_only: bool = False) -> Convergence:
         """Sweep until settled, starting from the stale parts ``stale(v_step, n_steps)``
         returns (a boolean array: per step, messages from the past, from the future, games)."""
         from mindsport.rating.through_time.sweep_kernel import sweep
 
-        v_ptr, g_ptr, v_step = self._steps()
+        graph = self._graph
+        v_ptr, g_ptr, v_step = graph.steps()
         flags = stale(v_step, len(v_ptr) - 1)
-        node, frac, n_nodes = self._level_nodes()
+        steps = Steps(graph.order_v.view, v_ptr, graph.order_g.view, g_ptr, v_step, flags)
+        level = graph.level(not (self.model.drift == 0 and self.model.tau == 0))
         n, change, bad, updates = sweep(
-            self._order_v.view,
-            v_ptr,
-            self._order_g.view,
-            g_ptr,
-            v_step,
-            node,
-            frac,
-            n_nodes,
-            flags,
-            max_sweeps=self.model.max_sweeps,
-            forward_only=forward_only,
-            **self._graph(),
-            **self._settings(),
+            steps, level, graph.chains(), graph.games(), self._settings, forward_only
         )
         if bad >= 0:
             raise self._failed_game(int(bad))
@@ -665,26 +495,9 @@ class SkillHistory:
         self.convergence = Convergence(int(n), int(updates), float(change))
         return self.convergence
 
-    def _level_nodes(self) -> tuple[I64, F64, int]:
-        """Time nodes of the level correction: each variable's node and fraction to the next.
-
-        Up to :data:`LEVEL_NODES` nodes at quantiles of the variables' times (one node when
-        the skills cannot change: the level is then one number).
-        """
-        vt = self._v_time.view
-        if (self.model.drift == 0 and self.model.tau == 0) or len(vt) < 2:
-            return np.zeros(len(vt), np.int64), np.zeros(len(vt)), 1
-        nodes = np.unique(np.quantile(vt, np.linspace(0.0, 1.0, LEVEL_NODES)))
-        if len(nodes) < 2:
-            return np.zeros(len(vt), np.int64), np.zeros(len(vt)), 1
-        node = np.clip(np.searchsorted(nodes, vt, side="right") - 1, 0, len(nodes) - 2)
-        frac = np.clip((vt - nodes[node]) / (nodes[node + 1] - nodes[node]), 0.0, 1.0)
-        return node.astype(np.int64), frac, len(nodes)
-
     def _sweeps(self, forward_only: bool = False) -> Convergence:
         """Converge the whole graph from uniform messages."""
-        for col in (self._fwd, self._bwd, self._lik, self._msg):
-            col.view[:] = 0.0
+        self._graph.clear_messages()
         return self._run(lambda v_step, n: np.ones((n, 3), np.bool_), forward_only)
 
     def _settle(self, nv0: int, ng0: int) -> Convergence:
@@ -692,21 +505,22 @@ class SkillHistory:
         ``ng0..`` were added: the sweeps start from the new games and variables (and the chain
         neighbours of the new variables) and go on only where something moves by more than the
         tolerance."""
+        graph = self._graph
 
         def stale(v_step: I64, n: int) -> Any:
             flags = np.zeros((n, 3), np.bool_)
-            new = np.arange(nv0, self._v_time.n)
+            new = np.arange(nv0, graph.v_time.n)
             flags[v_step[new], 0] = True
             flags[v_step[new], 1] = True
-            nxt = self._next.view[new]
+            nxt = graph.next.view[new]
             flags[v_step[nxt[nxt >= 0]], 0] = True
-            prv = self._prev.view[new]
+            prv = graph.prev.view[new]
             flags[v_step[prv[prv >= 0]], 1] = True
-            games = self._s_var.view[self._slot_ptr.view[self._team_ptr.view[ng0]] :]
+            games = graph.s_var.view[graph.slot_ptr.view[graph.team_ptr.view[ng0]] :]
             flags[v_step[games], 2] = True
             if self.model.tau > 0:  # more games at a step: its links to the next ones widen
                 flags[v_step[games], 1] = True
-                nxt = self._next.view[games]
+                nxt = graph.next.view[games]
                 flags[v_step[nxt[nxt >= 0]], 0] = True
             return flags
 
@@ -727,25 +541,19 @@ class SkillHistory:
     # ------------------------------------------------------------------ queries
 
     def _marginals(self, players: I64, times: F64) -> tuple[F64, F64]:
-        from mindsport.rating.through_time.sweep_kernel import marginals_at
+        from mindsport.rating.through_time.chain_kernel import marginals_at
 
+        graph = self._graph
         out_mu = np.empty(len(players))
         out_var = np.empty(len(players))
         marginals_at(
             players,
             times,
-            self._last_var.view,
-            self._player_prior.view,
+            graph.last_var.view,
+            graph.player_prior.view,
             self._default,
-            self._v_time.view,
-            self._prev.view,
-            self._next.view,
-            self._fwd.view,
-            self._bwd.view,
-            self._lik.view,
-            self.model.drift**2,
-            self._v_games.view,
-            self.model.tau**2,
+            tuple(graph.chains()),
+            self._settings,
             out_mu,
             out_var,
         )
@@ -755,8 +563,8 @@ class SkillHistory:
         self, players: Sequence[str], times: Sequence[datetime | float | int]
     ) -> tuple[F64, F64]:
         """Skill means and standard deviations of ``players[k]`` at ``times[k]``, given all the
-        evidence (see :func:`~mindsport.rating.through_time.sweep_kernel.marginals_at`). A player
-        the history has not seen gets his prior."""
+        evidence (see :func:`~mindsport.rating.through_time.chain_kernel.marginals_at`). A
+        player the history has not seen gets his prior."""
         if len(players) != len(times):
             raise InvalidGameError(f"{len(players)} players but {len(times)} times")
         idx = np.fromiter(
@@ -767,8 +575,8 @@ class SkillHistory:
         for k, t in enumerate(times):
             st = cache.get(t)
             if st is None:
-                self._clock_of(t, f"times[{k}]")
-                st = cache[t] = self._step_time(t)
+                self._clock.kind_of(t, f"times[{k}]")
+                st = cache[t] = self._clock.step(t)
             steps[k] = st
         mu, var = self._marginals(idx, steps)
         unseen = np.flatnonzero(idx < 0)
@@ -783,11 +591,12 @@ class SkillHistory:
         i = self._index.get(player)
         if i is None:
             raise NotFoundError(f"player {player!r} has no games in this history")
+        graph = self._graph
         if at is None:
-            t = float(self._v_time.view[self._last_var.view[i]])
+            t = float(graph.v_time.view[graph.last_var.view[i]])
         else:
-            self._clock_of(at, "at")
-            t = self._step_time(at)
+            self._clock.kind_of(at, "at")
+            t = self._clock.step(at)
         mu, var = self._marginals(np.array([i], np.int64), np.array([t]))
         return Rating(float(mu[0]), math.sqrt(float(var[0])))
 
@@ -795,8 +604,9 @@ class SkillHistory:
         """Every player's skill at his last time step, given all games."""
         if not self._ids:
             return {}
+        graph = self._graph
         idx = np.arange(len(self._ids), dtype=np.int64)
-        mu, var = self._marginals(idx, self._v_time.view[self._last_var.view])
+        mu, var = self._marginals(idx, graph.v_time.view[graph.last_var.view])
         sd = np.sqrt(var)
         return {p: Rating(float(mu[i]), float(sd[i])) for i, p in enumerate(self._ids)}
 
@@ -805,19 +615,21 @@ class SkillHistory:
         i = self._index.get(player)
         if i is None:
             raise NotFoundError(f"player {player!r} has no games in this history")
+        graph = self._graph
         chain = []
-        v = int(self._last_var.view[i])
-        prev = self._prev.view
+        v = int(graph.last_var.view[i])
+        prev = graph.prev.view
         while v >= 0:
             chain.append(v)
             v = int(prev[v])
         chain.reverse()
         vs = np.asarray(chain, np.int64)
-        pi = self._fwd.view[vs, 0] + self._bwd.view[vs, 0] + self._lik.view[vs, 0]
-        tau = self._fwd.view[vs, 1] + self._bwd.view[vs, 1] + self._lik.view[vs, 1]
+        fwd, bwd, lik = graph.fwd.view, graph.bwd.view, graph.lik.view
+        pi = fwd[vs, 0] + bwd[vs, 0] + lik[vs, 0]
+        tau = fwd[vs, 1] + bwd[vs, 1] + lik[vs, 1]
         mu = tau / pi
         sigma = np.sqrt(1.0 / pi)
         mu.flags.writeable = False
         sigma.flags.writeable = False
-        times = tuple(self._from_units(float(t)) for t in self._v_time.view[vs])
+        times = tuple(self._clock.time(float(t)) for t in graph.v_time.view[vs])
         return SkillCurve(player, times, mu, sigma)

@@ -60,7 +60,7 @@ import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -81,7 +81,7 @@ from mindsport.rating.trueskill.model import (
     PARAMS as TRUESKILL_PARAMS,
 )
 
-__all__ = ["PARAMS", "CardBlock", "CardPlay", "CardPlayReplayer"]
+__all__ = ["PARAMS", "CardBlock", "CardPlay", "CardPlayReplayer", "VirtualArrays"]
 
 #: the default ``luck_scale``: the performance deviation of a settled three-player table
 LUCK_SCALE = BETA * math.sqrt(3.0)
@@ -223,34 +223,41 @@ class CardPlay(TrueSkill):
         return CardPlayReplayer(self)
 
 
-@dataclass(frozen=True)
-class CardBlock(MatchBlock):
-    """A :class:`~mindsport.rating.replay.blocks.MatchBlock` of the players, and what
-    :class:`CardPlay` adds per team and match: team ``t``'s virtual players are
-    ``vplayers[vptr[t]:vptr[t+1]]`` (rows of the replayer's table of virtual players),
-    ``offset[t]`` its known performance offset; ``margin[i] = (y, s2)`` match ``i``'s observed
-    performance difference (NaN ``y``: none)."""
+class VirtualArrays(NamedTuple):
+    """What :class:`CardPlay` adds to a block per team and match (as the compiled replay reads
+    it): team ``t``'s virtual players are ``players[ptr[t]:ptr[t+1]]`` (rows of the replayer's
+    table of virtual players), ``offset[t]`` its known performance offset; ``margin[i] = (y,
+    s2)`` is match ``i``'s observed performance difference (NaN ``y``: none)."""
 
-    vptr: NDArray[np.int64]
-    vplayers: NDArray[np.int64]
+    ptr: NDArray[np.int64]
+    players: NDArray[np.int64]
     offset: NDArray[np.float64]
     margin: NDArray[np.float64]
 
     @classmethod
-    def of(
-        cls,
-        base: MatchBlock,
-        vptr: NDArray[np.int64],
-        vplayers: NDArray[np.int64],
-        offset: NDArray[np.float64],
-        margin: NDArray[np.float64],
-    ) -> CardBlock:
+    def none(cls, block: MatchBlock) -> VirtualArrays:
+        """No virtual players, offsets or margins for the matches of ``block``."""
+        n_teams = len(block.ranks)
+        return cls(
+            np.zeros(n_teams + 1, np.int64),
+            np.zeros(0, np.int64),
+            np.zeros(n_teams),
+            np.tile([math.nan, 1.0], (len(block), 1)),
+        )
+
+
+@dataclass(frozen=True)
+class CardBlock(MatchBlock):
+    """A :class:`~mindsport.rating.replay.blocks.MatchBlock` of the players, and what
+    :class:`CardPlay` adds per team and match (:class:`VirtualArrays`)."""
+
+    virtual: VirtualArrays
+
+    @classmethod
+    def of(cls, base: MatchBlock, virtual: VirtualArrays) -> CardBlock:
         """The players' block ``base`` with the virtual players, offsets and margins."""
         b = base
-        return cls(
-            b.team_ptr, b.player_ptr, b.players, b.weights, b.ranks, b.times,
-            vptr, vplayers, offset, margin,
-        )  # fmt: skip
+        return cls(b.team_ptr, b.player_ptr, b.players, b.weights, b.ranks, b.times, virtual)
 
 
 @functools.cache
@@ -364,27 +371,22 @@ class CardPlayReplayer(TrueSkillReplayer):
             margin.append((math.nan if y is None else y, s2))
         return CardBlock.of(
             base,
-            np.asarray(vptr, np.int64),
-            np.asarray(vplayers, np.int64),
-            np.asarray(offset, np.float64),
-            np.asarray(margin, np.float64).reshape(-1, 2),
+            VirtualArrays(
+                np.asarray(vptr, np.int64),
+                np.asarray(vplayers, np.int64),
+                np.asarray(offset, np.float64),
+                np.asarray(margin, np.float64).reshape(-1, 2),
+            ),
         )
 
     def run(self, block: MatchBlock, fed: Fed, predict: bool, keep: bool) -> None:
-        if not isinstance(block, CardBlock):  # a plain block: no roles, luck or margins
-            n_teams = len(block.ranks)
-            block = CardBlock.of(
-                block,
-                np.zeros(n_teams + 1, np.int64),
-                np.zeros(0, np.int64),
-                np.zeros(n_teams),
-                np.tile([math.nan, 1.0], (len(block), 1)),
-            )
-        post = fed.post if fed.post is not None else self.table[:0]
-        out = (post, fed.pair_a, fed.pair_b, fed.prob, fed.outcome)
-        virtual = (self.vtable, block.vptr, block.vplayers, block.offset, block.margin)
+        # a plain block: no roles, luck or margins
+        virtual = block.virtual if isinstance(block, CardBlock) else VirtualArrays.none(block)
+        settings = self.model._settings
+        out = self.outputs(fed)
+        kernel = _kernel()
         bad = int(
-            _kernel()(self.table, block.arrays(), virtual, self.model._settings, predict, keep, out)
+            kernel(self.table, block.arrays, self.vtable, virtual, settings, predict, keep, out)
         )
         if bad >= 0:
             raise with_match_index(self.failure(bad), bad)

@@ -11,42 +11,56 @@ virtual players and the offsets included.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from mindsport._jit.compiling import jit
 from mindsport.rating.replay.block_kernel import block_sizes
+from mindsport.rating.replay.blocks import BlockArrays
+from mindsport.rating.replay.replayers import Outputs
 from mindsport.rating.trueskill.replay_kernel import (
     predict_and_update,
     prediction_scratch,
     prior_variance,
 )
-from mindsport.rating.trueskill.trueskill_kernel import workspace
+from mindsport.rating.trueskill.trueskill_kernel import Slots, Teams, workspace
 
 
 @jit
 def replay_cardplay(
     table: np.ndarray,
-    block: tuple[np.ndarray, ...],
-    virtual: tuple[np.ndarray, ...],
+    block: BlockArrays,
+    vtable: np.ndarray,
+    virtual: Any,
     settings: np.ndarray,
     predict: bool,
     keep: bool,
-    results: tuple[np.ndarray, ...],
+    out: Outputs,
 ) -> int:
     """Rate matches ``0..n-1`` of ``block`` in order, players' rows ``(mu, sigma, last time)``
-    of ``table`` and virtual players' rows ``(mu, sigma)`` updated in place.
+    of ``table`` and virtual players' rows ``(mu, sigma)`` of ``vtable`` updated in place.
 
-    ``virtual = (vtable, vptr, vplayers, offset, margin)``: team ``t`` of the block is joined
-    by the virtual players ``vplayers[vptr[t]:vptr[t+1]]`` (rows of ``vtable``) and its
-    performance is shifted by ``offset[t]``; ``margin[i] = (y, s2)`` is match ``i``'s observed
-    performance difference of team 0 over team 1 (NaN ``y``: none). ``settings``, ``predict``,
-    ``keep``, ``results`` and the return value as for
-    :func:`mindsport.rating.trueskill.replay_kernel.replay_trueskill`.
+    ``virtual`` (:class:`~mindsport.rating.trueskill.cardplay.VirtualArrays`): team ``t`` of
+    the block is joined by the virtual players ``virtual.players[virtual.ptr[t]:virtual.ptr[t +
+    1]]`` (rows of ``vtable``) and its performance is shifted by ``virtual.offset[t]``;
+    ``virtual.margin[i] = (y, s2)`` is match ``i``'s observed performance difference of team 0
+    over team 1 (NaN ``y``: none). ``settings``, ``predict``, ``keep``, ``out`` and the return
+    value as for :func:`mindsport.rating.trueskill.replay_kernel.replay_trueskill`.
     """
-    team_ptr, player_ptr, players, weights, ranks, times = block
-    vtable, vptr, vplayers, offset, margin = virtual
-    post = results[0]
-    tau, drift, sigma0 = settings[2], settings[3], settings[4]
+    team_ptr = block.team_ptr
+    player_ptr = block.player_ptr
+    players = block.players
+    weights = block.weights
+    ranks = block.ranks
+    times = block.times
+    vptr = virtual.ptr
+    vplayers = virtual.players
+    offset = virtual.offset
+    margin = virtual.margin
+    post = out.post
+    model = settings[0]
+    tau, drift, sigma0 = model.tau, model.drift, model.sigma0
     n_matches = team_ptr.shape[0] - 1
     max_teams, max_slots = block_sizes(team_ptr, player_ptr)
     max_virtual = 0
@@ -57,7 +71,7 @@ def replay_cardplay(
         if nv > max_virtual:
             max_virtual = nv
     width = max_slots + max_virtual
-    iw, fw, lw = workspace(max_teams)
+    work = workspace(max_teams)
     ptr = np.empty(max_teams + 1, np.int64)
     smu = np.empty(width)
     ssig = np.empty(width)
@@ -67,10 +81,9 @@ def replay_cardplay(
     src = np.empty(width, np.int64)  # >= 0: a player's row; < 0: virtual row -1 - src
     out_mu = np.empty(width)
     out_sigma = np.empty(width)
-    team_mu, team_var, pairs = prediction_scratch(max_teams)
+    scratch = prediction_scratch(max_teams)
     toff = np.empty(max_teams)
-    slots = (smu, ssig, pv, sw, noise, out_mu, out_sigma)
-    work = (iw, fw, lw, team_mu, team_var, pairs)
+    slots = Slots(smu, pv, sw, noise, out_mu, out_sigma)
     tau2 = tau * tau
     with_time = post.shape[1] > 2
     k = 0
@@ -104,10 +117,8 @@ def replay_cardplay(
         for s in range(q):
             out_mu[s] = smu[s]
             out_sigma[s] = ssig[s]
-        ok, k = predict_and_update(
-            ptr[: n + 1], ranks[t0 : t0 + n], slots, (toff, margin[i]), settings, work,
-            k, predict, results,
-        )  # fmt: skip
+        teams = Teams(ptr[: n + 1], ranks[t0 : t0 + n], toff, margin[i])
+        ok, k = predict_and_update(teams, slots, ssig, settings, work, scratch, out, k, predict)
         if not ok:
             return i
         for s in range(q):

@@ -53,7 +53,14 @@ from mindsport.rating.trueskill.game import (
 )
 from mindsport.rating.trueskill.predictions import place_probabilities, quality
 
-__all__ = ["ConvergenceError", "InvalidGameError", "TrueSkill", "TrueSkillReplayer", "draw_margin"]
+__all__ = [
+    "SETTINGS",
+    "ConvergenceError",
+    "InvalidGameError",
+    "TrueSkill",
+    "TrueSkillReplayer",
+    "draw_margin",
+]
 
 MU = 25.0
 SIGMA = MU / 3
@@ -62,8 +69,23 @@ TAU = SIGMA / 100
 DRAW_PROBABILITY = 0.10
 
 
-#: no virtual players, offsets or margin (see ``kernels.rate_game``)
+#: no virtual players, offsets or margin (see :func:`.trueskill_kernel.rate_game`)
 _NO_AUX = np.zeros(0)
+
+#: the settings as the compiled update and replay read them: one record, fields by name
+SETTINGS = np.dtype(
+    [
+        ("z", np.float64),  # the normal quantile of the draw margin
+        ("beta", np.float64),
+        ("tau", np.float64),
+        ("drift", np.float64),
+        ("sigma0", np.float64),  # a new player's sigma, the bound of drift
+        ("sigma_floor", np.float64),  # 0: none
+        ("tolerance", np.float64),
+        ("max_iterations", np.int64),
+    ],
+    align=True,
+)
 
 
 def draw_margin(draw_probability: float, n_players: int, beta: float) -> float:
@@ -168,21 +190,23 @@ class TrueSkill:
         check_settings(self, PARAMS, "TrueSkill", InvalidRatingError)
 
     @functools.cached_property
-    def _settings(self) -> NDArray[np.float64]:
-        """The settings as the compiled update takes them (see ``kernels.rate_game``)."""
+    def _settings(self) -> NDArray[np.void]:
+        """The settings as the compiled update takes them (:data:`SETTINGS`, one record)."""
         floor = 0.0 if self.sigma_floor is None else self.sigma_floor
         return np.array(
             [
-                self._quantile,
-                self.beta,
-                self.tau,
-                self.drift,
-                self.sigma,
-                floor,
-                self.tolerance,
-                self.max_iterations,
+                (
+                    self._quantile,
+                    self.beta,
+                    self.tau,
+                    self.drift,
+                    self.sigma,
+                    floor,
+                    self.tolerance,
+                    self.max_iterations,
+                )
             ],
-            dtype=np.float64,
+            dtype=SETTINGS,
         )
 
     @functools.cached_property

@@ -48,7 +48,19 @@ from mindsport.rating.replay.blocks import MatchBlock
 from mindsport.rating.replay.replayers import ArrayReplayer, ObjectReplayer, block_kernels, refusal
 from mindsport.rating.teams import check_ranks, check_weights, join_teams, split_teams
 
-__all__ = ["PairwiseTrueSkill"]
+__all__ = ["SETTINGS", "PairwiseTrueSkill"]
+
+#: the settings as the compiled update and replay read them: one record, fields by name
+SETTINGS = np.dtype(
+    [
+        ("z", np.float64),  # the normal quantile of the draw margin
+        ("beta", np.float64),
+        ("tau", np.float64),
+        ("iterations", np.int64),
+        ("both_orders", np.bool_),
+    ],
+    align=True,
+)
 
 
 @functools.cache
@@ -108,11 +120,11 @@ class PairwiseTrueSkill:
         return 0.0 if p == 0 else norm_ppf((p + 1.0) / 2.0)
 
     @functools.cached_property
-    def _settings(self) -> NDArray[np.float64]:
-        """The quantile of the draw margin, beta, tau, iterations, both orders."""
+    def _settings(self) -> NDArray[np.void]:
+        """The settings as the compiled update takes them (:data:`SETTINGS`, one record)."""
         return np.array(
-            [self._quantile, self.beta, self.tau, self.iterations, self.both_orders],
-            dtype=np.float64,
+            [(self._quantile, self.beta, self.tau, self.iterations, self.both_orders)],
+            dtype=SETTINGS,
         )
 
     def rating(self, mu: float | None = None, sigma: float | None = None) -> Rating:
@@ -139,7 +151,7 @@ class PairwiseTrueSkill:
         """New ratings after one game (same shape as ``teams``), pair by pair, repeated.
 
         Each pairwise update is TrueSkill's compiled two-team update
-        (:func:`mindsport.rating.trueskill.replay_kernel.pairwise_update`).
+        (:func:`mindsport.rating.trueskill.pairwise_kernel.pairwise_update`).
         """
         values, keys = split_teams(teams, Rating, "PairwiseTrueSkill")
         rk = check_ranks(ranks, len(values), "PairwiseTrueSkill")

@@ -10,38 +10,38 @@ predictions are TrueSkill's (:func:`~mindsport.rating.trueskill.replay_kernel.pr
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
 from mindsport._jit.compiling import jit
 from mindsport.rating.compiled import margin_from_quantile, pair_outcome
 from mindsport.rating.replay.block_kernel import block_sizes, load_match, team_pointers
+from mindsport.rating.replay.blocks import BlockArrays
+from mindsport.rating.replay.replayers import Outputs
 from mindsport.rating.trueskill.replay_kernel import predict_pairs, prediction_scratch
-from mindsport.rating.trueskill.trueskill_kernel import two_teams
+from mindsport.rating.trueskill.trueskill_kernel import Slots, Teams, two_teams
 
 
 @jit
-def pairwise_update(
-    ptr: np.ndarray,
-    mu: np.ndarray,
-    var: np.ndarray,
-    w: np.ndarray,
-    rank: np.ndarray,
-    settings: np.ndarray,
-    pv: np.ndarray,
-) -> None:
-    """The mahjong article's pairwise update of one game, in place on the slots' ``mu`` and variance
-    ``var``: every decided pair of teams (ordered pairs, or each pair once), ``iterations``
-    times in sequence, gets TrueSkill's :func:`two_teams` update of the current values, with
-    the dynamics ``tau^2`` added before each. ``settings``: the quantile of the draw margin,
-    beta, tau, iterations, both orders; ``pv``: scratch."""
-    z, beta, tau = settings[0], settings[1], settings[2]
-    iterations = int(settings[3])
-    both = settings[4] != 0.0
+def pairwise_update(teams: Teams, slots: Slots, model: Any) -> None:
+    """The mahjong article's pairwise update of one game, in place on the slots' means
+    (``slots.mu``, which is ``slots.out_mu``) and variances (``slots.out_sigma``): every decided
+    pair of teams (ordered pairs, or each pair once), ``iterations`` times in sequence, gets
+    TrueSkill's :func:`~.trueskill_kernel.two_teams` update of the current values, with the
+    dynamics ``tau^2`` added before each (into ``slots.pv``, scratch). ``model``: the settings
+    record (:data:`mindsport.rating.trueskill.pairwise.SETTINGS`)."""
+    ptr = teams.ptr
+    rank = teams.rank
+    var = slots.out_sigma
+    pv = slots.pv
+    w = slots.w
+    z, beta, tau = model.z, model.beta, model.tau
+    iterations = model.iterations
+    both = model.both_orders
     n = rank.shape[0]
     beta2 = beta * beta
     tau2 = tau * tau
-    players_only = np.ones(pv.shape[0])
     for _ in range(iterations):
         for i in range(n):
             for j in range(n):
@@ -58,23 +58,39 @@ def pairwise_update(
                         if w[q] > 0.0:
                             size += 1
                 e = margin_from_quantile(z, size, beta)
-                two_teams(
-                    ptr[a], ptr[a + 1], ptr[b], ptr[b + 1], mu, pv, w, e, s == 0.5, beta2, mu, var,
-                    players_only, 0.0, math.nan, 1.0,
-                )  # fmt: skip
+                _pair((ptr[a], ptr[a + 1], ptr[b], ptr[b + 1]), slots, e, s == 0.5, beta2)
+
+
+@jit
+def _pair(
+    span: tuple[int, int, int, int], slots: Slots, e: float, tied: bool, beta2: float
+) -> None:
+    """One pairwise update: :func:`~.trueskill_kernel.two_teams` without offsets or margins (a
+    call of its own: the loops of :func:`pairwise_update` stay small)."""
+    two_teams(span, slots, e, tied, beta2, (0.0, math.nan, 1.0))
+
+
+@jit
+def _no_extras(max_teams: int) -> tuple[np.ndarray, np.ndarray]:
+    """A game's teams without known offsets or an observed margin."""
+    return np.zeros(max_teams), np.array([math.nan, 1.0])
 
 
 @jit
 def pairwise_game(buf: np.ndarray, settings: np.ndarray, teams: int, n: int) -> None:
     """:func:`pairwise_update` for one game packed in ``buf``: team sizes, ranks, then the
-    mu, sigma and weight of each player; the new mu and sigma overwrite the old."""
+    mu, sigma and weight of each player; the new mu and sigma overwrite the old. ``settings``:
+    the model's settings, one record."""
     ptr = team_pointers(buf, teams)
     rank = buf[teams : 2 * teams]
     at = 2 * teams
     mu = buf[at : at + n]
     sigma = buf[at + n : at + 2 * n]
     var = sigma * sigma
-    pairwise_update(ptr, mu, var, buf[at + 2 * n : at + 3 * n], rank, settings, np.empty(n))
+    offset, margin = _no_extras(teams)
+    w = buf[at + 2 * n : at + 3 * n]
+    slots = Slots(mu, np.empty(n), w, np.ones(n), mu, var)
+    pairwise_update(Teams(ptr, rank, offset, margin), slots, settings[0])
     for s in range(n):
         sigma[s] = math.sqrt(var[s])
 
@@ -82,17 +98,22 @@ def pairwise_game(buf: np.ndarray, settings: np.ndarray, teams: int, n: int) -> 
 @jit
 def replay_pairwise(
     table: np.ndarray,
-    block: tuple[np.ndarray, ...],
+    block: BlockArrays,
     settings: np.ndarray,
     predict: bool,
     keep: bool,
-    results: tuple[np.ndarray, ...],
+    out: Outputs,
 ) -> int:
     """:func:`pairwise_update` for every match of a block, rows ``(mu, sigma)`` of ``table``
-    carried forward; predictions as TrueSkill's (:func:`predict_pairs`)."""
-    team_ptr, player_ptr, players, weights, ranks, _ = block
-    post, pair_a, pair_b, prob, outcome = results
-    z, beta, tau = settings[0], settings[1], settings[2]
+    carried forward; predictions as TrueSkill's
+    (:func:`~mindsport.rating.trueskill.replay_kernel.predict_pairs`)."""
+    team_ptr = block.team_ptr
+    player_ptr = block.player_ptr
+    players = block.players
+    weights = block.weights
+    ranks = block.ranks
+    post = out.post
+    model = settings[0]
     n_matches = team_ptr.shape[0] - 1
     max_teams, max_slots = block_sizes(team_ptr, player_ptr)
     ptr = np.empty(max_teams + 1, np.int64)
@@ -101,9 +122,9 @@ def replay_pairwise(
     ssig = np.empty(max_slots)
     var = np.empty(max_slots)
     pv = np.empty(max_slots)
-    team_mu, team_var, pairs = prediction_scratch(max_teams)
+    scratch = prediction_scratch(max_teams)
     players_only = np.ones(max_slots)
-    no_offset = np.zeros(max_teams)
+    no_offset, no_margin = _no_extras(max_teams)
     k = 0
     for i in range(n_matches):
         t0 = team_ptr[i]
@@ -114,13 +135,11 @@ def replay_pairwise(
             smu[q] = rows[q, 0]
             ssig[q] = rows[q, 1]
             var[q] = ssig[q] * ssig[q]
-        rank = ranks[t0 : t0 + n]
+        teams = Teams(ptr[: n + 1], ranks[t0 : t0 + n], no_offset, no_margin)
         if predict:
-            k = predict_pairs(
-                ptr[: n + 1], rank, smu, ssig, z, beta, tau, team_mu, team_var, pairs,
-                k, pair_a, pair_b, prob, outcome, players_only, no_offset,
-            )  # fmt: skip
-        pairwise_update(ptr[: n + 1], smu, var, weights[s0 : s0 + ns], rank, settings, pv)
+            k = predict_pairs(teams, smu, ssig, players_only, model, scratch, out, k)
+        w = weights[s0 : s0 + ns]
+        pairwise_update(teams, Slots(smu, pv, w, players_only, smu, var), model)
         for q in range(ns):
             p = players[s0 + q]
             if weights[s0 + q] > 0.0:

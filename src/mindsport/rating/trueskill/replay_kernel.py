@@ -20,6 +20,7 @@ the plain functions of :mod:`mindsport.rating.gaussian`, :mod:`mindsport.rating.
 from __future__ import annotations
 
 import math
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -28,51 +29,68 @@ from mindsport._jit.compiling import inline, jit
 from mindsport._jit.lanes import PART, WIDTH, load, part_zeros, zeros
 from mindsport.rating.compiled import (
     ahead_given,
-    difference_moments,
     drifted_sigma,
     margin_from_quantile,
     norm_cdf,
     pair_outcome,
     win_loss,
-    win_moments,
 )
 from mindsport.rating.replay.block_kernel import block_sizes
+from mindsport.rating.replay.blocks import BlockArrays
+from mindsport.rating.replay.replayers import Outputs
 from mindsport.rating.trueskill.trueskill_kernel import (
+    Slots,
+    Teams,
+    Workspace,
+    duel,
     finish_game,
     lane_settled,
+    rules_of,
     setup_game,
+    skill_after,
     sweep_lanes,
     update_match,
     workspace,
 )
 
 
+class PredictionScratch(NamedTuple):
+    """The scratch of :func:`predict_pairs` (:func:`prediction_scratch`)."""
+
+    #: each team's performance mean and variance
+    team_mu: np.ndarray
+    team_var: np.ndarray
+    #: the decided pairs laid out for lanes: difference, its variance, draw margin
+    pairs: np.ndarray
+
+
 @jit
 def predict_pairs(
-    ptr: np.ndarray,
-    rank: np.ndarray,
+    teams: Teams,
     mu: np.ndarray,
     sigma: np.ndarray,
-    z: float,
-    beta: float,
-    tau: float,
-    team_mu: np.ndarray,
-    team_var: np.ndarray,
-    pairs: np.ndarray,
-    k: int,
-    pair_a: np.ndarray,
-    pair_b: np.ndarray,
-    prob: np.ndarray,
-    outcome: np.ndarray,
     noise: np.ndarray,
-    offset: np.ndarray,
+    model: Any,
+    scratch: PredictionScratch,
+    out: Outputs,
+    k: int,
 ) -> int:
     """Pre-game predictions of every decided pair ``a < b`` of one match (team ``t`` holds the
-    slots ``ptr[t]:ptr[t+1]`` of ``mu``/``sigma``), written from position ``k`` on: ``P(a ahead
-    of b)`` with the draw taken out, under TrueSkill's performance model (every player counts
-    fully; ``noise`` and ``offset`` as in :func:`update_match`: a virtual player, noise 0, adds
-    its skill and its uncertainty but neither noise nor dynamics). ``team_mu``, ``team_var`` and
-    ``pairs`` are scratch (:func:`prediction_scratch`). Returns the next position."""
+    slots ``teams.ptr[t]:teams.ptr[t+1]`` of ``mu``/``sigma``), written to ``out`` from
+    position ``k`` on: ``P(a ahead of b)`` with the draw taken out, under TrueSkill's
+    performance model (every player counts fully; ``noise`` and the teams' offsets as in
+    :class:`~.trueskill_kernel.Slots` and :class:`~.trueskill_kernel.Teams`: a virtual player,
+    noise 0, adds its skill and its uncertainty but neither noise nor dynamics). ``model``: the
+    settings record (its ``z``, ``beta`` and ``tau``). Returns the next position."""
+    ptr = teams.ptr
+    rank = teams.rank
+    offset = teams.offset
+    team_mu = scratch.team_mu
+    team_var = scratch.team_var
+    pairs = scratch.pairs
+    z = model.z
+    beta = model.beta
+    tau = model.tau
     n = rank.shape[0]
     beta2 = beta * beta
     tau2 = tau * tau
@@ -104,16 +122,16 @@ def predict_pairs(
             pairs[0, 0, filled] = team_mu[a] - team_mu[b]
             pairs[0, 1, filled] = team_var[a] + team_var[b]
             pairs[0, 2, filled] = margin_from_quantile(z, size, beta)
-            pair_a[k] = a
-            pair_b[k] = b
-            outcome[k] = o
+            out.pair_a[k] = a
+            out.pair_b[k] = b
+            out.outcome[k] = o
             k += 1
             filled += 1
             if filled == PART:
-                _ahead(pairs, filled, prob, k)
+                _ahead(pairs, filled, out.prob, k)
                 filled = 0
     if filled > 0:
-        _ahead(pairs, filled, prob, k)
+        _ahead(pairs, filled, out.prob, k)
     return k
 
 
@@ -130,10 +148,10 @@ def _ahead(pairs: np.ndarray, filled: int, prob: np.ndarray, k: int) -> None:
 
 
 @jit
-def prediction_scratch(max_teams: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def prediction_scratch(max_teams: int) -> PredictionScratch:
     """The scratch of :func:`predict_pairs` for games of up to ``max_teams`` teams."""
     pairs = np.ones((1, 3, PART))  # finite values in the lanes no pair has filled yet
-    return np.empty(max_teams), np.empty(max_teams), pairs
+    return PredictionScratch(np.empty(max_teams), np.empty(max_teams), pairs)
 
 
 @inline
@@ -151,43 +169,44 @@ def prior_variance(
 
 @jit
 def predict_and_update(
-    ptr: np.ndarray,
-    rank: np.ndarray,
-    slots: tuple[np.ndarray, ...],
-    team: tuple[np.ndarray, ...],
+    teams: Teams,
+    slots: Slots,
+    sigma: np.ndarray,
     settings: np.ndarray,
-    work: tuple[np.ndarray, ...],
+    work: Workspace,
+    scratch: PredictionScratch,
+    out: Outputs,
     k: int,
     predict: bool,
-    results: tuple[np.ndarray, ...],
 ) -> tuple[bool, int]:
     """One loaded match of a replay: its pre-game predictions from position ``k`` (with
-    ``predict``, :func:`predict_pairs`), then :func:`update_match`. ``slots = (mu, sigma,
-    prior variance, weight, noise, out_mu, out_sigma)``, ``team = (offset, margin)``, ``work =
-    (iw, fw, lw, team_mu, team_var, pairs)``; ``settings`` and ``results`` as for
-    :func:`replay_trueskill`. Returns whether it converged and the next prediction position."""
-    smu, ssig, pv, sw, noise, out_mu, out_sigma = slots
-    offset, margin = team
-    iw, fw, lw, team_mu, team_var, pairs = work
-    _post, pair_a, pair_b, prob, outcome = results
-    z, beta, tau = settings[0], settings[1], settings[2]
-    sigma_floor, tolerance = settings[5], settings[6]
-    max_iterations = int(settings[7])
+    ``predict``, :func:`predict_pairs` of the slots' means and deviations ``sigma``), then
+    :func:`~.trueskill_kernel.update_match`. ``settings`` as for :func:`replay_trueskill`.
+    Returns whether it converged and the next prediction position."""
     if predict:
-        k = predict_pairs(
-            ptr, rank, smu, ssig, z, beta, tau, team_mu, team_var, pairs,
-            k, pair_a, pair_b, prob, outcome, noise, offset,
-        )  # fmt: skip
-    ok = update_match(
-        ptr, smu, pv, sw, rank, z, beta, sigma_floor, tolerance, max_iterations,
-        iw, fw, lw, out_mu, out_sigma, noise, offset, margin,
-    )  # fmt: skip
+        k = predict_pairs(teams, slots.mu, sigma, slots.noise, settings[0], scratch, out, k)
+    ok = update_match(teams, slots, rules_of(settings), work)
     return ok, k
 
 
 #: games of more than two players that the replay rates side by side, one per lane of a vector
-#: (see :func:`sweep_lanes` and :mod:`mindsport._jit.lanes`)
+#: (see :func:`~.trueskill_kernel.sweep_lanes` and :mod:`mindsport._jit.lanes`)
 LANES = WIDTH
+
+
+class LaneGames(NamedTuple):
+    """The games waiting in the lanes of :func:`replay_trueskill`: lane ``L``'s slots are
+    ``L * max_slots + 0, 1, ...`` of each array of ``slots``; its team pointers, ``ptr[L]``,
+    count from there."""
+
+    #: team pointers per lane
+    ptr: np.ndarray
+    #: the match in each lane
+    match: np.ndarray
+    slots: Slots
+    #: no known offsets, no observed margin
+    offset: np.ndarray
+    margin: np.ndarray
 
 
 @inline
@@ -215,12 +234,11 @@ def _shares_player(s0: int, ns: int, players: np.ndarray, waiting: np.ndarray) -
 @jit
 def _flush(
     pending: int,
-    lane_match: np.ndarray,
-    block: tuple[np.ndarray, ...],
+    lanes: LaneGames,
+    block: BlockArrays,
     table: np.ndarray,
-    lanes: tuple[np.ndarray, ...],
-    work: tuple[np.ndarray, ...],
     settings: np.ndarray,
+    work: Workspace,
     keep: bool,
     post: np.ndarray,
 ) -> int:
@@ -228,29 +246,34 @@ def _flush(
     then write each one's players back to ``table`` (and ``post`` with ``keep``) in match
     order. Returns -1, or the index of the first match that did not converge (the matches
     before it are written, the others not)."""
-    team_ptr, player_ptr, players, _, _, times = block
-    ptr, smu, pv, sw, out_mu, out_sigma, noise, offset = lanes
-    iw, fw, lw = work
-    beta, sigma_floor, tolerance = settings[1], settings[5], settings[6]
-    width = smu.shape[0] // ptr.shape[0]
+    team_ptr = block.team_ptr
+    player_ptr = block.player_ptr
+    players = block.players
+    times = block.times
+    slots = lanes.slots
+    sw = slots.w
+    out_mu = slots.out_mu
+    out_sigma = slots.out_sigma
+    rules = rules_of(settings)
+    width = sw.shape[0] // lanes.ptr.shape[0]
     if pending <= PART:  # one vector of the library: each lane's numbers are the same
-        sweep_lanes(part_zeros(), pending, tolerance, int(settings[7]), iw, fw, lw)
+        sweep_lanes(part_zeros(), pending, rules, work)
     else:
-        sweep_lanes(zeros(), pending, tolerance, int(settings[7]), iw, fw, lw)
+        sweep_lanes(zeros(), pending, rules, work)
     with_time = post.shape[1] > 2
     for lane in range(pending):
-        i = lane_match[lane]
-        if not lane_settled(iw, lane):
+        i = lanes.match[lane]
+        if not lane_settled(work.iw, lane):
             return i
         t0 = team_ptr[i]
         n = team_ptr[i + 1] - t0
         s0 = player_ptr[t0]
         ns = player_ptr[t0 + n] - s0
         now = times[i]
-        finish_game(
-            lane, ptr[lane, : n + 1], smu, pv, sw, beta, sigma_floor, iw, fw, lw, out_mu,
-            out_sigma, noise, offset,
-        )  # fmt: skip
+        teams = Teams(
+            lanes.ptr[lane, : n + 1], block.ranks[t0 : t0 + n], lanes.offset, lanes.margin
+        )
+        finish_game(lane, teams, slots, rules, work)
         o = lane * width
         for q in range(ns):
             p = players[s0 + q]
@@ -269,49 +292,62 @@ def _flush(
 @jit
 def replay_trueskill(
     table: np.ndarray,
-    block: tuple[np.ndarray, ...],
+    block: BlockArrays,
     settings: np.ndarray,
     predict: bool,
     keep: bool,
-    results: tuple[np.ndarray, ...],
+    out: Outputs,
 ) -> int:
-    """Rate matches ``0..n-1`` in order with :func:`update_match`, updating the players' rows
-    ``(mu, sigma, last time)`` of ``table`` in place (last time NaN: not seen yet; it moves only
-    when the player plays with a positive weight). ``settings`` as for :func:`rate_game`.
+    """Rate the block's matches in order with :func:`~.trueskill_kernel.update_match`, updating
+    the players' rows ``(mu, sigma, last time)`` of ``table`` in place (last time NaN: not seen
+    yet; it moves only when the player plays with a positive weight). ``settings``: the model's
+    settings record (:data:`mindsport.rating.trueskill.model.SETTINGS`).
 
-    With ``keep`` the post-game row of every slot goes to ``post`` (mu, sigma, and the time when
-    ``post`` has a third column); with ``predict`` the
-    pre-game prediction of every decided pair goes to ``pair_a``/``pair_b`` (team indices within
-    the match), ``prob``, ``outcome`` (positions from :func:`count_pairs`). Returns -1, or the
-    index of the first match that did not converge.
+    With ``keep`` the post-game row of every slot goes to ``out.post`` (mu, sigma, and the time
+    when ``post`` has a third column); with ``predict`` the pre-game prediction of every decided
+    pair goes to ``out.pair_a``/``pair_b`` (team indices within the match), ``prob``,
+    ``outcome`` (positions from :func:`~mindsport.rating.replay.block_kernel.count_pairs`).
+    Returns -1, or the index of the first match that did not converge.
 
-    A game of two single players playing fully takes a lean path: :func:`two_teams` and
-    :func:`predict_pairs` written out for that shape (the same operations, so the same numbers).
-    Larger games wait in lanes (see the module docstring) until :data:`LANES` of them are laid
-    out, the next game shares a player with one of them or is a lean one, or the block ends.
+    A game of two single players playing fully takes the closed form of two teams
+    (:func:`~.trueskill_kernel.duel` and :func:`~.trueskill_kernel.skill_after`) on the players'
+    rows, its prediction's tail reused. Larger games wait in lanes (see the module docstring)
+    until :data:`LANES` of them are laid out, the next game shares a player with one of them or
+    is a lean one, or the block ends.
     """
-    team_ptr, player_ptr, players, weights, ranks, times = block
-    post, pair_a, pair_b, prob, outcome = results
-    z, beta, tau, drift, sigma0, sigma_floor = settings[:6]
+    team_ptr = block.team_ptr
+    player_ptr = block.player_ptr
+    players = block.players
+    weights = block.weights
+    ranks = block.ranks
+    times = block.times
+    post = out.post
+    model = settings[0]
+    z = model.z
+    beta = model.beta
+    tau = model.tau
+    drift = model.drift
+    sigma0 = model.sigma0
+    sigma_floor = model.sigma_floor
+    rules = rules_of(settings)
     n_matches = team_ptr.shape[0] - 1
     max_teams, max_slots = block_sizes(team_ptr, player_ptr)
-    iw, fw, lw = workspace(max_teams, LANES)
-    # lane L's slots are L * max_slots + 0, 1, ... of each slot array; its team pointers count
-    # from there
-    ptr = np.empty((LANES, max_teams + 1), np.int64)
+    work = workspace(max_teams, LANES)
     smu = np.empty(LANES * max_slots)
     ssig = np.empty(LANES * max_slots)
     pv = np.empty(LANES * max_slots)
     sw = np.empty(LANES * max_slots)
     out_mu = np.empty(LANES * max_slots)
     out_sigma = np.empty(LANES * max_slots)
-    team_mu, team_var, pairs = prediction_scratch(max_teams)
+    scratch = prediction_scratch(max_teams)
     players_only = np.ones(LANES * max_slots)
-    no_offset = np.zeros(max_teams)
-    no_margin = np.array([math.nan, 1.0])
-    lanes = (ptr, smu, pv, sw, out_mu, out_sigma, players_only, no_offset)
-    work = (iw, fw, lw)
-    lane_match = np.empty(LANES, np.int64)
+    lanes = LaneGames(
+        np.empty((LANES, max_teams + 1), np.int64),
+        np.empty(LANES, np.int64),
+        Slots(smu, pv, sw, players_only, out_mu, out_sigma),
+        np.zeros(max_teams),
+        np.array([math.nan, 1.0]),
+    )
     pending = 0  # matches laid out in the lanes, not yet rated
     # the players of the matches in the lanes: a set with room for twice as many as they hold
     room = 16
@@ -340,7 +376,7 @@ def replay_trueskill(
         # the waiting matches are rated first when the lanes are full, when this match is a lean
         # one (a failure must leave no later match rated) or when it shares a player with them
         if pending == LANES or (pending > 0 and (lean or _shares_player(s0, ns, players, waiting))):
-            bad = _flush(pending, lane_match, block, table, lanes, work, settings, keep, post)
+            bad = _flush(pending, lanes, block, table, settings, work, keep, post)
             pending = 0
             waiting[:] = -1
             if bad >= 0:
@@ -350,8 +386,6 @@ def replay_trueskill(
             pb = players[s0 + 1]
             ra = ranks[t0]
             rb = ranks[t0 + 1]
-            win = 0.0
-            loss = 0.0
             mu_a = table[pa, 0]
             sg_a = table[pa, 1]
             mu_b = table[pb, 0]
@@ -370,40 +404,35 @@ def replay_trueskill(
             b_ahead = rb < ra or (math.isnan(ra) and not math.isnan(rb))
             tied = ra == rb
             # the prediction's variance (listed order) is the update's (rank order) unless drift
-            # widened a player: then both tails are computed afresh for the update
+            # widened a player: then the update computes its tail afresh
             c2 = (pv_b + beta2) + (pv_a + beta2) if b_ahead else (pv_a + beta2) + (pv_b + beta2)
             c = math.sqrt(c2)
-            x_win = (d - e2) / c
-            x_loss = (-d - e2) / c
+            tail = math.nan  # the update's tail, norm_cdf((difference in rank order - e2) / c)
             if predict:
                 cp = c
                 if drift > 0.0:
                     cp = math.sqrt((sg_a * sg_a + tau2 + beta2) + (sg_b * sg_b + tau2 + beta2))
                 win = norm_cdf((d - e2) / cp)
                 loss = norm_cdf((-d - e2) / cp)
-                pair_a[k] = 0
-                pair_b[k] = 1
-                prob[k] = ahead_given(win, loss)
-                outcome[k] = 0.5 if tied else (0.0 if b_ahead else 1.0)
+                out.pair_a[k] = 0
+                out.pair_b[k] = 1
+                out.prob[k] = ahead_given(win, loss)
+                out.outcome[k] = 0.5 if tied else (0.0 if b_ahead else 1.0)
                 k += 1
-                if cp != c:
-                    win = norm_cdf(x_win)
-                    loss = norm_cdf(x_loss)
+                if cp == c:
+                    tail = loss if b_ahead else win
             if b_ahead:  # b is the left (better) team
                 pa, pb = pb, pa
                 mu_a, mu_b = mu_b, mu_a
                 pv_a, pv_b = pv_b, pv_a
-            if tied:
-                v, wt = difference_moments(mu_a - mu_b, c, e2, True)
-            elif b_ahead:
-                v, wt = win_moments(x_loss, loss if predict else norm_cdf(x_loss))
-            else:
-                v, wt = win_moments(x_win, win if predict else norm_cdf(x_win))
-            table[pa, 0] = mu_a + pv_a / c * v
-            table[pb, 0] = mu_b - pv_b / c * v
-            sg = math.sqrt(pv_a * (1.0 - pv_a / c2 * wt))
+            v, wt = duel(mu_a - mu_b, c, e2, tied, math.nan, 1.0, tail)
+            mu_new, var = skill_after(mu_a, pv_a, 1.0, c, c2, v, wt)
+            table[pa, 0] = mu_new
+            sg = math.sqrt(var)
             table[pa, 1] = sg if sg >= sigma_floor else sigma_floor
-            sg = math.sqrt(pv_b * (1.0 - pv_b / c2 * wt))
+            mu_new, var = skill_after(mu_b, pv_b, -1.0, c, c2, v, wt)
+            table[pb, 0] = mu_new
+            sg = math.sqrt(var)
             table[pb, 1] = sg if sg >= sigma_floor else sigma_floor
             table[pa, 2] = now
             table[pb, 2] = now
@@ -418,7 +447,7 @@ def replay_trueskill(
         # a larger match waits in a lane
         lane = pending
         o = lane * max_slots
-        lp = ptr[lane, : n + 1]
+        lp = lanes.ptr[lane, : n + 1]
         for t in range(n + 1):
             lp[t] = o + player_ptr[t0 + t] - s0
         for q in range(ns):
@@ -429,22 +458,16 @@ def replay_trueskill(
             pv[o + q] = prior_variance(table[p, 1], table[p, 2], now, drift, sigma0, tau2)
             out_mu[o + q] = table[p, 0]
             out_sigma[o + q] = table[p, 1]
-        rank = ranks[t0 : t0 + n]
+        game = Teams(lp, ranks[t0 : t0 + n], lanes.offset, lanes.margin)
         if predict:
-            k = predict_pairs(
-                lp, rank, smu, ssig, z, beta, tau, team_mu, team_var, pairs,
-                k, pair_a, pair_b, prob, outcome, players_only, no_offset,
-            )  # fmt: skip
-        setup_game(
-            lane, lp, smu, pv, sw, rank, z, beta, sigma_floor, iw, fw, lw,
-            out_mu, out_sigma, players_only, no_offset, no_margin,
-        )  # fmt: skip
-        lane_match[lane] = i
+            k = predict_pairs(game, smu, ssig, players_only, model, scratch, out, k)
+        setup_game(lane, game, lanes.slots, rules, work)
+        lanes.match[lane] = i
         pending += 1
         for q in range(s0, s0 + ns):
             p = players[q]
             waiting[_slot(p, waiting)] = p
     workspace_sink[0] = ahead
     if pending > 0:
-        return _flush(pending, lane_match, block, table, lanes, work, settings, keep, post)
+        return _flush(pending, lanes, block, table, settings, work, keep, post)
     return -1

@@ -31,7 +31,7 @@ of :mod:`.gaussian`, :mod:`.truncation` and :mod:`.formulas`, compiled as writte
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -55,8 +55,10 @@ from mindsport.rating.compiled import (
     drifted_sigma,
     margin_from_quantile,
     margin_moments,
+    norm_cdf,
     truncated,
     win_main,
+    win_moments,
 )
 from mindsport.rating.gaussian import TAIL
 from mindsport.rating.replay.block_kernel import team_pointers
@@ -66,15 +68,80 @@ from mindsport.rating.truncation import W_HIGH, W_LOW
 _retruncate = lanewise(truncated)
 
 __all__ = [
+    "Rules",
+    "Slots",
+    "Teams",
+    "Workspace",
+    "duel",
     "finish_game",
     "lane_settled",
     "rate_game",
     "setup_game",
+    "skill_after",
     "sweep_lanes",
     "two_teams",
     "update_match",
     "workspace",
 ]
+
+
+class Rules(NamedTuple):
+    """What the update of one game reads of the model's settings."""
+
+    #: normal quantile of the draw margin (0: no draws)
+    z: float
+    #: performance noise
+    beta: float
+    #: least sigma after a game (0: none)
+    sigma_floor: float
+    #: the message passing stops when no difference marginal moves by more
+    tolerance: float
+    #: safety limit on its sweeps
+    max_iterations: int
+
+
+class Teams(NamedTuple):
+    """One game's teams: team ``t`` holds the slots ``ptr[t]:ptr[t+1]`` of :class:`Slots`."""
+
+    #: team pointers (one more than teams)
+    ptr: np.ndarray
+    #: each team's rank (lower is better, equal ties; NaN: unranked)
+    rank: np.ndarray
+    #: a known amount added to each team's performance (a deal's luck)
+    offset: np.ndarray
+    #: ``(y, s2)``: for two teams, the performance difference of team 0 over team 1 observed
+    #: as ``N(y, s2)`` (NaN ``y``: not observed)
+    margin: np.ndarray
+
+
+class Slots(NamedTuple):
+    """Per player slot, what the update reads and what it writes."""
+
+    #: skill mean
+    mu: np.ndarray
+    #: prior variance: sigma^2, drift and the dynamics tau^2
+    pv: np.ndarray
+    #: weight (partial play; 0: no update)
+    w: np.ndarray
+    #: the slot's share of the performance noise beta^2: 1 a player, 0 a virtual player (skill
+    #: without noise of its own, not counted in the draw margin)
+    noise: np.ndarray
+    #: the new mean and sigma (the closed form of two teams leaves the variance in ``out_sigma``
+    #: for its caller to take the root of)
+    out_mu: np.ndarray
+    out_sigma: np.ndarray
+
+
+class Workspace(NamedTuple):
+    """The scratch of :func:`sweep_lanes`, shaped (rows, fields, lanes) (see the layout below)."""
+
+    #: integer fields: team order, present players, a link's left team row, the lane's links
+    iw: np.ndarray
+    #: float fields per team row
+    fw: np.ndarray
+    #: float fields per link row
+    lw: np.ndarray
+
 
 # Scratch, shaped (rows, fields, lanes): lane k is game k. A game of n teams has m = n - 1 links
 # (difference factors); with top = rows - 1 its teams in finishing order sit in the rows
@@ -91,47 +158,73 @@ _E, _DRAW, _LPI, _LTAU, _RPI, _RTAU, _XPI, _XTAU = range(8)
 
 
 @jit
-def workspace(max_teams: int, lanes: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def workspace(max_teams: int, lanes: int = 1) -> Workspace:
     """Scratch arrays for ``lanes`` games of up to ``max_teams`` teams each (allocated once per
     block; see the layout above)."""
     rows = max(max_teams, 2)
-    return (
+    return Workspace(
         np.zeros((rows, 4, lanes), np.int64),
         np.zeros((rows, 4, lanes)),
         np.zeros((rows, 8, lanes)),
     )
 
 
-@jit
+@inline
+def duel(d: float, c: float, e: float, tied: bool, y: float, s2: float, tail: float) -> Any:
+    """The closed form of two teams: ``(v, w)`` of the truncation of their performance
+    difference ``N(d, c^2)`` (left minus right) to a win of the left team (``> e``) or, when
+    ``tied``, a draw (``|.| <= e``); with a finite ``y`` the difference was observed as
+    ``y ~ N(d, s2)`` as well (:func:`~mindsport.rating.truncation.margin_moments`). ``tail``:
+    ``norm_cdf((d - e) / c)`` when the caller has it already (NaN: computed here).
+
+    A skill then moves by its covariance with the difference (:func:`skill_after`). The one
+    closed form of two teams: :func:`two_teams` for teams of any size (and every update of two
+    teams), the replay's path for two single players (:func:`~.replay_kernel.replay_trueskill`).
+    """
+    if not math.isnan(y):
+        return margin_moments(d, c, e, tied, y, s2)
+    if tied:
+        return difference_moments(d, c, e, True)
+    x = (d - e) / c
+    return win_moments(x, norm_cdf(x) if math.isnan(tail) else tail)
+
+
+@inline
+def skill_after(mu: float, p: float, sw: float, c: float, c2: float, v: float, wt: float) -> Any:
+    """The new mean and variance of a skill ``N(mu, p)`` in a team that the difference of
+    :func:`duel` (variance ``c2 = c^2``, truncation ``v``, ``wt``) counts with the signed weight
+    ``sw`` (the player's weight on the left team, minus it on the right one)."""
+    return mu + sw * p / c * v, p * (1.0 - sw * sw * p / c2 * wt)
+
+
+@inline
 def two_teams(
-    l0: int,
-    l1: int,
-    r0: int,
-    r1: int,
-    mu: np.ndarray,
-    pv: np.ndarray,
-    w: np.ndarray,
+    span: tuple[int, int, int, int],
+    slots: Slots,
     e: float,
     tied: bool,
     beta2: float,
-    out_mu: np.ndarray,
-    out_var: np.ndarray,
-    noise: np.ndarray,
-    offset: float,
-    y: float,
-    s2: float,
+    known: tuple[float, float, float],
 ) -> None:
-    """Two teams (left slots ``l0:l1`` ahead of or tied with right slots ``r0:r1``).
+    """Two teams of a game: the left one, slots ``l0:l1`` of ``span = (l0, l1, r0, r1)``, ahead
+    of or, when ``tied``, tied with the right one, slots ``r0:r1`` (draw margin ``e``).
 
-    The team difference ``d = offset + sum w_i p_i - sum w_j p_j`` has variance ``c^2``; its
-    truncation (draw margin ``e``) gives ``v`` and ``w``, and each skill moves by its covariance
-    with ``d``. ``pv`` is each slot's prior variance (dynamics and drift included), ``noise``
-    its share of the performance noise ``beta2`` (1 a player, 0 a virtual player: a skill with
-    no noise of its own), ``offset`` the known performance offset of the left team over the
-    right one. With a finite ``y`` the difference was observed as ``y ~ N(d, s2)`` as well
-    (:func:`margin_moments`). Writes the new mean and variance of every slot with a positive
-    weight.
+    The team difference ``d = offset + sum w_i p_i - sum w_j p_j`` has variance ``c^2`` (each
+    slot's prior variance and its share of the performance noise ``beta2``); its truncation
+    (:func:`duel`) gives ``v`` and ``w``, and each skill moves by its covariance with ``d``
+    (:func:`skill_after`). ``known = (offset, y, s2)``: the known performance offset of the
+    left team over the right one, and the difference observed as ``y ~ N(d, s2)`` (NaN ``y``:
+    not observed). Writes the new mean and variance of every slot with a positive weight to
+    ``out_mu`` and ``out_sigma``.
     """
+    l0, l1, r0, r1 = span
+    offset, y, s2 = known
+    mu = slots.mu
+    pv = slots.pv
+    w = slots.w
+    noise = slots.noise
+    out_mu = slots.out_mu
+    out_var = slots.out_sigma
     mean_l = offset
     mean_r = 0.0
     c2 = 0.0
@@ -142,10 +235,7 @@ def two_teams(
         mean_r += w[s] * mu[s]
         c2 += w[s] * w[s] * (pv[s] + noise[s] * beta2)
     c = math.sqrt(c2)
-    if math.isnan(y):
-        v, wt = difference_moments(mean_l - mean_r, c, e, tied)
-    else:
-        v, wt = margin_moments(mean_l - mean_r, c, e, tied, y, s2)
+    v, wt = duel(mean_l - mean_r, c, e, tied, y, s2, math.nan)
     for side in range(2):
         s0 = l0 if side == 0 else r0
         s1 = l1 if side == 0 else r1
@@ -154,9 +244,9 @@ def two_teams(
             ws = w[s]
             if ws == 0.0:
                 continue
-            p = pv[s]
-            out_mu[s] = mu[s] + sign * ws * p / c * v
-            out_var[s] = p * (1.0 - ws * ws * p / c2 * wt)
+            new_mu, new_var = skill_after(mu[s], pv[s], sign * ws, c, c2, v, wt)
+            out_mu[s] = new_mu
+            out_var[s] = new_var
 
 
 @inline
@@ -279,28 +369,15 @@ def _diff_up(
 
 
 @inline
-def setup_game(
-    k: int,
-    ptr: np.ndarray,
-    mu: np.ndarray,
-    pv: np.ndarray,
-    w: np.ndarray,
-    rank: np.ndarray,
-    z: float,
-    beta: float,
-    sigma_floor: float,
-    iw: np.ndarray,
-    fw: np.ndarray,
-    lw: np.ndarray,
-    out_mu: np.ndarray,
-    out_sigma: np.ndarray,
-    noise: np.ndarray,
-    offset: np.ndarray,
-    margin: np.ndarray,
-) -> None:
+def setup_game(k: int, teams: Teams, slots: Slots, rules: Rules, work: Workspace) -> None:
     """Lay out one game in lane ``k`` of the scratch arrays: its teams' order and performance
     priors and its chain of difference factors, the number of links in ``iw[0, _LINKS, k]``.
     Two teams are rated here in closed form (no links)."""
+    ptr, rank, offset = teams.ptr, teams.rank, teams.offset
+    mu, pv, w, noise = slots.mu, slots.pv, slots.w, slots.noise
+    out_sigma = slots.out_sigma
+    z, beta, sigma_floor = rules.z, rules.beta, rules.sigma_floor
+    iw, fw, lw = work.iw, work.fw, work.lw
     n = rank.shape[0]
     beta2 = beta * beta
     # order: ranked teams by rank (stable insertion sort), unranked last
@@ -330,12 +407,11 @@ def setup_game(
         right = iw[1, _ORDER, k]
         tied = (not math.isnan(rank[right])) and rank[left] == rank[right]
         e = margin_from_quantile(z, iw[left, _PRESENT, k] + iw[right, _PRESENT, k], beta)
+        margin = teams.margin
         y = margin[0] if left == 0 else -margin[0]
-        two_teams(
-            ptr[left], ptr[left + 1], ptr[right], ptr[right + 1],
-            mu, pv, w, e, tied, beta2, out_mu, out_sigma,
-            noise, offset[left] - offset[right], y, margin[1],
-        )  # fmt: skip
+        known = (offset[left] - offset[right], y, margin[1])
+        span = (ptr[left], ptr[left + 1], ptr[right], ptr[right + 1])
+        two_teams(span, slots, e, tied, beta2, known)
         for s in range(ptr[0], ptr[2]):
             if w[s] != 0.0:
                 sg = math.sqrt(out_sigma[s])
@@ -372,10 +448,7 @@ def setup_game(
 
 
 @jit
-def sweep_lanes(
-    proto: Any, lanes: int, tolerance: float, max_iterations: int, iw: np.ndarray,
-    fw: np.ndarray, lw: np.ndarray,
-) -> None:  # fmt: skip
+def sweep_lanes(proto: Any, lanes: int, rules: Rules, work: Workspace) -> None:
     """The message-passing schedule of the games in lanes ``0..lanes-1``, in lockstep (the other
     lanes are idle): with a float ``proto`` one game (one lane), with a
     :class:`~mindsport._jit.lanes.Lanes` zero one game per lane of the vector (``lanes`` at
@@ -386,6 +459,9 @@ def sweep_lanes(
 
     ``iw[1, _LINKS, k]`` becomes 1 for a game that settled (or had nothing to sweep) and stays 0
     for one that did not within ``max_iterations`` sweeps."""
+    iw, fw, lw = work.iw, work.fw, work.lw
+    tolerance = rules.tolerance
+    max_iterations = rules.max_iterations
     top = iw.shape[0] - 1
     longest = 0
     chain = True  # no unranked team: every link's left team is the row above its right one
@@ -429,24 +505,14 @@ def sweep_lanes(
 
 
 @inline
-def finish_game(
-    k: int,
-    ptr: np.ndarray,
-    mu: np.ndarray,
-    pv: np.ndarray,
-    w: np.ndarray,
-    beta: float,
-    sigma_floor: float,
-    iw: np.ndarray,
-    fw: np.ndarray,
-    lw: np.ndarray,
-    out_mu: np.ndarray,
-    out_sigma: np.ndarray,
-    noise: np.ndarray,
-    offset: np.ndarray,
-) -> None:
+def finish_game(k: int, teams: Teams, slots: Slots, rules: Rules, work: Workspace) -> None:
     """The settled game of lane ``k``: the final message to every right team, then from each
     team's performance back to its players' skills."""
+    ptr, offset = teams.ptr, teams.offset
+    mu, pv, w, noise = slots.mu, slots.pv, slots.w, slots.noise
+    out_mu, out_sigma = slots.out_mu, slots.out_sigma
+    beta, sigma_floor = rules.beta, rules.sigma_floor
+    iw, fw, lw = work.iw, work.fw, work.lw
     m = iw[0, _LINKS, k]
     if m == 0:  # rated in closed form by setup_game
         return
@@ -492,58 +558,31 @@ def finish_game(
 
 
 @jit
-def update_match(
-    ptr: np.ndarray,
-    mu: np.ndarray,
-    pv: np.ndarray,
-    w: np.ndarray,
-    rank: np.ndarray,
-    z: float,
-    beta: float,
-    sigma_floor: float,
-    tolerance: float,
-    max_iterations: int,
-    iw: np.ndarray,
-    fw: np.ndarray,
-    lw: np.ndarray,
-    out_mu: np.ndarray,
-    out_sigma: np.ndarray,
-    noise: np.ndarray,
-    offset: np.ndarray,
-    margin: np.ndarray,
-) -> bool:
+def update_match(teams: Teams, slots: Slots, rules: Rules, work: Workspace) -> bool:
     """TrueSkill's update of one game; ``False`` if message passing did not converge.
 
-    Team ``t`` holds the slots ``ptr[t]:ptr[t+1]`` of ``mu`` (mean), ``pv`` (prior variance:
-    sigma^2, drift and tau^2), ``w`` (weight) and ``noise`` (the slot's share of ``beta^2``: 1
-    for a player, 0 for a virtual player such as a role's advantage, which adds skill but no
-    performance noise and does not count towards the draw margin); ``offset[t]`` is a known
-    amount added to team ``t``'s performance (a deal's luck); ``margin`` is ``(y, s2)``: for two
-    teams, the performance difference of team 0 over team 1 observed as ``N(y, s2)`` (NaN
-    ``y``: not observed); ``rank`` is NaN for an unranked team; ``z`` is the draw margin's
-    normal quantile. The new mean and sigma (at least ``sigma_floor``) of
-    every slot with a positive weight go to ``out_mu``/``out_sigma``; other slots are left as
-    they are. ``iw``/``fw``/``lw``: scratch from :func:`workspace` (one lane).
+    The game's teams and slots as :class:`Teams` and :class:`Slots` describe them (a virtual
+    player, noise 0, such as a role's advantage, adds skill but no performance noise and does
+    not count towards the draw margin); ``rules``: the draw margin's normal quantile, the
+    performance noise, the sigma floor and the convergence of the message passing. The new mean
+    and sigma (at least the floor) of every slot with a positive weight go to ``out_mu`` and
+    ``out_sigma``; other slots are left as they are. ``work``: scratch from :func:`workspace`
+    (one lane).
 
-    The same three steps rate several games at once in the replay (:func:`replay_trueskill`):
-    :func:`setup_game` per game, :func:`sweep_lanes` over all of them, :func:`finish_game` per game.
+    The same three steps rate several games at once in the replay
+    (:func:`~.replay_kernel.replay_trueskill`): :func:`setup_game` per game, :func:`sweep_lanes`
+    over all of them, :func:`finish_game` per game.
     """
-    if rank.shape[0] == 2:
+    if teams.rank.shape[0] == 2:
         # two teams, rated in closed form by setup_game: a branch of their own, with no call that
         # takes the arrays after it, is ~25% faster (numba then drops the reference counting)
-        setup_game(
-            0, ptr, mu, pv, w, rank, z, beta, sigma_floor, iw, fw, lw, out_mu, out_sigma,
-            noise, offset, margin,
-        )  # fmt: skip
+        setup_game(0, teams, slots, rules, work)
         return True
-    setup_game(
-        0, ptr, mu, pv, w, rank, z, beta, sigma_floor, iw, fw, lw, out_mu, out_sigma,
-        noise, offset, margin,
-    )  # fmt: skip
-    sweep_lanes(0.0, 1, tolerance, max_iterations, iw, fw, lw)
-    if not lane_settled(iw, 0):
+    setup_game(0, teams, slots, rules, work)
+    sweep_lanes(0.0, 1, rules, work)
+    if not lane_settled(work.iw, 0):
         return False
-    finish_game(0, ptr, mu, pv, w, beta, sigma_floor, iw, fw, lw, out_mu, out_sigma, noise, offset)
+    finish_game(0, teams, slots, rules, work)
     return True
 
 
@@ -568,13 +607,11 @@ def rate_game(
     ranks (``teams``, NaN unranked; with ``ordered``, input order: the kernel writes 0, 1, ...
     there), the mu and the sigma of the ``n`` players and, with ``extra``, their weights and
     elapsed times (else 1 and 0). The new mu and sigma overwrite the old. ``settings``: the
-    quantile of the draw margin, beta, tau, drift, the new-player sigma, the sigma floor (0:
-    none), the tolerance and the iteration limit. ``aux`` is empty (players only, no offsets, no
-    margin) or holds each slot's noise share and ``tau`` flag (``n`` each; a virtual player,
-    flags 0, has neither noise nor dynamics), each team's offset (``teams``) and the observed
-    margin ``(y, s2)`` (see :func:`update_match`)."""
-    z, beta, tau, drift, sigma0, floor, tolerance = settings[:7]
-    max_iterations = int(settings[7])
+    model's settings, one record (:data:`mindsport.rating.trueskill.model.SETTINGS`). ``aux``
+    is empty (players only, no offsets, no margin) or holds each slot's noise share and ``tau``
+    flag (``n`` each; a virtual player, flags 0, has neither noise nor dynamics), each team's
+    offset (``teams``) and the observed margin ``(y, s2)`` (see :class:`Teams`)."""
+    model = settings[0]
     ptr = team_pointers(buf, teams)
     rank = buf[teams : 2 * teams]
     if ordered:
@@ -608,19 +645,27 @@ def rate_game(
         noise = aux[:n]
         offset = aux[2 * n : 2 * n + teams]
         margin = aux[2 * n + teams : 2 * n + teams + 2]
-    tau2 = tau * tau
+    tau2 = model.tau * model.tau
     for s in range(n):
         if aux.shape[0] != 0 and aux[n + s] == 0.0:  # no dynamics (a virtual player)
             pv[s] = sigma[s] * sigma[s]
             continue
         elapsed = buf[at + 3 * n + s] if extra else 0.0
-        sg = drifted_sigma(sigma[s], elapsed, drift, sigma0)
+        sg = drifted_sigma(sigma[s], elapsed, model.drift, model.sigma0)
         pv[s] = sg * sg + tau2
-    iw, fw, lw = workspace(teams)
     ok = update_match(
-        ptr, mu, pv, w, rank, z, beta, floor, tolerance, max_iterations,
-        iw, fw, lw, out_mu, out_sigma, noise, offset, margin,
-    )  # fmt: skip
+        Teams(ptr, rank, offset, margin),
+        Slots(mu, pv, w, noise, out_mu, out_sigma),
+        rules_of(settings),
+        workspace(teams),
+    )
     mu[:] = out_mu
     sigma[:] = out_sigma
     return ok
+
+
+@inline
+def rules_of(settings: np.ndarray) -> Rules:
+    """The :class:`Rules` of a TrueSkill model's settings record."""
+    model = settings[0]
+    return Rules(model.z, model.beta, model.sigma_floor, model.tolerance, model.max_iterations)
