@@ -10,8 +10,8 @@ and the conservative value the board is sorted by).
 Each spec also says how the model estimates skills (:class:`Estimate`): **online** models update
 ratings match by match (replayed one match ahead; store leagues keep them current), a
 **whole-history** model estimates every player's skill through time from all the games at once
-(:class:`~mindsport.rating.through_time.TrueSkillThroughTime`; ``fit`` and ``evaluate`` refit it
-before each block of matches, see :mod:`mindsport.history.rolling`).
+(:class:`~mindsport.rating.through_time.model.TrueSkillThroughTime`; ``fit`` and ``evaluate`` refit
+it before each block of matches, see :mod:`mindsport.history.rolling`).
 
 A model added to :data:`MODELS` appears everywhere: ``mindsport leagues create --model``,
 ``mindsport evaluate --models``, ``fit("name", ...)``, store leagues and the service. Its class

@@ -179,6 +179,7 @@ class Elo:
     def _settings(self) -> NDArray[np.void]:
         """The settings as the compiled update takes them (:data:`SETTINGS`, one record)."""
         k = self.k
+        fide: tuple[float, ...]
         if isinstance(k, FideK):
             mode, const = 1, 0.0
             fide = (k.new_k, k.new_games, k.k, k.top_k, k.threshold)

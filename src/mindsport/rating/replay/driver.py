@@ -71,6 +71,11 @@ def named_by(match_id: Callable[[T], str]) -> Callable[[MindsportError, T], Mind
     return named
 
 
+def _item_id(item: object) -> str:
+    """An item's match id: its ``id`` (a :class:`~mindsport.match.Match`), else the item."""
+    return str(getattr(item, "id", item))
+
+
 def _chunks(items: Iterable[T], size: int) -> Iterator[list[T]]:
     it = iter(items)
     while chunk := list(islice(it, size)):
@@ -100,7 +105,7 @@ def drive(
     ``progress(done)`` is called after every block with the number of items fed so far, and
     once with 0 when there was nothing to feed.
     """
-    name = refused if refused is not None else named_by(lambda item: getattr(item, "id", item))
+    name = refused if refused is not None else named_by(_item_id)
     fed: list[Fed] = []
     done = 0
     for part in _chunks(items, chunk):

@@ -32,7 +32,7 @@ Expectation propagation: each game sends each of its players a Gaussian message,
 update computed from the player's *cavity* (his marginal without this game's message) divided by
 the cavity. Sweeps go forward in time (messages from the past, then the step's games) and back
 (messages from the future, then the games) until no marginal moves by more than ``tolerance``;
-a safety limit of ``max_sweeps`` raises :class:`~mindsport.rating.trueskill.ConvergenceError`
+a safety limit of ``max_sweeps`` raises :class:`~mindsport.rating.trueskill.game.ConvergenceError`
 instead of stopping short. The very first forward sweep, with nothing yet from the future, is
 online TrueSkill filtering (drift over elapsed time, and ``tau`` added after a step's games
 rather than before each game; with margins, the online TrueSkill with margins of
@@ -175,7 +175,7 @@ class TrueSkillThroughTime:
     max_sweeps:
         Safety limit on forward-backward sweeps (of a history from scratch or of an incremental
         :meth:`SkillHistory.add`); reaching it raises
-        :class:`~mindsport.rating.trueskill.ConvergenceError`.
+        :class:`~mindsport.rating.trueskill.game.ConvergenceError`.
     margin_scale, margin_noise:
         Score margins (None: off): a two-team game with scores also observes its performance
         difference ``margin_scale * (score_0 - score_1)`` with deviation ``margin_noise``, in the

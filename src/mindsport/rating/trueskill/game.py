@@ -155,7 +155,6 @@ def validate_game(
     return Game(keys, ratings, w, e)
 
 
-@staticmethod
 def ratings_of(members: Sequence[Any], i: int) -> list[Rating]:
     """Team ``i``'s members as :class:`Rating` values (anything with ``mu`` and ``sigma``)."""
     out = []

@@ -10,8 +10,8 @@ then the truncation is moment-matched), so a match observed with its margin stay
 exact-then-moment-matched step.
 
 The models that rate margins (:class:`~mindsport.rating.trueskill.cardplay.CardPlay` online,
-:class:`~mindsport.rating.through_time.TrueSkillThroughTime` over the whole history) take the two
-settings of :data:`MARGIN_PARAMS` and turn scores into ``y`` with :func:`observed_margin`.
+:class:`~mindsport.rating.through_time.model.TrueSkillThroughTime` over the whole history) take the
+two settings of :data:`MARGIN_PARAMS` and turn scores into ``y`` with :func:`observed_margin`.
 Matches of more than two teams, or without scores, are rated by their order only.
 
 >>> observed_margin(2.0, (3, 1)), observed_margin(2.0, (1, 3, 0)), observed_margin(None, (3, 1))

@@ -309,7 +309,7 @@ class TrueSkill:
     ) -> list[Rating]:
         """The compiled update of a validated game: every slot's new rating, team by team.
         ``aux``: the slots' noise shares and dynamics flags, the teams' offsets and the observed
-        margin, as :func:`kernels.rate_game` takes them (None: players only)."""
+        margin, as :func:`.trueskill_kernel.rate_game` takes them (None: players only)."""
         rs = game.ratings
         n_teams = len(rs)
         values: list[float] = list(map(len, rs))  # team sizes
@@ -438,8 +438,9 @@ class TrueSkill:
 
 
 class TrueSkillReplayer(ArrayReplayer):
-    """TrueSkill (:class:`~mindsport.rating.TrueSkill`) through :func:`kernels.replay_trueskill`:
-    the compiled update of ``TrueSkill.rate``; drift from the match times (``last_played``)."""
+    """TrueSkill (:class:`~mindsport.rating.TrueSkill`) through
+    :func:`.replay_kernel.replay_trueskill`: the compiled update of ``TrueSkill.rate``; drift from
+    the match times (``last_played``)."""
 
     fields = ("mu", "sigma", "last_played")
     n_value = 2

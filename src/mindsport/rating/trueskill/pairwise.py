@@ -12,7 +12,7 @@ of an n-player game receives ``2 (n - 1) iterations`` updates.
 
 * the two-player update is TrueSkill's exact two-team update (mean and variance of the truncated
   performance difference, draw margin from ``draw_probability``), which equals
-  :meth:`mindsport.rating.trueskill.TrueSkill.rate` on the pair. ``tau`` enters before each
+  :meth:`mindsport.rating.trueskill.model.TrueSkill.rate` on the pair. ``tau`` enters before each
   update, as in TrueSkill (the seed adds it after; for a chain of updates that only shifts where
   the first and last ``tau`` go).
 * the seed's code has a sign slip: for the ordered pair ``(i, j)`` with i *behind* j it calls
@@ -209,7 +209,7 @@ class PairwiseTrueSkill:
 
 
 class PairwiseReplayer(ArrayReplayer):
-    """The mahjong article's pairwise TrueSkill via ``kernels.replay_pairwise``."""
+    """The mahjong article's pairwise TrueSkill via :func:`.pairwise_kernel.replay_pairwise`."""
 
     fields = ("mu", "sigma")
     n_value = 2
