@@ -18,9 +18,9 @@ from mindsport._jit.compiling import inline, jit
 from mindsport.rating.through_time.chain_kernel import change
 from mindsport.rating.through_time.graph import Chains, Games
 from mindsport.rating.trueskill.trueskill_kernel import (
+    Known,
     Rules,
     Slots,
-    Teams,
     Workspace,
     update_match,
     workspace,
@@ -40,11 +40,10 @@ class GameScratch(NamedTuple):
     slots: Slots
     #: per slot: the change of its variable's marginal
     moved: np.ndarray
-    #: the game's team pointers and ranks (from 0), no known offsets, its observed margin
+    #: the game's team pointers and ranks (from 0); no known offsets, its observed margin
     ptr: np.ndarray
     rank: np.ndarray
-    offset: np.ndarray
-    margin: np.ndarray
+    known: Known
     work: Workspace
 
 
@@ -73,8 +72,8 @@ def game_scratch(team_ptr: np.ndarray, slot_ptr: np.ndarray) -> GameScratch:
         np.empty(max_slots),
         np.empty(max_teams + 1, np.int64),
         np.empty(max_teams),
-        np.zeros(max_teams),  # no known offset of a team's performance
-        np.array([np.nan, 1.0]),  # the game's observed score margin (y, s2); NaN y: none
+        # no known offset of a team's performance; the game's observed score margin (y, s2)
+        Known(np.zeros(max_teams), np.array([np.nan, 1.0])),
         workspace(max_teams),
     )
 
@@ -130,7 +129,7 @@ def update_game(g: int, games: Games, chains: Chains, model: Any, scratch: GameS
     moved = scratch.moved
     ptr = scratch.ptr
     rk = scratch.rank
-    margin = scratch.margin
+    margin = scratch.known.margin
     margin[0] = games.g_margin[g]
     margin[1] = model.margin_s2
     t0 = games.team_ptr[g]
@@ -153,9 +152,8 @@ def update_game(g: int, games: Games, chains: Chains, model: Any, scratch: GameS
         pi = fwd[v, 0] + bwd[v, 0] + lik[v, 0] - msg[s, 0]
         cm[i] = (fwd[v, 1] + bwd[v, 1] + lik[v, 1] - msg[s, 1]) / pi
         cv[i] = 1.0 / pi
-    teams = Teams(ptr[: n + 1], rk[:n], scratch.offset[:n], margin)
     rules = Rules(model.z, model.beta, 0.0, model.tolerance, model.max_inner)
-    if not update_match(teams, slots, rules, scratch.work):
+    if not update_match(ptr[: n + 1], rk[:n], scratch.known, slots, rules, scratch.work):
         return GAME_FAILED
     worst = 0.0
     for i in range(slot_ptr[t0 + n] - s0):

@@ -20,11 +20,17 @@ from mindsport.rating.replay.block_kernel import block_sizes
 from mindsport.rating.replay.blocks import BlockArrays
 from mindsport.rating.replay.replayers import Outputs
 from mindsport.rating.trueskill.replay_kernel import (
-    predict_and_update,
+    predict_pairs,
     prediction_scratch,
     prior_variance,
 )
-from mindsport.rating.trueskill.trueskill_kernel import Slots, Teams, workspace
+from mindsport.rating.trueskill.trueskill_kernel import (
+    Known,
+    Slots,
+    rules_of,
+    update_match,
+    workspace,
+)
 
 
 @jit
@@ -82,8 +88,9 @@ def replay_cardplay(
     out_mu = np.empty(width)
     out_sigma = np.empty(width)
     scratch = prediction_scratch(max_teams)
-    toff = np.empty(max_teams)
+    known = Known(np.empty(max_teams), np.empty(2))  # this match's offsets and margin
     slots = Slots(smu, pv, sw, noise, out_mu, out_sigma)
+    rules = rules_of(settings)
     tau2 = tau * tau
     with_time = post.shape[1] > 2
     k = 0
@@ -94,7 +101,7 @@ def replay_cardplay(
         q = 0
         for t in range(n):
             ptr[t] = q
-            toff[t] = offset[t0 + t]
+            known.offset[t] = offset[t0 + t]
             for s in range(player_ptr[t0 + t], player_ptr[t0 + t + 1]):
                 p = players[s]
                 smu[q] = table[p, 0]
@@ -117,9 +124,13 @@ def replay_cardplay(
         for s in range(q):
             out_mu[s] = smu[s]
             out_sigma[s] = ssig[s]
-        teams = Teams(ptr[: n + 1], ranks[t0 : t0 + n], toff, margin[i])
-        ok, k = predict_and_update(teams, slots, ssig, settings, work, scratch, out, k, predict)
-        if not ok:
+        known.margin[0] = margin[i, 0]
+        known.margin[1] = margin[i, 1]
+        game = ptr[: n + 1]
+        rank = ranks[t0 : t0 + n]
+        if predict:
+            k = predict_pairs(game, rank, known.offset, smu, ssig, noise, model, scratch, out, k)
+        if not update_match(game, rank, known, slots, rules, work):
             return i
         for s in range(q):
             p = src[s]

@@ -20,19 +20,18 @@ from mindsport.rating.replay.block_kernel import block_sizes, load_match, team_p
 from mindsport.rating.replay.blocks import BlockArrays
 from mindsport.rating.replay.replayers import Outputs
 from mindsport.rating.trueskill.replay_kernel import predict_pairs, prediction_scratch
-from mindsport.rating.trueskill.trueskill_kernel import Slots, Teams, two_teams
+from mindsport.rating.trueskill.trueskill_kernel import Known, Slots, two_teams
 
 
 @jit
-def pairwise_update(teams: Teams, slots: Slots, model: Any) -> None:
-    """The mahjong article's pairwise update of one game, in place on the slots' means
+def pairwise_update(ptr: np.ndarray, rank: np.ndarray, slots: Slots, model: Any) -> None:
+    """The mahjong article's pairwise update of one game (team ``t`` holds the slots
+    ``ptr[t]:ptr[t+1]`` and has the rank ``rank[t]``), in place on the slots' means
     (``slots.mu``, which is ``slots.out_mu``) and variances (``slots.out_sigma``): every decided
     pair of teams (ordered pairs, or each pair once), ``iterations`` times in sequence, gets
     TrueSkill's :func:`~.trueskill_kernel.two_teams` update of the current values, with the
     dynamics ``tau^2`` added before each (into ``slots.pv``, scratch). ``model``: the settings
     record (:data:`mindsport.rating.trueskill.pairwise.SETTINGS`)."""
-    ptr = teams.ptr
-    rank = teams.rank
     var = slots.out_sigma
     pv = slots.pv
     w = slots.w
@@ -71,12 +70,6 @@ def _pair(
 
 
 @jit
-def _no_extras(max_teams: int) -> tuple[np.ndarray, np.ndarray]:
-    """A game's teams without known offsets or an observed margin."""
-    return np.zeros(max_teams), np.array([math.nan, 1.0])
-
-
-@jit
 def pairwise_game(buf: np.ndarray, settings: np.ndarray, teams: int, n: int) -> None:
     """:func:`pairwise_update` for one game packed in ``buf``: team sizes, ranks, then the
     mu, sigma and weight of each player; the new mu and sigma overwrite the old. ``settings``:
@@ -87,10 +80,9 @@ def pairwise_game(buf: np.ndarray, settings: np.ndarray, teams: int, n: int) -> 
     mu = buf[at : at + n]
     sigma = buf[at + n : at + 2 * n]
     var = sigma * sigma
-    offset, margin = _no_extras(teams)
     w = buf[at + 2 * n : at + 3 * n]
     slots = Slots(mu, np.empty(n), w, np.ones(n), mu, var)
-    pairwise_update(Teams(ptr, rank, offset, margin), slots, settings[0])
+    pairwise_update(ptr, rank, slots, settings[0])
     for s in range(n):
         sigma[s] = math.sqrt(var[s])
 
@@ -124,7 +116,9 @@ def replay_pairwise(
     pv = np.empty(max_slots)
     scratch = prediction_scratch(max_teams)
     players_only = np.ones(max_slots)
-    no_offset, no_margin = _no_extras(max_teams)
+    known = Known(np.zeros(max_teams), np.array([math.nan, 1.0]))  # no offsets, no margin
+    sw = np.empty(max_slots)
+    slots = Slots(smu, pv, sw, players_only, smu, var)
     k = 0
     for i in range(n_matches):
         t0 = team_ptr[i]
@@ -135,11 +129,14 @@ def replay_pairwise(
             smu[q] = rows[q, 0]
             ssig[q] = rows[q, 1]
             var[q] = ssig[q] * ssig[q]
-        teams = Teams(ptr[: n + 1], ranks[t0 : t0 + n], no_offset, no_margin)
+            sw[q] = weights[s0 + q]
+        game = ptr[: n + 1]
+        rank = ranks[t0 : t0 + n]
         if predict:
-            k = predict_pairs(teams, smu, ssig, players_only, model, scratch, out, k)
-        w = weights[s0 : s0 + ns]
-        pairwise_update(teams, Slots(smu, pv, w, players_only, smu, var), model)
+            k = predict_pairs(
+                game, rank, known.offset, smu, ssig, players_only, model, scratch, out, k
+            )
+        pairwise_update(game, rank, slots, model)
         for q in range(ns):
             p = players[s0 + q]
             if weights[s0 + q] > 0.0:

@@ -8,8 +8,8 @@ fully takes the closed form of two teams written for that shape
 (:func:`~mindsport.rating.trueskill.trueskill_kernel.duel`); the replay lays out up to
 :data:`LANES` consecutive games of three or more teams that share no player and rates them side
 by side (:func:`~mindsport.rating.trueskill.trueskill_kernel.sweep_lanes`), then writes them back
-in match order (:func:`_flush`). :func:`predict_and_update` is one loaded match, for the card-play
-replay (:mod:`mindsport.rating.trueskill.cardplay_kernel`).
+in match order (:func:`_flush`). The card-play and pairwise replays predict with
+:func:`predict_pairs` too.
 
 The scalar maths (normal distribution, truncated moments, drift, draw margin, predictions) are
 the plain functions of :mod:`mindsport.rating.gaussian`, :mod:`mindsport.rating.truncation`,
@@ -39,8 +39,8 @@ from mindsport.rating.replay.block_kernel import block_sizes
 from mindsport.rating.replay.blocks import BlockArrays
 from mindsport.rating.replay.replayers import Outputs
 from mindsport.rating.trueskill.trueskill_kernel import (
+    Known,
     Slots,
-    Teams,
     Workspace,
     duel,
     finish_game,
@@ -49,7 +49,6 @@ from mindsport.rating.trueskill.trueskill_kernel import (
     setup_game,
     skill_after,
     sweep_lanes,
-    update_match,
     workspace,
 )
 
@@ -66,7 +65,9 @@ class PredictionScratch(NamedTuple):
 
 @jit
 def predict_pairs(
-    teams: Teams,
+    ptr: np.ndarray,
+    rank: np.ndarray,
+    offset: np.ndarray,
     mu: np.ndarray,
     sigma: np.ndarray,
     noise: np.ndarray,
@@ -76,15 +77,13 @@ def predict_pairs(
     k: int,
 ) -> int:
     """Pre-game predictions of every decided pair ``a < b`` of one match (team ``t`` holds the
-    slots ``teams.ptr[t]:teams.ptr[t+1]`` of ``mu``/``sigma``), written to ``out`` from
-    position ``k`` on: ``P(a ahead of b)`` with the draw taken out, under TrueSkill's
-    performance model (every player counts fully; ``noise`` and the teams' offsets as in
-    :class:`~.trueskill_kernel.Slots` and :class:`~.trueskill_kernel.Teams`: a virtual player,
-    noise 0, adds its skill and its uncertainty but neither noise nor dynamics). ``model``: the
-    settings record (its ``z``, ``beta`` and ``tau``). Returns the next position."""
-    ptr = teams.ptr
-    rank = teams.rank
-    offset = teams.offset
+    slots ``ptr[t]:ptr[t+1]`` of ``mu``/``sigma`` and has the rank ``rank[t]``), written to
+    ``out`` from position ``k`` on: ``P(a ahead of b)`` with the draw taken out, under
+    TrueSkill's performance model (every player counts fully; ``noise`` and the teams' known
+    ``offset`` as in :class:`~.trueskill_kernel.Slots` and :class:`~.trueskill_kernel.Known`: a
+    virtual player, noise 0, adds its skill and its uncertainty but neither noise nor dynamics).
+    ``model``: the settings record (its ``z``, ``beta`` and ``tau``). Returns the next
+    position."""
     team_mu = scratch.team_mu
     team_var = scratch.team_var
     pairs = scratch.pairs
@@ -167,28 +166,6 @@ def prior_variance(
     return sg * sg + tau2
 
 
-@jit
-def predict_and_update(
-    teams: Teams,
-    slots: Slots,
-    sigma: np.ndarray,
-    settings: np.ndarray,
-    work: Workspace,
-    scratch: PredictionScratch,
-    out: Outputs,
-    k: int,
-    predict: bool,
-) -> tuple[bool, int]:
-    """One loaded match of a replay: its pre-game predictions from position ``k`` (with
-    ``predict``, :func:`predict_pairs` of the slots' means and deviations ``sigma``), then
-    :func:`~.trueskill_kernel.update_match`. ``settings`` as for :func:`replay_trueskill`.
-    Returns whether it converged and the next prediction position."""
-    if predict:
-        k = predict_pairs(teams, slots.mu, sigma, slots.noise, settings[0], scratch, out, k)
-    ok = update_match(teams, slots, rules_of(settings), work)
-    return ok, k
-
-
 #: games of more than two players that the replay rates side by side, one per lane of a vector
 #: (see :func:`~.trueskill_kernel.sweep_lanes` and :mod:`mindsport._jit.lanes`)
 LANES = WIDTH
@@ -205,8 +182,7 @@ class LaneGames(NamedTuple):
     match: np.ndarray
     slots: Slots
     #: no known offsets, no observed margin
-    offset: np.ndarray
-    margin: np.ndarray
+    known: Known
 
 
 @inline
@@ -251,18 +227,21 @@ def _flush(
     players = block.players
     times = block.times
     slots = lanes.slots
+    lane_ptr = lanes.ptr
+    lane_match = lanes.match
+    known = lanes.known
     sw = slots.w
     out_mu = slots.out_mu
     out_sigma = slots.out_sigma
     rules = rules_of(settings)
-    width = sw.shape[0] // lanes.ptr.shape[0]
+    width = sw.shape[0] // lane_ptr.shape[0]
     if pending <= PART:  # one vector of the library: each lane's numbers are the same
         sweep_lanes(part_zeros(), pending, rules, work)
     else:
         sweep_lanes(zeros(), pending, rules, work)
     with_time = post.shape[1] > 2
     for lane in range(pending):
-        i = lanes.match[lane]
+        i = lane_match[lane]
         if not lane_settled(work.iw, lane):
             return i
         t0 = team_ptr[i]
@@ -270,10 +249,7 @@ def _flush(
         s0 = player_ptr[t0]
         ns = player_ptr[t0 + n] - s0
         now = times[i]
-        teams = Teams(
-            lanes.ptr[lane, : n + 1], block.ranks[t0 : t0 + n], lanes.offset, lanes.margin
-        )
-        finish_game(lane, teams, slots, rules, work)
+        finish_game(lane, lane_ptr[lane, : n + 1], known, slots, rules, work)
         o = lane * width
         for q in range(ns):
             p = players[s0 + q]
@@ -345,9 +321,16 @@ def replay_trueskill(
         np.empty((LANES, max_teams + 1), np.int64),
         np.empty(LANES, np.int64),
         Slots(smu, pv, sw, players_only, out_mu, out_sigma),
-        np.zeros(max_teams),
-        np.array([math.nan, 1.0]),
+        Known(np.zeros(max_teams), np.array([math.nan, 1.0])),
     )
+    lane_ptr = lanes.ptr
+    lane_match = lanes.match
+    lane_slots = lanes.slots
+    known = lanes.known
+    pair_a = out.pair_a
+    pair_b = out.pair_b
+    prob = out.prob
+    outcome = out.outcome
     pending = 0  # matches laid out in the lanes, not yet rated
     # the players of the matches in the lanes: a set with room for twice as many as they hold
     room = 16
@@ -414,10 +397,10 @@ def replay_trueskill(
                     cp = math.sqrt((sg_a * sg_a + tau2 + beta2) + (sg_b * sg_b + tau2 + beta2))
                 win = norm_cdf((d - e2) / cp)
                 loss = norm_cdf((-d - e2) / cp)
-                out.pair_a[k] = 0
-                out.pair_b[k] = 1
-                out.prob[k] = ahead_given(win, loss)
-                out.outcome[k] = 0.5 if tied else (0.0 if b_ahead else 1.0)
+                pair_a[k] = 0
+                pair_b[k] = 1
+                prob[k] = ahead_given(win, loss)
+                outcome[k] = 0.5 if tied else (0.0 if b_ahead else 1.0)
                 k += 1
                 if cp == c:
                     tail = loss if b_ahead else win
@@ -447,7 +430,7 @@ def replay_trueskill(
         # a larger match waits in a lane
         lane = pending
         o = lane * max_slots
-        lp = lanes.ptr[lane, : n + 1]
+        lp = lane_ptr[lane, : n + 1]
         for t in range(n + 1):
             lp[t] = o + player_ptr[t0 + t] - s0
         for q in range(ns):
@@ -458,11 +441,13 @@ def replay_trueskill(
             pv[o + q] = prior_variance(table[p, 1], table[p, 2], now, drift, sigma0, tau2)
             out_mu[o + q] = table[p, 0]
             out_sigma[o + q] = table[p, 1]
-        game = Teams(lp, ranks[t0 : t0 + n], lanes.offset, lanes.margin)
+        rank = ranks[t0 : t0 + n]
         if predict:
-            k = predict_pairs(game, smu, ssig, players_only, model, scratch, out, k)
-        setup_game(lane, game, lanes.slots, rules, work)
-        lanes.match[lane] = i
+            k = predict_pairs(
+                lp, rank, known.offset, smu, ssig, players_only, model, scratch, out, k
+            )
+        setup_game(lane, lp, rank, known, lane_slots, rules, work)
+        lane_match[lane] = i
         pending += 1
         for q in range(s0, s0 + ns):
             p = players[q]

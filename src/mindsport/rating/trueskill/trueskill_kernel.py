@@ -68,9 +68,9 @@ from mindsport.rating.truncation import W_HIGH, W_LOW
 _retruncate = lanewise(truncated)
 
 __all__ = [
+    "Known",
     "Rules",
     "Slots",
-    "Teams",
     "Workspace",
     "duel",
     "finish_game",
@@ -100,13 +100,10 @@ class Rules(NamedTuple):
     max_iterations: int
 
 
-class Teams(NamedTuple):
-    """One game's teams: team ``t`` holds the slots ``ptr[t]:ptr[t+1]`` of :class:`Slots`."""
+class Known(NamedTuple):
+    """What is known of a game besides its result (the teams ``t`` hold the slots
+    ``ptr[t]:ptr[t+1]`` of :class:`Slots`, ``rank[t]`` their ranks, NaN: unranked)."""
 
-    #: team pointers (one more than teams)
-    ptr: np.ndarray
-    #: each team's rank (lower is better, equal ties; NaN: unranked)
-    rank: np.ndarray
     #: a known amount added to each team's performance (a deal's luck)
     offset: np.ndarray
     #: ``(y, s2)``: for two teams, the performance difference of team 0 over team 1 observed
@@ -204,7 +201,7 @@ def two_teams(
     e: float,
     tied: bool,
     beta2: float,
-    known: tuple[float, float, float],
+    observed: tuple[float, float, float],
 ) -> None:
     """Two teams of a game: the left one, slots ``l0:l1`` of ``span = (l0, l1, r0, r1)``, ahead
     of or, when ``tied``, tied with the right one, slots ``r0:r1`` (draw margin ``e``).
@@ -212,13 +209,13 @@ def two_teams(
     The team difference ``d = offset + sum w_i p_i - sum w_j p_j`` has variance ``c^2`` (each
     slot's prior variance and its share of the performance noise ``beta2``); its truncation
     (:func:`duel`) gives ``v`` and ``w``, and each skill moves by its covariance with ``d``
-    (:func:`skill_after`). ``known = (offset, y, s2)``: the known performance offset of the
+    (:func:`skill_after`). ``observed = (offset, y, s2)``: the known performance offset of the
     left team over the right one, and the difference observed as ``y ~ N(d, s2)`` (NaN ``y``:
     not observed). Writes the new mean and variance of every slot with a positive weight to
     ``out_mu`` and ``out_sigma``.
     """
     l0, l1, r0, r1 = span
-    offset, y, s2 = known
+    offset, y, s2 = observed
     mu = slots.mu
     pv = slots.pv
     w = slots.w
@@ -369,11 +366,19 @@ def _diff_up(
 
 
 @inline
-def setup_game(k: int, teams: Teams, slots: Slots, rules: Rules, work: Workspace) -> None:
+def setup_game(
+    k: int,
+    ptr: np.ndarray,
+    rank: np.ndarray,
+    known: Known,
+    slots: Slots,
+    rules: Rules,
+    work: Workspace,
+) -> None:
     """Lay out one game in lane ``k`` of the scratch arrays: its teams' order and performance
     priors and its chain of difference factors, the number of links in ``iw[0, _LINKS, k]``.
     Two teams are rated here in closed form (no links)."""
-    ptr, rank, offset = teams.ptr, teams.rank, teams.offset
+    offset = known.offset
     mu, pv, w, noise = slots.mu, slots.pv, slots.w, slots.noise
     out_sigma = slots.out_sigma
     z, beta, sigma_floor = rules.z, rules.beta, rules.sigma_floor
@@ -407,11 +412,11 @@ def setup_game(k: int, teams: Teams, slots: Slots, rules: Rules, work: Workspace
         right = iw[1, _ORDER, k]
         tied = (not math.isnan(rank[right])) and rank[left] == rank[right]
         e = margin_from_quantile(z, iw[left, _PRESENT, k] + iw[right, _PRESENT, k], beta)
-        margin = teams.margin
+        margin = known.margin
         y = margin[0] if left == 0 else -margin[0]
-        known = (offset[left] - offset[right], y, margin[1])
+        observed = (offset[left] - offset[right], y, margin[1])
         span = (ptr[left], ptr[left + 1], ptr[right], ptr[right + 1])
-        two_teams(span, slots, e, tied, beta2, known)
+        two_teams(span, slots, e, tied, beta2, observed)
         for s in range(ptr[0], ptr[2]):
             if w[s] != 0.0:
                 sg = math.sqrt(out_sigma[s])
@@ -505,10 +510,12 @@ def sweep_lanes(proto: Any, lanes: int, rules: Rules, work: Workspace) -> None:
 
 
 @inline
-def finish_game(k: int, teams: Teams, slots: Slots, rules: Rules, work: Workspace) -> None:
+def finish_game(
+    k: int, ptr: np.ndarray, known: Known, slots: Slots, rules: Rules, work: Workspace
+) -> None:
     """The settled game of lane ``k``: the final message to every right team, then from each
     team's performance back to its players' skills."""
-    ptr, offset = teams.ptr, teams.offset
+    offset = known.offset
     mu, pv, w, noise = slots.mu, slots.pv, slots.w, slots.noise
     out_mu, out_sigma = slots.out_mu, slots.out_sigma
     beta, sigma_floor = rules.beta, rules.sigma_floor
@@ -558,31 +565,34 @@ def finish_game(k: int, teams: Teams, slots: Slots, rules: Rules, work: Workspac
 
 
 @jit
-def update_match(teams: Teams, slots: Slots, rules: Rules, work: Workspace) -> bool:
+def update_match(
+    ptr: np.ndarray, rank: np.ndarray, known: Known, slots: Slots, rules: Rules, work: Workspace
+) -> bool:
     """TrueSkill's update of one game; ``False`` if message passing did not converge.
 
-    The game's teams and slots as :class:`Teams` and :class:`Slots` describe them (a virtual
+    Team ``t`` holds the slots ``ptr[t]:ptr[t+1]`` of ``slots`` (see :class:`Slots`: a virtual
     player, noise 0, such as a role's advantage, adds skill but no performance noise and does
-    not count towards the draw margin); ``rules``: the draw margin's normal quantile, the
-    performance noise, the sigma floor and the convergence of the message passing. The new mean
-    and sigma (at least the floor) of every slot with a positive weight go to ``out_mu`` and
-    ``out_sigma``; other slots are left as they are. ``work``: scratch from :func:`workspace`
-    (one lane).
+    not count towards the draw margin) and has the rank ``rank[t]`` (NaN: unranked); ``known``:
+    the teams' known offsets and the observed margin; ``rules``: the draw margin's normal
+    quantile, the performance noise, the sigma floor and the convergence of the message
+    passing. The new mean and sigma (at least the floor) of every slot with a positive weight go
+    to ``out_mu`` and ``out_sigma``; other slots are left as they are. ``work``: scratch from
+    :func:`workspace` (one lane).
 
     The same three steps rate several games at once in the replay
     (:func:`~.replay_kernel.replay_trueskill`): :func:`setup_game` per game, :func:`sweep_lanes`
     over all of them, :func:`finish_game` per game.
     """
-    if teams.rank.shape[0] == 2:
+    if rank.shape[0] == 2:
         # two teams, rated in closed form by setup_game: a branch of their own, with no call that
         # takes the arrays after it, is ~25% faster (numba then drops the reference counting)
-        setup_game(0, teams, slots, rules, work)
+        setup_game(0, ptr, rank, known, slots, rules, work)
         return True
-    setup_game(0, teams, slots, rules, work)
+    setup_game(0, ptr, rank, known, slots, rules, work)
     sweep_lanes(0.0, 1, rules, work)
     if not lane_settled(work.iw, 0):
         return False
-    finish_game(0, teams, slots, rules, work)
+    finish_game(0, ptr, known, slots, rules, work)
     return True
 
 
@@ -610,7 +620,7 @@ def rate_game(
     model's settings, one record (:data:`mindsport.rating.trueskill.model.SETTINGS`). ``aux``
     is empty (players only, no offsets, no margin) or holds each slot's noise share and ``tau``
     flag (``n`` each; a virtual player, flags 0, has neither noise nor dynamics), each team's
-    offset (``teams``) and the observed margin ``(y, s2)`` (see :class:`Teams`)."""
+    offset (``teams``) and the observed margin ``(y, s2)`` (see :class:`Known`)."""
     model = settings[0]
     ptr = team_pointers(buf, teams)
     rank = buf[teams : 2 * teams]
@@ -654,7 +664,9 @@ def rate_game(
         sg = drifted_sigma(sigma[s], elapsed, model.drift, model.sigma0)
         pv[s] = sg * sg + tau2
     ok = update_match(
-        Teams(ptr, rank, offset, margin),
+        ptr,
+        rank,
+        Known(offset, margin),
         Slots(mu, pv, w, noise, out_mu, out_sigma),
         rules_of(settings),
         workspace(teams),
