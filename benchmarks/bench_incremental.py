@@ -1,6 +1,6 @@
 """Keeping whole-history ratings current: day-by-day adds against recomputes, on ATP.
 
-A :class:`~mindsport.rating.through_time.SkillHistory` takes new results with ``add`` and
+A :class:`~mindsport.rating.through_time.model.SkillHistory` takes new results with ``add`` and
 re-converges from the messages as they stand, redoing only what moves by more than the model's
 ``tolerance``. This measures, on the ATP tour history (195,000 matches, read by path from the
 shared data folder), what that costs and how exact it is:
@@ -37,7 +37,7 @@ from rich.console import Console
 from rich.table import Table
 
 from mindsport.history import Match, load_matches
-from mindsport.rating.through_time import SkillHistory, TrueSkillThroughTime
+from mindsport.rating.through_time.model import SkillHistory, TrueSkillThroughTime
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import rolling  # the benchmarks' time helpers, beside this script

@@ -40,7 +40,7 @@ from rich.table import Table
 
 from mindsport.history import Match, replay
 from mindsport.rating import build_model, model_names
-from mindsport.rating.batch import MatchBlock, PlayerIndex, block_from_long_table
+from mindsport.rating.replay.blocks import MatchBlock, PlayerIndex, block_from_long_table
 
 SHAPES = {
     "1v1": (2, 1_000_000, 100_000),

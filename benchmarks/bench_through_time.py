@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from mindsport.history import load_matches
-from mindsport.rating.through_time import TrueSkillThroughTime
+from mindsport.rating.through_time.model import TrueSkillThroughTime
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 SETTINGS = {"mu": 25.0, "sigma": 25 / 3, "beta": 25 / 6, "drift": 0.02, "draw_probability": 0.0}

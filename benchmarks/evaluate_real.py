@@ -94,7 +94,7 @@ from mindsport.history import Match, fit, load_matches
 from mindsport.history.evaluate import score_predictions
 from mindsport.history.rolling import rolling_predictions
 from mindsport.rating.registry import MODELS, build_model
-from mindsport.rating.through_time import TrueSkillThroughTime
+from mindsport.rating.through_time.model import TrueSkillThroughTime
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import rolling  # the rolling-origin protocol beside this script

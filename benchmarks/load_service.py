@@ -59,7 +59,7 @@ from typing import Any
 from sqlalchemy import func, select
 
 from mindsport.history import Match
-from mindsport.rating.trueskill import TrueSkill
+from mindsport.rating.trueskill.model import TrueSkill
 from mindsport.service.prepare import default_workers
 from mindsport.store import Store
 from mindsport.store.database import resolve_url

@@ -53,7 +53,7 @@ from mindsport.doudizhu import Deal
 from mindsport.history import fit
 from mindsport.match import Match
 from mindsport.rating import build_model
-from mindsport.rating.batch import PlayerIndex
+from mindsport.rating.replay.blocks import PlayerIndex
 from mindsport.tournament.doudizhu.games import Game, play_games, random_deals, warm_engine
 from mindsport.tournament.doudizhu.luck import LuckModel, played_luck
 from mindsport.tournament.formats import rotated_seatings

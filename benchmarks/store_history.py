@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from mindsport.history import load_matches
-from mindsport.rating.through_time import TrueSkillThroughTime
+from mindsport.rating.through_time.model import TrueSkillThroughTime
 from mindsport.store import Store
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"

@@ -23,7 +23,7 @@ import numpy as np
 from scipy.stats import kendalltau, spearmanr
 
 from mindsport.match import Match
-from mindsport.rating.trueskill import TrueSkill
+from mindsport.rating.trueskill.model import TrueSkill
 
 __all__ = ["LeagueSimulation", "recovery", "simulate_ddz_ladder", "simulate_league"]
 

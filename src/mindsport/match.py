@@ -30,7 +30,7 @@ __all__ = [
     "time_value",
 ]
 
-#: the functions of this module that the rating kernels compile (see mindsport.rating.jit)
+#: the functions of this module that the rating kernels compile (see mindsport._jit.compiling)
 __kernels__ = ("pair_outcome",)
 
 Time = datetime | float | int
@@ -191,7 +191,8 @@ class Match:
     * ``luck``: the deal's expected result, one number per team, in standard-normal units of
       performance: for two teams a deal that the reference players win with probability ``p``
       for team 0 is ``(probit(p), 0)`` (any pair with that difference). A luck-aware model
-      adds ``scale * luck[t]`` to team ``t``'s performance (see ``mindsport.rating.cardplay``).
+      adds ``scale * luck[t]`` to team ``t``'s performance (see
+      ``mindsport.rating.trueskill.cardplay``).
 
     >>> m = Match("g1", 3, [["ann", "bob"], ["cy"]], None, scores=[2, 5])
     >>> m.ranks

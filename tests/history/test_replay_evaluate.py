@@ -12,9 +12,9 @@ from mindsport.errors import MindsportError
 from mindsport.history import Match, evaluate, fit, replay
 from mindsport.history.evaluate import score_predictions
 from mindsport.history.replay import MatchPrediction
-from mindsport.rating.elo import Elo, EloRating
-from mindsport.rating.glicko2 import Glicko2
-from mindsport.rating.trueskill import TrueSkill
+from mindsport.rating.elo.model import Elo, EloRating
+from mindsport.rating.glicko2.model import Glicko2
+from mindsport.rating.trueskill.model import TrueSkill
 
 
 def small() -> list[Match]:

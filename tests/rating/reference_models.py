@@ -16,10 +16,10 @@ from datetime import datetime
 from typing import Any
 
 from mindsport.match import Match, pair_outcome
-from mindsport.rating.elo import EloRating, FideK
-from mindsport.rating.glicko2 import SCALE, Glicko2Rating
+from mindsport.rating.elo.model import EloRating, FideK
+from mindsport.rating.glicko2.model import SCALE, Glicko2Rating
 from mindsport.rating.rating import Rating
-from mindsport.rating.tenhou import TenhouR
+from mindsport.rating.tenhou.model import TenhouR
 from mindsport.rating.truncation import v_draw, v_win, w_draw, w_win
 
 # ------------------------------------------------------------------------------------ Elo
@@ -254,7 +254,7 @@ def pairwise_rate(
 ) -> list[list[Rating]]:
     """The mahjong article's pairwise update: every (ordered) pair, ``iterations``
     times, sequentially."""
-    from mindsport.rating.trueskill import draw_margin
+    from mindsport.rating.trueskill.model import draw_margin
 
     ws = weights or [[1.0] * len(t) for t in teams]
     cur = [[[r.mu, r.sigma**2] for r in t] for t in teams]
@@ -302,11 +302,11 @@ def replay_reference(
 ) -> dict[str, Any]:
     """Every player's final rating, replaying with the reference updates above (TrueSkill by
     its factor graph, with drift from elapsed times; Glicko-2 with rating periods)."""
-    from mindsport.rating.elo import Elo
-    from mindsport.rating.glicko2 import Glicko2
-    from mindsport.rating.pairwise import PairwiseTrueSkill
-    from mindsport.rating.tenhou import TenhouRating
-    from mindsport.rating.trueskill import TrueSkill
+    from mindsport.rating.elo.model import Elo
+    from mindsport.rating.glicko2.model import Glicko2
+    from mindsport.rating.tenhou.model import TenhouRating
+    from mindsport.rating.trueskill.model import TrueSkill
+    from mindsport.rating.trueskill.pairwise import PairwiseTrueSkill
 
     ratings: dict[str, Any] = {}
     last: dict[str, float] = {}

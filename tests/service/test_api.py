@@ -201,7 +201,7 @@ def test_concurrent_http_clients_equal_sequential_replay(
 
 
 def test_a_whole_history_league_serves_the_smoothed_curve(setup: Any) -> None:
-    from mindsport.rating.through_time import TrueSkillThroughTime
+    from mindsport.rating.through_time.model import TrueSkillThroughTime
 
     client, store, key = setup
     params = {"drift": 0.5, "draw_probability": 0.1, "tolerance": 1e-9}

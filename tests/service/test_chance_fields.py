@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from mindsport.match import Match
-from mindsport.rating.batch import PlayerIndex
 from mindsport.rating.registry import build_model
+from mindsport.rating.replay.blocks import PlayerIndex
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 

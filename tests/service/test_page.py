@@ -76,8 +76,8 @@ def test_server_rendered_page(tmp_path: Path) -> None:
 
 
 def test_a_cardplay_page_lists_its_role_advantages(tmp_path: Path) -> None:
-    from mindsport.rating.batch import PlayerIndex
     from mindsport.rating.registry import build_model
+    from mindsport.rating.replay.blocks import PlayerIndex
 
     store = Store(str(tmp_path / "ddz.db"))
     store.create_league("ddz", "cardplay")

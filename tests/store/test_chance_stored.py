@@ -2,8 +2,8 @@
 exactly as the in-memory replay rates them, ignored (but kept) by the other models.
 
 The reference is :func:`mindsport.history.replay` of the same matches in memory, and the
-compiled replayer of :class:`mindsport.rating.cardplay.CardPlay` fed the whole list at once for
-the role advantages: the store reaches the same numbers one match at a time, in batches, by
+compiled replayer of :class:`mindsport.rating.trueskill.cardplay.CardPlay` fed the whole list at
+once for the role advantages: the store reaches the same numbers one match at a time, in batches, by
 recompute and through late results, carrying the virtual players' state in its tables.
 """
 
@@ -19,8 +19,8 @@ from sqlalchemy import create_engine, text
 
 from mindsport.history import replay
 from mindsport.match import Match
-from mindsport.rating.batch import PlayerIndex
 from mindsport.rating.registry import build_model
+from mindsport.rating.replay.blocks import PlayerIndex
 from mindsport.store import Store
 from mindsport.store.values import MatchConflictError
 

@@ -171,8 +171,8 @@ def test_names_print_as_they_are(tmp_path: Path) -> None:
 
 
 def test_a_cardplay_leaderboard_prints_its_role_advantages(tmp_path: Path) -> None:
-    from mindsport.rating.batch import PlayerIndex
     from mindsport.rating.registry import build_model
+    from mindsport.rating.replay.blocks import PlayerIndex
 
     db = f"sqlite:///{tmp_path / 'ddz.db'}"
     rng = random.Random(4)

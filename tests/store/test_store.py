@@ -71,7 +71,7 @@ def assert_histories_match_reference(
 
 def rate_one_by_one(ms: list[Match]) -> dict[str, Any]:
     """Each player's rating after calling ``TrueSkill().rate`` on ``ms`` match by match."""
-    from mindsport.rating.trueskill import TrueSkill
+    from mindsport.rating.trueskill.model import TrueSkill
 
     env = TrueSkill()
     expect: dict[str, Any] = {}
@@ -311,7 +311,7 @@ def test_leagues_are_separate_and_settings_change_replays(db_url: str, reference
 
 
 def test_elo_league_against_hand_computation(db_url: str) -> None:
-    pytest.importorskip("mindsport.rating.elo")
+    pytest.importorskip("mindsport.rating.elo.model")
     with Store(db_url) as st:
         st.create_league("chess", "elo", {"k": 32.0})
         st.add_matches(
@@ -330,7 +330,7 @@ def test_elo_league_against_hand_computation(db_url: str) -> None:
 
 
 def test_glicko2_league_refuses_teams_atomically(db_url: str) -> None:
-    pytest.importorskip("mindsport.rating.glicko2")
+    pytest.importorskip("mindsport.rating.glicko2.model")
     with Store(db_url) as st:
         st.create_league("g", "glicko2")
         st.add_match("g", Match("1", 1, [["a"], ["b"]], [0, 1]))

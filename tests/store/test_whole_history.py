@@ -24,7 +24,7 @@ from mindsport import forecast
 from mindsport.cli.ratings import app as cli_app
 from mindsport.cli.ratings import rating_figure
 from mindsport.match import Match, time_value
-from mindsport.rating.through_time import TrueSkillThroughTime
+from mindsport.rating.through_time.model import TrueSkillThroughTime
 from mindsport.store import Store, StoreError
 
 TOL = 1e-6

@@ -56,7 +56,7 @@ def run_demo(
     from scipy.stats import spearmanr
 
     from mindsport.demo import recovery, simulate_ddz_ladder, simulate_league
-    from mindsport.rating.trueskill import TrueSkill
+    from mindsport.rating.trueskill.model import TrueSkill
     from mindsport.store import Store
 
     console = console or Console()

@@ -1,4 +1,16 @@
-"""Match records, their files, chronological replay and evaluation."""
+"""Match histories: records and their files, public data sets, replay, evaluation and fitting.
+
+* :mod:`.io`: reading and writing match files (JSONL, CSV long format, Parquet);
+  :mod:`.importers`: public data sets (ATP tennis, Halo, Twilight Imperium);
+* :mod:`.replay`: chronological replay through a rating model (on the one replay driver of
+  :mod:`mindsport.rating.replay.driver`); :mod:`.evaluate`: one-step-ahead prediction metrics;
+  :mod:`.fit`: settings by predictive likelihood; :mod:`.rolling`: refits of whole-history
+  models before each block of matches.
+
+This package may import :mod:`mindsport.errors`, :mod:`mindsport.match`, :mod:`mindsport.files`
+and the rating models (:mod:`mindsport.rating`), its commands also the command-line boundary;
+nothing above it (store, service).
+"""
 
 from typing import TYPE_CHECKING
 

@@ -286,12 +286,13 @@ class _LongBuilder:
         player: str,
         team: str,
         rank: int | None,
-        weight: float | None,
-        score: float | None,
-        role: str | None = None,
-        deal: str | None = None,
-        luck: float | None = None,
+        numbers: dict[str, float | None],
+        texts: dict[str, str | None],
     ) -> None:
+        """One row: ``numbers`` holds its ``weight``, ``score`` and ``luck``, ``texts`` its
+        ``role`` and ``deal`` (None: not given)."""
+        weight, score, luck = numbers["weight"], numbers["score"], numbers["luck"]
+        role, deal = texts["role"], texts["deal"]
         if time_raw != self.time_raw:
             raise MatchFileError(
                 self.path,
@@ -495,18 +496,7 @@ def _group_long(
             raise MatchFileError(
                 path, line, "player", f"player {p!r} appears twice in match {mid!r}"
             )
-        cur.add(
-            line,
-            time_raw,
-            p,
-            str(team).strip(),
-            rank,
-            vals["weight"],
-            vals["score"],
-            texts["role"],
-            texts["deal"],
-            vals["luck"],
-        )
+        cur.add(line, time_raw, p, str(team).strip(), rank, vals, texts)
     if cur is not None:
         yield cur.line, _finish(cur, parse_time)
 

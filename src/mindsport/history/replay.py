@@ -1,22 +1,23 @@
-"""Chronological replay of a match history through a rating model: the one replay engine.
+"""Chronological replay of a match history through a rating model.
 
 :func:`replay` feeds the matches, in the order given, to the model's *replayer*
-(:mod:`mindsport.rating.replayers`): the model's own ``replayer()`` (compiled for the built-in
-models: the same update as ``model.rate``), else ``model.rate`` match by match. A player's first
-match starts from ``model.rating()``. Before each match the model predicts every pair of teams
-whose order the result decides (see :class:`MatchPrediction`).
+(:mod:`mindsport.rating.replay.replayers`): the model's own ``replayer()`` (compiled for the
+built-in models: the same update as ``model.rate``), else ``model.rate`` match by match. A
+player's first match starts from ``model.rating()``. Before each match the model predicts every
+pair of teams whose order the result decides (see :class:`MatchPrediction`).
 
-Matches are encoded in chunks into flat arrays (the replayer's ``encode``, by default
-:func:`mindsport.rating.batch.encode_matches`);
-predictions and the per-match history stay arrays, and :class:`Replay`'s ``ratings``,
-``predictions`` and ``history`` build Python objects only for the items that are read.
+The loop is the one replay driver (:func:`mindsport.rating.replay.driver.drive`, which the store
+runs too): matches are encoded in chunks into flat arrays (the replayer's ``encode``, by default
+:func:`mindsport.rating.replay.blocks.encode_matches`) and fed block by block; predictions and
+the per-match history stay arrays, and :class:`Replay`'s ``ratings``, ``predictions`` and
+``history`` build Python objects only for the items that are read.
 
 Elapsed time: models that use it (TrueSkill's ``drift``, Glicko-2's ``period``) get the time since
 each player's previous match (0 for a first match), in ``time_unit``s: days for ``datetime``
 times, the raw difference for numeric times, unless given.
 
-The store (:mod:`mindsport.store`) and :func:`mindsport.history.evaluate`/``fit`` rate through
-this engine too.
+:func:`mindsport.history.evaluate`, ``fit`` and the rolling refits of a whole-history model rate
+through :func:`replay`.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import islice, repeat
+from itertools import repeat
 from typing import Any, TypeVar, overload
 
 import numpy as np
@@ -32,8 +33,15 @@ from numpy.typing import NDArray
 
 from mindsport.errors import MindsportError
 from mindsport.match import Match, pair_outcome
-from mindsport.rating.batch import MatchBlock, PlayerIndex
-from mindsport.rating.replayers import Fed, ObjectReplayer, Replayer, pair_probability, replayer_for
+from mindsport.rating.replay.blocks import MatchBlock, PlayerIndex
+from mindsport.rating.replay.driver import Chunk, drive, named_by
+from mindsport.rating.replay.replayers import (
+    Fed,
+    ObjectReplayer,
+    Replayer,
+    pair_probability,
+    replayer_for,
+)
 
 __all__ = [
     "History",
@@ -45,9 +53,6 @@ __all__ = [
     "pair_probability",
     "replay",
 ]
-
-#: matches encoded and rated at a time
-CHUNK = 65_536
 
 T = TypeVar("T")
 
@@ -243,12 +248,6 @@ class Replay:
     history: Sequence[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
 
-def _chunks(matches: Iterable[Any], size: int) -> Iterator[list[Any]]:
-    it = iter(matches)
-    while chunk := list(islice(it, size)):
-        yield chunk
-
-
 def _choose(model: Any, initial: Mapping[str, Any], fast: bool | None) -> Replayer:
     if fast is False:
         return ObjectReplayer(model)
@@ -258,17 +257,6 @@ def _choose(model: Any, initial: Mapping[str, Any], fast: bool | None) -> Replay
     if fast:
         raise MindsportError(f"replay: no compiled path for {model!r} (with these initial ratings)")
     return replayer if not replayer.compiled else ObjectReplayer(model)
-
-
-def _named(exc: MindsportError, m: Match) -> MindsportError:
-    """The replayer's error about a match, naming the match by its id."""
-    msg = f"match {m.id!r}: {exc}"
-    try:
-        err = type(exc)(msg)
-    except TypeError:
-        err = MindsportError(msg)
-    err.__cause__ = exc
-    return err
 
 
 def replay(
@@ -298,28 +286,28 @@ def replay(
     for player, rating in start.items():
         replayer.set_value(index.get(player), rating)
     ids: list[str] = []
-    fed: list[Fed] = []
     blocks: list[tuple[int, MatchBlock]] = []
-    for chunk in _chunks(matches, CHUNK):
-        done = len(ids)
+
+    def encode(chunk: list[Any]) -> MatchBlock:
         if not all(map(isinstance, chunk, repeat(Match))):
             bad = next(k for k, m in enumerate(chunk) if not isinstance(m, Match))
-            raise MindsportError(f"replay: item {done + bad} is not a Match: {chunk[bad]!r}")
-        block = replayer.encode(chunk, index, time_unit)
-        try:
-            fed.append(replayer.feed(block, predict=predict, keep=keep_history))
-        except MindsportError as exc:
-            at = getattr(exc, "match_index", None)
-            if at is None:
-                raise
-            raise _named(exc, chunk[at]) from exc
-        ids += [m.id for m in chunk]
-        blocks.append((done, block))
-        if progress is not None:
-            progress(len(ids))
-    if progress is not None and not ids:
-        progress(0)
-    fed = replayer.finish(fed)
+            raise MindsportError(f"replay: item {len(ids) + bad} is not a Match: {chunk[bad]!r}")
+        return replayer.encode(chunk, index, time_unit)
+
+    def fed_block(chunk: Chunk[Match]) -> None:
+        ids.extend(m.id for m in chunk.items)
+        blocks.append((chunk.first, chunk.block))
+
+    fed = drive(
+        replayer,
+        matches,
+        encode,
+        predict=predict,
+        keep=keep_history,
+        on_block=fed_block,
+        refused=named_by(lambda m: m.id),
+        progress=progress,
+    )
     predictions: Sequence[MatchPrediction] = []
     history: Sequence[tuple[str, dict[str, Any]]] = []
     if predict:

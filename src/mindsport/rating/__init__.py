@@ -1,21 +1,34 @@
-"""Rating models: TrueSkill (factor graph), and beside it Elo, Glicko-2, Tenhou R, pairwise.
+"""Rating models, one package each, on shared Gaussian maths and one replay machinery.
 
-* :class:`TrueSkill` (:mod:`.trueskill`; its explicit factor graph in :mod:`.factors`, the
-  normal and truncated-Gaussian functions in :mod:`.gaussian` and :mod:`.truncation`);
-* :class:`TrueSkillThroughTime` (:mod:`.through_time`, compiled in :mod:`.through_time_kernels`):
-  whole-history TrueSkill, each player's skill a chain through time smoothed by message passing,
-  kept current by :class:`SkillHistory`;
-* :class:`Elo` with :class:`FideK`, :class:`Glicko2`, :class:`TenhouRating`, and the naive
-  :class:`PairwiseTrueSkill` of the mahjong article as a baseline;
-* every model's one update is compiled (:mod:`.kernels`, :mod:`.kernels_classic`, loaded on
-  first use) and shared by ``rate`` and the replay of long histories (:mod:`.replayers`, over
-  blocks of matches, :mod:`.batch`);
-* the models by name, with their settings and leaderboard display: :mod:`.registry`.
+Where things are:
+
+* :mod:`.trueskill`: :class:`TrueSkill` (the model, :mod:`.trueskill.model`), its readable factor
+  graph (:mod:`.trueskill.factors`), its compiled update of one game
+  (:mod:`.trueskill.trueskill_kernel`) and replay (:mod:`.trueskill.replay_kernel`), the naive
+  :class:`PairwiseTrueSkill` of the mahjong article (:mod:`.trueskill.pairwise`), TrueSkill with
+  roles and deal luck (:mod:`.trueskill.cardplay`) and score margins (:mod:`.trueskill.margins`);
+* :mod:`.through_time`: :class:`TrueSkillThroughTime`, whole-history TrueSkill, each player's
+  skill a chain through time smoothed by message passing, kept current by :class:`SkillHistory`;
+* :mod:`.elo` (:class:`Elo`, :class:`FideK`), :mod:`.glicko2` (:class:`Glicko2`),
+  :mod:`.tenhou` (:class:`TenhouRating`): each the model (``model``) and its compiled update and
+  replay (``*_kernel``);
+* the shared maths: :mod:`.gaussian` (normal distribution), :mod:`.truncation`
+  (truncated-Gaussian moments), :mod:`.formulas` (what the TrueSkill models share), compiled once
+  for every kernel in :mod:`.compiled`;
+* :mod:`.replay`: replaying long histories through any model (the player index and blocks of
+  matches, the replayer protocol, the one replay driver that :mod:`mindsport.history` and the
+  store call);
+* the models by name, with their settings and leaderboard display: :mod:`.registry` (settings:
+  :mod:`.params`; the value :class:`Rating`: :mod:`.rating`; team shapes: :mod:`.teams`).
+
+Every model's one update is compiled (numba, loaded on first use, never by ``import
+mindsport``) and shared by ``rate`` and the replay of long histories. This package may import
+:mod:`mindsport.errors`, :mod:`mindsport.match` and the numba infrastructure
+:mod:`mindsport._jit`; nothing above it (history, store, service, command line).
 """
 
-from mindsport.rating.elo import Elo, EloRating, FideK
-from mindsport.rating.glicko2 import Glicko2, Glicko2Rating
-from mindsport.rating.pairwise import PairwiseTrueSkill
+from mindsport.rating.elo.model import Elo, EloRating, FideK
+from mindsport.rating.glicko2.model import Glicko2, Glicko2Rating
 from mindsport.rating.params import Kind, Param, ParameterError
 from mindsport.rating.rating import InvalidRatingError, Rating
 from mindsport.rating.registry import (
@@ -30,9 +43,10 @@ from mindsport.rating.registry import (
     model_names,
 )
 from mindsport.rating.teams import ShapeError
-from mindsport.rating.tenhou import TenhouR, TenhouRating
-from mindsport.rating.through_time import SkillHistory, TrueSkillThroughTime
-from mindsport.rating.trueskill import ConvergenceError, InvalidGameError, TrueSkill
+from mindsport.rating.tenhou.model import TenhouR, TenhouRating
+from mindsport.rating.through_time.model import SkillHistory, TrueSkillThroughTime
+from mindsport.rating.trueskill.model import ConvergenceError, InvalidGameError, TrueSkill
+from mindsport.rating.trueskill.pairwise import PairwiseTrueSkill
 
 __all__ = [
     "MODELS",

@@ -1,17 +1,18 @@
-"""The plain scalar functions of mindsport, compiled once for every kernel (numba).
+"""The shared scalar functions of the rating models, compiled once for every kernel (numba).
 
-:func:`mindsport.rating.jit.compile_functions` compiles the functions listed in the
+:func:`mindsport._jit.compiling.compile_functions` compiles the functions listed in the
 ``__kernels__`` of :mod:`mindsport.match` (a pair's outcome from ranks),
 :mod:`mindsport.rating.gaussian` (normal distribution), :mod:`mindsport.rating.truncation`
-(truncated-Gaussian moments) and :mod:`mindsport.rating.formulas` (the models' formulas). The
-kernel modules take them from here, so each is compiled (and cached) once.
+(truncated-Gaussian moments) and :mod:`mindsport.rating.formulas` (the formulas the TrueSkill
+models share). The kernel modules take them from here, so each is compiled (and cached) once. A
+model's own formulas are compiled by its kernel module (e.g. :mod:`.elo.elo_kernel`).
 """
 
 from __future__ import annotations
 
 from mindsport import match
+from mindsport._jit.compiling import compile_functions
 from mindsport.rating import formulas, gaussian, truncation
-from mindsport.rating.jit import compile_functions
 
 __all__ = ["F"]  # and each compiled function by its name, below
 
@@ -32,10 +33,3 @@ margin_from_quantile = F.margin_from_quantile
 ahead_probability = F.ahead_probability
 ahead_given = F.ahead_given
 win_loss = F.win_loss
-logistic10 = F.logistic10
-fide_k = F.fide_k
-g_factor = F.g_factor
-logistic = F.logistic
-glicko2_expectation = F.glicko2_expectation
-tenhou_adjustment = F.tenhou_adjustment
-tenhou_change = F.tenhou_change

@@ -8,7 +8,7 @@ message is ``Gaussian(0, 0)``.
 The scalar functions (:func:`norm_pdf`, :func:`norm_cdf`, :func:`log_norm_cdf`,
 :func:`mills_ratio`, :func:`erfcx`) are written once, in plain Python on floats. Python callers
 run them as they are; the compiled kernels compile these very functions with numba
-(:func:`mindsport.rating.jit.compile_functions`), so there is one implementation of each.
+(:func:`mindsport._jit.compiling.compile_functions`), so there is one implementation of each.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ __all__ = [
     "norm_ppf",
 ]
 
-#: the functions of this module that the kernels compile (see :mod:`mindsport.rating.jit`)
+#: the functions of this module that the kernels compile (see :mod:`mindsport._jit.compiling`)
 __kernels__ = ("erfcx", "norm_pdf", "norm_cdf", "log_norm_cdf", "mills_given", "mills_ratio")
 
 _SQRT2 = 1.4142135623730951

@@ -10,13 +10,13 @@ and the conservative value the board is sorted by).
 Each spec also says how the model estimates skills (:class:`Estimate`): **online** models update
 ratings match by match (replayed one match ahead; store leagues keep them current), a
 **whole-history** model estimates every player's skill through time from all the games at once
-(:class:`~mindsport.rating.through_time.TrueSkillThroughTime`; ``fit`` and ``evaluate`` refit it
-before each block of matches, see :mod:`mindsport.history.rolling`).
+(:class:`~mindsport.rating.through_time.model.TrueSkillThroughTime`; ``fit`` and ``evaluate`` refit
+it before each block of matches, see :mod:`mindsport.history.rolling`).
 
 A model added to :data:`MODELS` appears everywhere: ``mindsport leagues create --model``,
 ``mindsport evaluate --models``, ``fit("name", ...)``, store leagues and the service. Its class
 provides the model protocol (``rating``, ``rate``, ``win_probability``, ``expose``) and, for a
-fast replay, a ``replayer()`` (:mod:`mindsport.rating.replayers`).
+fast replay, a ``replayer()`` (:mod:`mindsport.rating.replay.replayers`).
 
 >>> sorted(MODELS)
 ['cardplay', 'elo', 'fide', 'glicko2', 'pairwise', 'tenhou', 'trueskill', 'trueskill-history']
@@ -40,9 +40,14 @@ from enum import Enum
 from types import MappingProxyType
 from typing import Any
 
-from mindsport.rating import cardplay, elo, glicko2, pairwise, tenhou, through_time, trueskill
+from mindsport.rating.elo import model as elo
+from mindsport.rating.glicko2 import model as glicko2
 from mindsport.rating.params import Param, ParameterError
 from mindsport.rating.rating import Rating
+from mindsport.rating.tenhou import model as tenhou
+from mindsport.rating.through_time import model as through_time
+from mindsport.rating.trueskill import cardplay, pairwise
+from mindsport.rating.trueskill import model as trueskill
 
 __all__ = [
     "MODELS",

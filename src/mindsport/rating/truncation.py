@@ -42,7 +42,7 @@ __all__ = [
     "win_moments",
 ]
 
-#: the functions of this module that the kernels compile (see :mod:`mindsport.rating.jit`)
+#: the functions of this module that the kernels compile (see :mod:`mindsport._jit.compiling`)
 __kernels__ = (
     "v_plus_x",
     "clamp_w",
@@ -96,7 +96,7 @@ def win_main(x: float) -> tuple[float, float]:
     """``(v, w)`` of a win at ``x = t - e`` for ``x > TAIL``, before :func:`clamp_w`.
 
     Without branches, so that the kernels evaluate it on lanes of games at once
-    (:mod:`mindsport.rating.simd`) and turn to :func:`truncated` only for the lanes outside its
+    (:mod:`mindsport._jit.lanes`) and turn to :func:`truncated` only for the lanes outside its
     range (a draw, ``x <= TAIL`` or a ``w`` that needs clamping).
     """
     v = norm_pdf(x) / norm_cdf(x)
@@ -154,7 +154,7 @@ def margin_moments(
 ) -> tuple[float, float]:
     """``(v, w)`` for a performance difference ``N(d, c^2)`` that ended a win or a draw (as
     :func:`difference_moments`) and whose size was observed too: ``y ~ N(difference, s2)``
-    (the score margin on the performance scale, see :mod:`mindsport.rating.cardplay`).
+    (the score margin on the performance scale, see :mod:`mindsport.rating.trueskill.cardplay`).
 
     The likelihood ``1[win] N(y; difference, s2)`` is a Gaussian times a step: the Gaussian
     observation is absorbed exactly (precisions add), then the result is truncated. ``v`` and

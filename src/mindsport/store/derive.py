@@ -27,7 +27,8 @@ import numpy as np
 from sqlalchemy import Connection, and_, select, true, update
 
 from mindsport.errors import MindsportError
-from mindsport.rating.batch import DAY, PlayerIndex, encode_columns
+from mindsport.rating.replay.blocks import DAY, MatchBlock, PlayerIndex, encode_columns
+from mindsport.rating.replay.driver import Chunk, drive
 from mindsport.store.bulk import copy_rows, insert_many
 from mindsport.store.codec import canonical_json, from_json_text
 from mindsport.store.database import Database, chunks, cursor
@@ -70,6 +71,13 @@ def _occurrence(codes: Any) -> Any:
     return out
 
 
+def _days(row: Any) -> float:
+    """A stored row's time on the replay clock: days for a date and time, the number itself
+    otherwise."""
+    tv = float(row["time_value"])
+    return tv / DAY if row.get("time_iso") else tv
+
+
 def rate_all(
     lid: int,
     model: LeagueModel,
@@ -105,13 +113,9 @@ def rate_all(
     width = len(model.stored)
     plain = not model.extra_cols  # mu and sigma only: no JSON extra
     sigma_col = model.sigma_col  # post columns are the stored fields, a prefix of the fields
-    for start in range(0, len(rows), block_size):
-        chunk = rows[start : start + block_size]
-        tvs = [float(r["time_value"]) for r in chunk]
-        times = np.array(
-            [tv / DAY if r.get("time_iso") else tv for r, tv in zip(chunk, tvs, strict=True)],
-            dtype=np.float64,
-        )
+
+    def encode(chunk: list[Any]) -> MatchBlock:
+        times = np.array([_days(r) for r in chunk], dtype=np.float64)
         block = encode_columns(
             [r["teams"] for r in chunk],
             [r["ranks"] for r in chunk],
@@ -124,23 +128,24 @@ def rate_all(
                 block,
                 [(len(r["teams"]), r["roles"], r["deal"], r["luck"], r["scores"]) for r in chunk],
             )
-        try:
-            fed = replayer.feed(block, predict=False, keep=True)
-        except MindsportError as exc:
-            at = getattr(exc, "match_index", None)
-            if at is None:
-                raise
-            mid = chunk[int(at)]["match_id"]
-            raise StoreError(f"match {mid!r}: model rejected it: {exc}") from exc
+        return block
+
+    def refused(exc: MindsportError, row: Any) -> StoreError:
+        return StoreError(f"match {row['match_id']!r}: model rejected it: {exc}")
+
+    def store_block(part: Chunk[Any]) -> None:
         # one history row per slot (a player in a match), built column by column
+        nonlocal games_so_far
+        chunk, block, kept = part.items, part.block, part.fed.post
+        assert kept is not None  # fed with keep
         codes = block.players
         n_slots = np.diff(block.player_ptr[block.team_ptr])
         match_of = np.repeat(np.arange(len(chunk)), n_slots)
         games = _occurrence(codes) + games_so_far[codes] + 1
-        games_so_far += np.bincount(codes, minlength=len(games_so_far))
+        games_so_far = games_so_far + np.bincount(codes, minlength=len(games_so_far))
         ids = index.ids
         names = [ids[c] for c in codes.tolist()]
-        post = fed.post[: len(names), :width]  # the players' slots come first
+        post = kept[: len(names), :width]  # the players' slots come first
         mus = post[:, 0].tolist()
         if plain:
             sigmas = [0.0] * len(names) if sigma_col is None else post[:, sigma_col].tolist()
@@ -156,7 +161,7 @@ def rate_all(
                 [lid] * len(names),
                 names,
                 np.array([int(r["seq"]) for r in chunk])[match_of].tolist(),
-                np.array(tvs)[match_of].tolist(),
+                np.array([float(r["time_value"]) for r in chunk])[match_of].tolist(),
                 mus,
                 sigmas,
                 extras,
@@ -167,8 +172,17 @@ def rate_all(
         last.update(zip(names, range(first, len(history)), strict=True))
         if emit is not None:
             emit(history[first:])
-        if progress is not None:
-            progress(min(start + block_size, len(rows)), len(rows))
+
+    drive(
+        replayer,
+        rows,
+        encode,
+        keep=True,
+        chunk=block_size,
+        on_block=store_block,
+        refused=refused,
+        progress=None if progress is None else (lambda done: progress(done, len(rows))),
+    )
     for p, at in last.items():
         h = history[at]
         extra = from_json_text(h[6])

@@ -53,8 +53,8 @@ class Store:
     may use, by name (default: every model of :data:`mindsport.rating.registry.MODELS`, the
     whole-history ones included). Use as a context manager or call :meth:`close`.
 
-    Ratings are derived by the model's replayer (:mod:`mindsport.rating.replayers`, the engine
-    :func:`mindsport.history.replay` runs): every registered model with every setting, e.g.
+    Ratings are derived by the model's replayer (:mod:`mindsport.rating.replay.replayers`, the
+    engine :func:`mindsport.history.replay` runs): every registered model with every setting, e.g.
     TrueSkill's drift and sigma floor (elapsed time from the match times: days for ``datetime``
     times, the number itself otherwise) or Glicko-2's rating periods.
     """

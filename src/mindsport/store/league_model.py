@@ -2,7 +2,7 @@
 league's settings, speaking the store's per-player columns.
 
 The store keeps per player ``mu``, ``sigma`` and an ``extra`` JSON object (:class:`PlayerState`).
-They hold the model's replay state (:class:`mindsport.rating.replayers.ArrayReplayer`'s row):
+They hold the model's replay state (:class:`mindsport.rating.replay.replayers.ArrayReplayer`'s row):
 ``mu`` the rating value's first field (TrueSkill's mu, Elo's, Glicko-2's and Tenhou's rating),
 ``sigma`` the deviation the registry names for the model (TrueSkill's sigma, Glicko-2's RD; 0
 for models without one), ``extra`` the other fields the replayer keeps (Elo's games and 2400 flag,

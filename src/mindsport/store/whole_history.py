@@ -27,7 +27,7 @@ from sqlalchemy import Connection, delete, select
 
 from mindsport.errors import MindsportError
 from mindsport.match import time_value
-from mindsport.rating.trueskill import ConvergenceError
+from mindsport.rating.trueskill.model import ConvergenceError
 from mindsport.store.bulk import insert_many
 from mindsport.store.codec import match_of
 from mindsport.store.database import Database, chunks, cursor

@@ -1,8 +1,8 @@
 """Tournament science: rank points, hand discrimination (DIH), difficulty (GDI), hand libraries,
 test-case selection, formats (duplicate / equal-strength / random, Swiss tables of three), plots.
 
-May import: errors, files, belief, games, the game packages (doudizhu, junqi) and the command
-line's helpers (``tournament/cli.py``); never event, store or service.
+May import: errors, files, belief, games and the game packages (doudizhu, junqi); never event,
+store, service or the command line (its commands are :mod:`mindsport.cli.tournament`).
 
 The modules of this package outside :mod:`mindsport.tournament.doudizhu` import no game.
 Games are played by :mod:`.runner` through :func:`mindsport.games.many.play_many` (any

@@ -1,0 +1,170 @@
+"""Reading nested lists and tuples in compiled code (numba): their lengths and the addresses of the
+objects they hold, without touching those objects.
+
+CPython lays out a tuple as its object header (reference count, type), its length, then the
+pointers to its items; a list as the header, its length, then a pointer to its array of item
+pointers. :func:`walk_teams` reads a list of matches' teams in those layouts (match -> team ->
+player id: a list or tuple at each of the outer two levels) and returns the number of teams of
+each match, the size of each team and the address of every player id, which
+:class:`~mindsport.rating.replay.blocks.PlayerIndex` then looks up by identity. The ids
+themselves are never read: counting a reference to each, as any pass in Python does, waits on
+memory for about 100 ns per id when they are spread over a large heap (100,000 players).
+
+:func:`available` checks the layout once per process, reading only inside objects it made, before
+anything is walked; on another layout (another implementation or build of Python) it says no and
+the callers take their Python path. A walk that meets something other than an exact ``list`` or
+``tuple`` reports the match and reads nothing further; the caller then takes its Python path.
+The kernels hold the GIL (unlike the other kernels), so no other thread changes a list under them.
+"""
+
+from __future__ import annotations
+
+import struct
+import sys
+import sysconfig
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+import numba as nb
+import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic
+
+__all__ = ["available", "walk_pairs", "walk_teams"]
+
+#: byte offsets in an object: its type, its length (lists and tuples), its items (a tuple's
+#: first item pointer; a list's pointer to its item pointers)
+TYPE = 8
+SIZE = 16
+ITEMS = 24
+WORD = 8
+
+_jit = nb.njit(cache=True, fastmath=False, nogil=False, error_model="numpy")
+
+
+def _load_word(typingctx: Any, address: Any) -> Any:
+    """Typing and code of :func:`_word`: load the 64-bit word at an integer address."""
+    if not isinstance(address, types.Integer):
+        return None
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        pointer = builder.inttoptr(args[0], ir.IntType(64).as_pointer())
+        return builder.load(pointer)
+
+    return types.int64(types.int64), codegen
+
+
+#: the 64-bit word at an address (compiled code only)
+_word: Callable[[int], int] = intrinsic(_load_word)  # type: ignore[assignment]
+
+
+@_jit
+def peek(address: int) -> int:
+    """The 64-bit word at ``address`` (for the layout check)."""
+    return _word(address)
+
+
+@_jit
+def _items(obj: int, tuple_type: int, list_type: int) -> tuple[int, int]:
+    """Where the item pointers of ``obj`` start and how many there are; (0, -1) when ``obj`` is
+    not an exact list or tuple."""
+    kind = _word(obj + TYPE)
+    if kind == tuple_type:
+        return obj + ITEMS, _word(obj + SIZE)
+    if kind == list_type:
+        return _word(obj + ITEMS), _word(obj + SIZE)
+    return 0, -1
+
+
+@_jit
+def _gather(
+    objs: np.ndarray, tuple_type: int, list_type: int
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """Lists or tuples at the addresses ``objs``: the length of each and the addresses of their
+    items, in order; and -1, or the position of the first that is neither a list nor a tuple
+    (the arrays are then empty)."""
+    n = objs.shape[0]
+    counts = np.empty(n, np.int64)
+    starts = np.empty(n, np.int64)
+    total = 0
+    for i in range(n):
+        start, k = _items(objs[i], tuple_type, list_type)
+        if k < 0:
+            return np.empty(0, np.int64), np.empty(0, np.int64), i
+        counts[i] = k
+        starts[i] = start
+        total += k
+    leaves = np.empty(total, np.int64)
+    q = 0
+    for i in range(n):
+        for j in range(counts[i]):
+            leaves[q] = _word(starts[i] + WORD * j)
+            q += 1
+    return counts, leaves, -1
+
+
+@_jit
+def walk_pairs(outer: int, tuple_type: int, list_type: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """A list (at address ``outer``) of lists or tuples: the length of each and the addresses of
+    their items, in order; and -1, or the position of the first item that is neither a list nor
+    a tuple (the arrays are then empty)."""
+    base, n = _items(outer, tuple_type, list_type)
+    if n < 0:
+        return np.empty(0, np.int64), np.empty(0, np.int64), 0
+    objs = np.empty(n, np.int64)
+    for i in range(n):
+        objs[i] = _word(base + WORD * i)
+    return _gather(objs, tuple_type, list_type)
+
+
+@_jit
+def walk_teams(
+    outer: int, tuple_type: int, list_type: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """A list (at address ``outer``) of matches, each a list or tuple of teams, each a list or
+    tuple of player ids: the number of teams of each match, the size of each team and the
+    address of every id, in order; and -1, or the position of the first match with something
+    other than a list or tuple (the arrays are then empty)."""
+    teams_per_match, teams, bad = walk_pairs(outer, tuple_type, list_type)
+    if bad >= 0:
+        return teams_per_match, teams, teams, bad
+    sizes, leaves, bad_team = _gather(teams, tuple_type, list_type)
+    if bad_team >= 0:  # the match holding that team
+        at = int(np.searchsorted(np.cumsum(teams_per_match), bad_team, side="right"))
+        return np.empty(0, np.int64), sizes, leaves, at
+    return teams_per_match, sizes, leaves, -1
+
+
+@cache
+def available() -> bool:
+    """Whether this Python lays out lists and tuples as the walks read them (checked once, reading
+    only inside objects made here, before any pointer read from memory is followed)."""
+    if (
+        sys.implementation.name != "cpython"
+        or struct.calcsize("P") != WORD
+        or sysconfig.get_config_var("Py_GIL_DISABLED")
+    ):
+        return False
+    item = object()
+    probe_tuple = (item, None)
+    probe_list = [item, None, None]
+    if (
+        peek(id(probe_tuple) + TYPE) != id(tuple)
+        or peek(id(probe_tuple) + SIZE) != 2
+        or peek(id(probe_tuple) + ITEMS) != id(item)
+        or peek(id(probe_list) + TYPE) != id(list)
+        or peek(id(probe_list) + SIZE) != 3
+    ):
+        return False
+    if peek(peek(id(probe_list) + ITEMS)) != id(item):
+        return False
+    groups = [[(item, None), [None]], ((probe_tuple,),)]
+    tpm, sizes, leaves, bad = walk_teams(id(groups), id(tuple), id(list))
+    return (
+        bad == -1
+        and tpm.tolist() == [2, 1]
+        and sizes.tolist() == [2, 1, 1]
+        and leaves.tolist() == [id(item), id(None), id(None), id(probe_tuple)]
+    )

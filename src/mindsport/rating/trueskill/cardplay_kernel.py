@@ -1,0 +1,152 @@
+"""Compiled replay of the role- and luck-aware TrueSkill (numba).
+
+:func:`replay_cardplay` rates a block of matches in order with TrueSkill's one update
+(:func:`mindsport.rating.trueskill.trueskill_kernel.update_match`): each team's players (rows of the
+players' table) are joined by the team's *virtual players* (rows of a second table: a role's
+advantage, a duplicate deal's luck), which add skill but no performance noise and no dynamics, and
+each team's performance is shifted by a known offset (a deal's expected result); a two-team match
+may carry its observed score margin. Predictions are TrueSkill's (:func:`predict_pairs`) with the
+virtual players and the offsets included.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from mindsport._jit.compiling import jit
+from mindsport.rating.replay.block_kernel import block_sizes
+from mindsport.rating.replay.blocks import BlockArrays
+from mindsport.rating.replay.replayers import Outputs
+from mindsport.rating.trueskill.replay_kernel import (
+    predict_pairs,
+    prediction_scratch,
+    prior_variance,
+)
+from mindsport.rating.trueskill.trueskill_kernel import (
+    Known,
+    Slots,
+    rules_of,
+    update_match,
+    workspace,
+)
+
+
+@jit
+def replay_cardplay(
+    table: np.ndarray,
+    block: BlockArrays,
+    vtable: np.ndarray,
+    virtual: Any,
+    settings: np.ndarray,
+    predict: bool,
+    keep: bool,
+    out: Outputs,
+) -> int:
+    """Rate matches ``0..n-1`` of ``block`` in order, players' rows ``(mu, sigma, last time)``
+    of ``table`` and virtual players' rows ``(mu, sigma)`` of ``vtable`` updated in place.
+
+    ``virtual`` (:class:`~mindsport.rating.trueskill.cardplay.VirtualArrays`): team ``t`` of
+    the block is joined by the virtual players ``virtual.players[virtual.ptr[t]:virtual.ptr[t +
+    1]]`` (rows of ``vtable``) and its performance is shifted by ``virtual.offset[t]``;
+    ``virtual.margin[i] = (y, s2)`` is match ``i``'s observed performance difference of team 0
+    over team 1 (NaN ``y``: none). ``settings``, ``predict``, ``keep``, ``out`` and the return
+    value as for :func:`mindsport.rating.trueskill.replay_kernel.replay_trueskill`.
+    """
+    team_ptr = block.team_ptr
+    player_ptr = block.player_ptr
+    players = block.players
+    weights = block.weights
+    ranks = block.ranks
+    times = block.times
+    vptr = virtual.ptr
+    vplayers = virtual.players
+    offset = virtual.offset
+    margin = virtual.margin
+    post = out.post
+    model = settings[0]
+    tau, drift, sigma0 = model.tau, model.drift, model.sigma0
+    n_matches = team_ptr.shape[0] - 1
+    max_teams, max_slots = block_sizes(team_ptr, player_ptr)
+    max_virtual = 0
+    for i in range(n_matches):
+        t0 = team_ptr[i]
+        t1 = team_ptr[i + 1]
+        nv = vptr[t1] - vptr[t0]
+        if nv > max_virtual:
+            max_virtual = nv
+    width = max_slots + max_virtual
+    work = workspace(max_teams)
+    ptr = np.empty(max_teams + 1, np.int64)
+    smu = np.empty(width)
+    ssig = np.empty(width)
+    pv = np.empty(width)
+    sw = np.empty(width)
+    noise = np.empty(width)
+    src = np.empty(width, np.int64)  # >= 0: a player's row; < 0: virtual row -1 - src
+    out_mu = np.empty(width)
+    out_sigma = np.empty(width)
+    scratch = prediction_scratch(max_teams)
+    known = Known(np.empty(max_teams), np.empty(2))  # this match's offsets and margin
+    slots = Slots(smu, pv, sw, noise, out_mu, out_sigma)
+    rules = rules_of(settings)
+    tau2 = tau * tau
+    with_time = post.shape[1] > 2
+    k = 0
+    for i in range(n_matches):
+        t0 = team_ptr[i]
+        n = team_ptr[i + 1] - t0
+        now = times[i]
+        q = 0
+        for t in range(n):
+            ptr[t] = q
+            known.offset[t] = offset[t0 + t]
+            for s in range(player_ptr[t0 + t], player_ptr[t0 + t + 1]):
+                p = players[s]
+                smu[q] = table[p, 0]
+                ssig[q] = table[p, 1]
+                sw[q] = weights[s]
+                noise[q] = 1.0
+                src[q] = p
+                pv[q] = prior_variance(ssig[q], table[p, 2], now, drift, sigma0, tau2)
+                q += 1
+            for v in range(vptr[t0 + t], vptr[t0 + t + 1]):
+                r = vplayers[v]
+                smu[q] = vtable[r, 0]
+                ssig[q] = vtable[r, 1]
+                sw[q] = 1.0
+                noise[q] = 0.0
+                src[q] = -1 - r
+                pv[q] = ssig[q] * ssig[q]
+                q += 1
+        ptr[n] = q
+        for s in range(q):
+            out_mu[s] = smu[s]
+            out_sigma[s] = ssig[s]
+        known.margin[0] = margin[i, 0]
+        known.margin[1] = margin[i, 1]
+        game = ptr[: n + 1]
+        rank = ranks[t0 : t0 + n]
+        if predict:
+            k = predict_pairs(game, rank, known.offset, smu, ssig, noise, model, scratch, out, k)
+        if not update_match(game, rank, known, slots, rules, work):
+            return i
+        for s in range(q):
+            p = src[s]
+            if p < 0:
+                vtable[-1 - p, 0] = out_mu[s]
+                vtable[-1 - p, 1] = out_sigma[s]
+                continue
+            if sw[s] > 0.0:
+                table[p, 0] = out_mu[s]
+                table[p, 1] = out_sigma[s]
+                table[p, 2] = now
+        if keep:
+            for s in range(player_ptr[t0], player_ptr[t0 + n]):
+                p = players[s]
+                post[s, 0] = table[p, 0]
+                post[s, 1] = table[p, 1]
+                if with_time:
+                    post[s, 2] = table[p, 2]
+    return -1
