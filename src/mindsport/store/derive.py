@@ -34,7 +34,7 @@ from mindsport.store.codec import canonical_json, from_json_text
 from mindsport.store.database import Database, chunks, cursor
 from mindsport.store.league_lock import LeagueLock, Player
 from mindsport.store.league_model import LeagueModel, LeagueModels, PlayerState
-from mindsport.store.match_log import FROM_POSITION, clear_derived, read_log
+from mindsport.store.match_log import FROM_POSITION, RATINGS_UPSERT, clear_derived, read_log
 from mindsport.store.schema import leagues, rating_history, ratings, virtual_ratings
 from mindsport.store.values import League, StoreError
 from mindsport.store.whole_history import WholeHistory
@@ -299,9 +299,7 @@ class Deriver:
         insert_many(
             self._db,
             cur,
-            "INSERT INTO ms_ratings (league_id, player, mu, sigma, extra, exposed, games, "
-            "last_time)",
-            "(?, ?, ?, ?, JSON(?), ?, ?, ?)",
+            *RATINGS_UPSERT[:2],
             [
                 (
                     lid,
@@ -317,9 +315,7 @@ class Deriver:
                 )
                 for p in sorted(touched)
             ],
-            " ON CONFLICT (league_id, player) DO UPDATE SET mu = excluded.mu, "
-            "sigma = excluded.sigma, extra = excluded.extra, exposed = excluded.exposed, "
-            "games = excluded.games, last_time = excluded.last_time",
+            RATINGS_UPSERT[2],
         )
 
     def append(

@@ -1,5 +1,6 @@
 """A league's match log in SQL: the insert of new rows, the log read back in replay order (from a
-position on), a recorded match's digest, and deleting every row derived from the log.
+position on), a recorded match's digest, and the statements of the rows derived from it (the
+upsert of current ratings, deleting every derived row).
 
 The rows are in their stored form (:mod:`mindsport.store.codec`); the log is append-only and
 the source of truth: ratings, rating history, virtual players and skill curves are derived from
@@ -20,6 +21,7 @@ from mindsport.store.schema import matches, rating_history, ratings, skill_curve
 __all__ = [
     "FROM_POSITION",
     "MATCH_INSERT",
+    "RATINGS_UPSERT",
     "clear_derived",
     "read_log",
     "stored_digest",
@@ -30,6 +32,17 @@ MATCH_INSERT = (
     "INSERT INTO ms_matches (league_id, seq, match_id, time_value, time_iso, teams, ranks, "
     "weights, scores, roles, luck, deal, digest, created_at)",
     "(?, ?, ?, ?, ?, JSON(?), JSON(?), JSON(?), JSON(?), JSON(?), JSON(?), ?, ?, ?)",
+)
+
+#: the insert-or-update of players' current ratings (:func:`mindsport.store.bulk.insert_many`'s
+#: head, row and tail): rows ``(league_id, player, mu, sigma, extra JSON text, exposed, games,
+#: last_time)``
+RATINGS_UPSERT = (
+    "INSERT INTO ms_ratings (league_id, player, mu, sigma, extra, exposed, games, last_time)",
+    "(?, ?, ?, ?, JSON(?), ?, ?, ?)",
+    " ON CONFLICT (league_id, player) DO UPDATE SET mu = excluded.mu, "
+    "sigma = excluded.sigma, extra = excluded.extra, exposed = excluded.exposed, "
+    "games = excluded.games, last_time = excluded.last_time",
 )
 
 #: the match log's columns a replay reads, in order; the JSON ones are read as text

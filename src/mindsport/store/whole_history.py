@@ -32,7 +32,7 @@ from mindsport.store.bulk import insert_many
 from mindsport.store.codec import match_of
 from mindsport.store.database import Database, chunks, cursor
 from mindsport.store.league_model import LeagueModel, PlayerState
-from mindsport.store.match_log import clear_derived, read_log
+from mindsport.store.match_log import RATINGS_UPSERT, clear_derived, read_log
 from mindsport.store.schema import leagues, skill_curve
 from mindsport.store.values import StoreError
 
@@ -205,11 +205,7 @@ class WholeHistory:
         insert_many(
             self._db,
             cur,
-            "INSERT INTO ms_ratings (league_id, player, mu, sigma, extra, exposed, games, "
-            "last_time)",
-            "(?, ?, ?, ?, JSON(?), ?, ?, ?)",
+            *RATINGS_UPSERT[:2],
             current,
-            " ON CONFLICT (league_id, player) DO UPDATE SET mu = excluded.mu, "
-            "sigma = excluded.sigma, extra = excluded.extra, exposed = excluded.exposed, "
-            "games = excluded.games, last_time = excluded.last_time",
+            RATINGS_UPSERT[2],
         )
