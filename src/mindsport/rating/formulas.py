@@ -6,8 +6,8 @@ variants) and whole-history TrueSkill (:mod:`mindsport.rating.through_time.model
 them as they are (``win_probability``, ``decay`` ...); the compiled kernels compile these very
 functions (:mod:`mindsport.rating.compiled`), so the replay of a long history and a single
 ``rate`` share one implementation of each. Each other model's own formulas live with the model
-(:mod:`mindsport.rating.elo.model`, :mod:`mindsport.rating.glicko2.model`,
-:mod:`mindsport.rating.tenhou.model`).
+(:mod:`mindsport.rating.elo.formulas`, :mod:`mindsport.rating.glicko2.formulas`,
+:mod:`mindsport.rating.tenhou.formulas`).
 
 >>> round(margin_from_quantile(0.5, 4, 2.0), 6), drifted_sigma(3.0, 7.0, 0.0, 8.0)
 (2.0, 3.0)
