@@ -27,7 +27,7 @@ Glicko2(tau=0.3, ..., period=7.0)
 >>> build_model("trueskill", beta=-1)
 Traceback (most recent call last):
 ...
-mindsport.rating.params.ParameterError: model 'trueskill': beta must be a number > 0, got -1
+mindsport.rating.params.ParameterError: model 'trueskill': beta must be a number in [0.001, 1e+06], got -1
 >>> MODELS["trueskill"].display.conservative
 'mu - 3 sigma'
 """
