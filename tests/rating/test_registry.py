@@ -152,7 +152,7 @@ def test_values_in_their_own_type() -> None:
 def test_classes_check_themselves_with_the_same_descriptions() -> None:
     with pytest.raises(ParameterError):
         build_model("trueskill", draw_probability=1.0)
-    with pytest.raises(ValueError, match="draw_probability must be a number in \\[0, 0.999\\]"):
+    with pytest.raises(ValueError, match=r"draw_probability must be a number in \[0, 0\.999\]"):
         TrueSkill(draw_probability=1.0)
     with pytest.raises(ValueError, match="team_strength must be 'average' or 'sum'"):
         Elo(team_strength="max")  # type: ignore[arg-type]

@@ -90,6 +90,7 @@ from mindsport.rating.trueskill.margins import MARGIN_NOISE, MARGIN_PARAMS, obse
 from mindsport.rating.trueskill.model import (
     BETA,
     DRAW_PROBABILITY,
+    MIN_TOLERANCE,
     MU,
     SIGMA,
     TAU,
@@ -97,7 +98,6 @@ from mindsport.rating.trueskill.model import (
     InvalidGameError,
     TrueSkill,
 )
-from mindsport.rating.trueskill.model import MIN_TOLERANCE
 from mindsport.rating.trueskill.model import PARAMS as TRUESKILL_PARAMS
 
 __all__ = ["PARAMS", "Convergence", "SkillCurve", "SkillHistory", "TrueSkillThroughTime"]
