@@ -39,9 +39,7 @@ def first_non_finite(values: Any) -> int | None:
     a = np.asarray(values, dtype=np.float64)
     if a.size == 0:
         return None
-    ok = np.isfinite(a)
-    if ok.ndim > 1:
-        ok = ok.reshape(len(a), -1).all(axis=1)
+    ok = np.isfinite(a).reshape(len(a), -1).all(axis=1) if a.ndim > 1 else np.isfinite(a)
     if bool(ok.all()):
         return None
     return int(np.argmin(ok))
