@@ -17,7 +17,9 @@ from mindsport.errors import MindsportError
 
 __all__ = [
     "MAX_LABEL",
+    "MAX_LUCK",
     "MAX_RANK",
+    "MAX_SCORE",
     "MAX_TIME",
     "MIN_TIME",
     "InvalidMatchError",
@@ -43,6 +45,12 @@ MAX_TIME = 7_258_118_400
 MAX_RANK = 2**31 - 1
 #: longest role name or deal id, in characters
 MAX_LABEL = 64
+#: largest magnitude of a score: beyond any points, chips or goals a game counts, and small
+#: enough that score differences (the margins a model may rate) are exact and finite
+MAX_SCORE = 1e9
+#: largest magnitude of a luck (standard-normal units): the probit of the smallest positive
+#: double (5e-324) is -38.5, so every probability has a luck within 40
+MAX_LUCK = 40.0
 
 # Unicode categories Cc (C0 and C1 controls, NUL included) and Cs (lone surrogates)
 _FORBIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
@@ -188,6 +196,9 @@ class Match:
       ``farmer1``, ``farmer2`` in Dou Dizhu; ``East`` ... ``North`` in mahjong). Names are
       printable (as ids) and at most :data:`MAX_LABEL` characters; a role appears once per match.
     * ``deal``: the id of the cards dealt (the same id at several tables: a duplicate deal).
+    Scores lie in [-:data:`MAX_SCORE`, :data:`MAX_SCORE`] and lucks in [-:data:`MAX_LUCK`,
+    :data:`MAX_LUCK`]; a match with a number outside (or not finite) is refused, naming it.
+
     * ``luck``: the deal's expected result, one number per team, in standard-normal units of
       performance: for two teams a deal that the reference players win with probability ``p``
       for team 0 is ``(probit(p), 0)`` (any pair with that difference). A luck-aware model
@@ -250,8 +261,9 @@ class Match:
             if len(scores) != len(tteams):
                 raise bad("scores", f"{len(scores)} scores for {len(tteams)} teams")
             for s in scores:
-                if isinstance(s, bool) or not isinstance(s, int | float) or not math.isfinite(s):
-                    raise bad("scores", f"not a finite number: {s!r}")
+                why = _number_problem(s, MAX_SCORE)
+                if why is not None:
+                    raise bad("scores", why)
             tscores = tuple(float(s) for s in scores)
         if ranks is None:
             if tscores is None:
@@ -295,8 +307,9 @@ class Match:
             if isinstance(luck, str) or len(luck) != len(tteams):
                 raise bad("luck", f"one number per team ({len(tteams)}), got {_short(luck)}")
             for x in luck:
-                if isinstance(x, bool) or not isinstance(x, int | float) or not math.isfinite(x):
-                    raise bad("luck", f"not a finite number: {x!r}")
+                why = _number_problem(x, MAX_LUCK)
+                if why is not None:
+                    raise bad("luck", why)
             tluck = tuple(float(x) for x in luck)
         object.__setattr__(self, "id", id)
         object.__setattr__(self, "time", time)
@@ -316,6 +329,17 @@ class Match:
     def time_value(self) -> float:
         """``time`` as a number: :func:`time_value` (POSIX seconds for datetimes, naive = UTC)."""
         return time_value(self.time)
+
+
+def _number_problem(x: object, bound: float) -> str | None:
+    """Why ``x`` is not a finite number within ``bound`` in magnitude, or ``None``."""
+    if isinstance(x, bool) or not isinstance(x, int | float):
+        return f"not a finite number: {_short(x)}"
+    if isinstance(x, float) and not math.isfinite(x):
+        return f"not a finite number: {x!r}"
+    if not -bound <= x <= bound:
+        return f"{_short(x)} is outside [{-bound:g}, {bound:g}]"
+    return None
 
 
 def _label_problem(value: object) -> str | None:

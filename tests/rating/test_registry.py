@@ -90,6 +90,47 @@ def test_every_setting_is_checked_by_name(name: str) -> None:
         build_model(name, gamma=1.0)
 
 
+@pytest.mark.parametrize("name", list(MODELS))
+def test_every_number_setting_is_bounded_on_both_sides(name: str) -> None:
+    # issue 42: a setting that passed "a number > 0" (beta=1e-300) broke every later post; now
+    # every number has a finite range, and a value above it is refused with that range
+    for p in MODELS[name].params:
+        if p.kind not in (Kind.REAL, Kind.INTEGER, Kind.TABLE):
+            continue
+        assert p.low is not None and p.high is not None, p.name
+        assert math.isfinite(p.low) and math.isfinite(p.high), p.name
+        too_big = p.high * 2 + 1
+        bad: Any = [[too_big, 0.0]] if p.kind is Kind.TABLE else too_big
+        with pytest.raises(ParameterError) as err:
+            build_model(name, **{p.name: bad})
+        msg = str(err.value)
+        assert f"model {name!r}: {p.name} must be {p.allowed()}, got {bad!r}" == msg
+        if p.kind is Kind.INTEGER:  # an integer too large for a float is out of range too
+            with pytest.raises(ParameterError):
+                build_model(name, **{p.name: 10**400})
+
+
+def test_the_reported_settings_are_refused_with_their_range() -> None:
+    with pytest.raises(
+        ParameterError,
+        match=r"^model 'trueskill': beta must be a number in \[0\.001, 1e\+06\], got 1e-300$",
+    ):
+        build_model("trueskill", beta=1e-300)
+    # the draw margin Phi^-1((p + 1) / 2) is infinite for p within 1e-16 of 1
+    with pytest.raises(ParameterError, match=r"draw_probability must be a number in \[0, 0\.999\]"):
+        build_model("cardplay", draw_probability=1 - 2**-53)
+    with pytest.raises(ParameterError, match=r"epsilon must be a number in \[1e-12, 0\.1\]"):
+        build_model("glicko2", epsilon=1e-300)
+    for name in MODELS:  # the bounds themselves are allowed
+        for p in MODELS[name].params:
+            if p.kind in (Kind.REAL, Kind.INTEGER):
+                assert p.low is not None and p.high is not None
+                for edge in (p.low, p.high):
+                    if not (edge == p.low and p.low_open):
+                        v = int(edge) if p.kind is Kind.INTEGER else edge
+                        build_model(name, **{p.name: v})
+
+
 def test_values_in_their_own_type() -> None:
     m = build_model("pairwise", iterations=3.0, both_orders=False)
     assert m.iterations == 3 and type(m.iterations) is int
@@ -98,7 +139,9 @@ def test_values_in_their_own_type() -> None:
     assert get_spec("pairwise").parse("both_orders", "false") is False
     t = get_spec("tenhou").parse("bonuses", "[[20, -20], [30, 0, -30]]")
     assert build_model("tenhou", bonuses=t).bonuses == ((20.0, -20.0), (30.0, 0.0, -30.0))
-    with pytest.raises(ParameterError, match=r"iterations must be an integer >= 1, got 2\.5"):
+    with pytest.raises(
+        ParameterError, match=r"iterations must be an integer in \[1, 1000\], got 2\.5"
+    ):
         build_model("pairwise", iterations=2.5)
     fide = build_model("fide", new_games=5, regular_k=24.0)
     assert fide.k == FideK(new_games=5, k=24.0)
@@ -109,7 +152,7 @@ def test_values_in_their_own_type() -> None:
 def test_classes_check_themselves_with_the_same_descriptions() -> None:
     with pytest.raises(ParameterError):
         build_model("trueskill", draw_probability=1.0)
-    with pytest.raises(ValueError, match="draw_probability must be a number in \\[0, 1\\)"):
+    with pytest.raises(ValueError, match=r"draw_probability must be a number in \[0, 0\.999\]"):
         TrueSkill(draw_probability=1.0)
     with pytest.raises(ValueError, match="team_strength must be 'average' or 'sum'"):
         Elo(team_strength="max")  # type: ignore[arg-type]

@@ -137,3 +137,99 @@ def test_no_input_gives_a_server_error_or_a_half_write(service: Service, operati
 
     with TestClient(service.app, raise_server_exceptions=False) as client:
         run()
+
+
+def _edge_settings(spec: Any, edge: str) -> dict[str, Any]:
+    """Every number setting of a registered model at one edge of its range (``low``/``high``;
+    an open edge is skipped), margins switched on at that edge."""
+    from mindsport.rating.params import Kind
+
+    out: dict[str, Any] = {}
+    for p in spec.params:
+        if p.kind not in (Kind.REAL, Kind.INTEGER) or p.low is None or p.high is None:
+            continue
+        value = p.low if edge == "low" else p.high
+        if edge == "low" and p.low_open:
+            continue
+        if p.kind is Kind.INTEGER:
+            value = int(value)
+        if p.name in ("max_iterations", "max_sweeps", "iterations") and edge == "high":
+            continue  # bounded, but slow: the fuzz sends many posts
+        out[p.name] = value
+    return out
+
+
+@pytest.mark.parametrize("edge", ["low", "high"])
+def test_extreme_settings_and_scores_serve_only_finite_numbers(service: Service, edge: str) -> None:
+    """Issue 42: leagues of every model with every setting at an edge of its range take posts
+    generated from the schema (scores, luck and weights at their extremes included); no post
+    gives a 5xx, and after every accepted one the leaderboard and a prediction conform to their
+    response schema and hold finite numbers only."""
+    import math
+
+    from hypothesis import strategies as st
+
+    from mindsport.rating.registry import MODELS
+    from mindsport.service.schemas import LeaderboardOut, PredictOut
+
+    leagues = []
+    for name, spec in MODELS.items():
+        league = f"edge-{edge}-{name}"
+        if league not in {lg.name for lg in service.store.list_leagues()}:
+            service.store.create_league(league, name, _edge_settings(spec, edge))
+        leagues.append(league)
+    spec = schemathesis.openapi.from_dict(service.app.openapi())
+    (op,) = [
+        r.ok()
+        for r in spec.get_all_operations()
+        if r.ok().method.upper() == "POST" and r.ok().path == "/api/leagues/{league}/matches"
+    ]
+    modes = schemathesis.GenerationMode
+    strategy = op.as_strategy(modes.POSITIVE) | op.as_strategy(modes.NEGATIVE)
+    # a key of its own: the other fuzz cases may have revoked the service's admin key
+    h = {"X-API-Key": service.store.create_key(admin=True)}
+
+    def finite(value: Any) -> bool:
+        if isinstance(value, dict):
+            return all(finite(v) for v in value.values())
+        if isinstance(value, list):
+            return all(finite(v) for v in value)
+        return not isinstance(value, float) or math.isfinite(value)
+
+    @given(case=strategy, league=st.sampled_from(leagues))
+    @settings(
+        max_examples=40 if service.store.is_sqlite else 16,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+        derandomize=True,
+        database=None,
+    )
+    def run(case: Any, league: str) -> None:
+        case.path_parameters["league"] = league
+        case.headers = {**(case.headers or {}), **h}
+        kwargs = case.as_transport_kwargs()
+        r = client.request(
+            "POST", kwargs["url"], headers=kwargs.get("headers"),
+            content=kwargs.get("data") or kwargs.get("content"), json=kwargs.get("json"),
+        )  # fmt: skip
+        assert r.status_code < 500, (league, r.text[:500])
+        if r.status_code >= 300:
+            return
+        accepted.append(league)
+        board = client.get(f"/api/leagues/{league}/leaderboard", params={"limit": 500})
+        assert board.status_code == 200, (league, board.text[:500])
+        page = LeaderboardOut.model_validate(board.json())  # the response schema, no null mu
+        assert finite(board.json()), (league, board.text[:500])
+        players = [i.player for i in page.items]
+        if len(players) >= 2:
+            pr = client.post(
+                f"/api/leagues/{league}/predict", json={"teams": [[players[0]], [players[-1]]]}
+            )
+            assert pr.status_code == 200, (league, pr.text[:500])
+            PredictOut.model_validate(pr.json())
+            assert finite(pr.json()) and None not in pr.json()["pairwise"][0][1:], pr.text
+
+    accepted: list[str] = []
+    with TestClient(service.app, raise_server_exceptions=False) as client:
+        run()
+    assert len(set(accepted)) >= 2, accepted  # the posts reached the ratings of several models

@@ -138,7 +138,7 @@ def test_leagues_of_any_registered_model_with_its_settings(tmp_path: Path) -> No
     r = runner.invoke(
         app, ["leagues", "create", "x", "--model", "glicko2", "--param", "tau=-1", "--db", db]
     )
-    assert r.exit_code == 2 and "tau must be a number > 0, got -1.0" in r.output
+    assert r.exit_code == 2 and "tau must be a number in [0.01, 10], got -1.0" in r.output
     f = tmp_path / "games.jsonl"
     write_jsonl(f, games(30))
     assert invoke("rate", str(f), "--league", "club", "--db", db).exit_code == 0

@@ -5,9 +5,15 @@ The model checks itself against them when it is built (:func:`check_settings`), 
 registry (:mod:`mindsport.rating.registry`) uses the same descriptions to check settings given by
 name (command line, a league's JSON parameters), to parse them from text and to document them.
 
->>> p = Param("beta", Kind.REAL, 25 / 6, "performance noise", low=0.0, low_open=True)
+Every number a setting may hold is bounded, so that a model's arithmetic stays finite whatever
+settings it is built with: a place on the rating scale (a prior mean, an initial rating, a
+threshold, a bonus) within :data:`MAX_LOCATION` in magnitude, a scale (a deviation, a noise, a
+divisor) in [:data:`MIN_SCALE`, :data:`MAX_SCALE`] (each model's ``PARAMS`` says why where its
+arithmetic asks for narrower bounds).
+
+>>> p = Param("beta", Kind.REAL, 25 / 6, "performance noise", MIN_SCALE, MAX_SCALE)
 >>> p.allowed()
-'a number > 0'
+'a number in [0.001, 1e+06]'
 >>> p.parse("4.5")
 4.5
 """
@@ -24,7 +30,32 @@ from typing import Any
 
 from mindsport.errors import MindsportError
 
-__all__ = ["Kind", "Param", "ParameterError", "check_settings"]
+__all__ = [
+    "MAX_COUNT",
+    "MAX_LOCATION",
+    "MAX_SCALE",
+    "MIN_SCALE",
+    "Kind",
+    "Param",
+    "ParameterError",
+    "check_settings",
+]
+
+#: the largest magnitude of a setting that is a place on the rating scale (a prior mean, an
+#: initial rating, a threshold, a placement bonus): a million points is far beyond any rating
+#: scale in use (TrueSkill 25, Elo 1500), and sums and differences of such values over the
+#: largest tables stay exact to well below a rating point
+MAX_LOCATION = 1e6
+#: the least positive scale (a deviation, a performance noise, a divisor): its square (1e-6) and
+#: the squares of the deviations built from it stay far from underflow, so no variance or
+#: precision becomes 0 or infinite; relative to the default scales (TrueSkill's beta 4.17,
+#: Elo's 400) it is a thousandth of a point or less
+MIN_SCALE = 1e-3
+#: the largest scale: squares (1e12) and their sums over the largest tables stay finite and
+#: exact enough; the same bound as the magnitude of a place (:data:`MAX_LOCATION`)
+MAX_SCALE = 1e6
+#: the largest count (iterations, sweeps, games): bounded work per game
+MAX_COUNT = 1e6
 
 
 class ParameterError(MindsportError):
@@ -42,8 +73,10 @@ class Kind(Enum):
 
 
 def _real(x: object) -> bool:
-    """A finite real number (Python or NumPy), not a bool."""
-    return isinstance(x, numbers.Real) and not isinstance(x, bool) and math.isfinite(x)
+    """A finite real number (Python or NumPy), not a bool (an integer of any size is finite)."""
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        return False
+    return isinstance(x, numbers.Integral) or math.isfinite(x)
 
 
 def _integer(x: object) -> bool:
@@ -55,7 +88,8 @@ def _integer(x: object) -> bool:
 class Param:
     """One setting of a model.
 
-    ``low``/``high`` bound a number (``*_open``: the bound itself is excluded); ``choices`` list
+    ``low``/``high`` bound a number, or every number of a table (``*_open``: the bound itself
+    is excluded); ``choices`` list
     the values of a choice; ``optional``: ``None`` is allowed (the feature is off);
     ``callable_ok``: a callable is allowed too (Elo's K schedule). ``rows_min``: the least
     length of each row of a table.
@@ -74,6 +108,19 @@ class Param:
     callable_ok: bool = False
     rows_min: int = 1
 
+    def _range(self, noun: str) -> str:
+        """``noun`` (a number, numbers, an integer) with the range of :attr:`low`/:attr:`high`."""
+        lo, hi = self.low, self.high
+        if lo is not None and hi is not None:
+            left = "(" if self.low_open else "["
+            right = ")" if self.high_open else "]"
+            return f"{noun} in {left}{lo:g}, {hi:g}{right}"
+        if lo is not None:
+            return f"{noun} {'>' if self.low_open else '>='} {lo:g}"
+        if hi is not None:
+            return f"{noun} {'<' if self.high_open else '<='} {hi:g}"
+        return "a finite number" if noun == "a number" else noun
+
     def allowed(self) -> str:
         """The allowed values, in words (used in every error message)."""
         if self.kind is Kind.CHOICE:
@@ -81,20 +128,9 @@ class Param:
         elif self.kind is Kind.BOOLEAN:
             text = "true or false"
         elif self.kind is Kind.TABLE:
-            text = f"a list of rows of at least {self.rows_min} numbers"
+            text = f"a list of rows of at least {self.rows_min} {self._range('numbers')}"
         else:
-            noun = "a number" if self.kind is Kind.REAL else "an integer"
-            lo, hi = self.low, self.high
-            if lo is not None and hi is not None:
-                left = "(" if self.low_open else "["
-                right = ")" if self.high_open else "]"
-                text = f"{noun} in {left}{lo:g}, {hi:g}{right}"
-            elif lo is not None:
-                text = f"{noun} {'>' if self.low_open else '>='} {lo:g}"
-            elif hi is not None:
-                text = f"{noun} {'<' if self.high_open else '<='} {hi:g}"
-            else:
-                text = f"{'a finite number' if self.kind is Kind.REAL else 'an integer'}"
+            text = self._range("a number" if self.kind is Kind.REAL else "an integer")
         if self.callable_ok:
             text += " or a callable"
         if self.optional:
@@ -119,13 +155,17 @@ class Param:
                     isinstance(row, Sequence)
                     and not isinstance(row, str)
                     and len(row) >= self.rows_min
-                    and all(_real(x) for x in row)
+                    and all(_real(x) and self._within(x) for x in row)
                     for row in value
                 )
             )
         if not (_real(value) if self.kind is Kind.REAL else _integer(value)):
             return False
-        x = float(value)  # type: ignore[arg-type]
+        return self._within(value)  # type: ignore[arg-type]
+
+    def _within(self, x: float) -> bool:
+        """Whether the number ``x`` lies in the range of :attr:`low`/:attr:`high` (compared as
+        it is: an integer too large for a float is simply out of range)."""
         if self.low is not None and (x <= self.low if self.low_open else x < self.low):
             return False
         return not (self.high is not None and (x >= self.high if self.high_open else x > self.high))
@@ -142,10 +182,15 @@ class Param:
         numbers for integers (``3.0`` -> ``3``), floats for numbers, tuples for tables."""
         if value is None or (self.callable_ok and callable(value)):
             return value
+        if self.kind is Kind.INTEGER and isinstance(value, numbers.Integral) and _real(value):
+            return int(value)
         if self.kind is Kind.INTEGER and _real(value) and float(value).is_integer():  # type: ignore[arg-type]
             return int(value)  # type: ignore[call-overload]
         if self.kind is Kind.REAL and _real(value):
-            return float(value)  # type: ignore[arg-type]
+            try:
+                return float(value)  # type: ignore[arg-type]
+            except OverflowError:  # an integer beyond any float: refused as it is
+                return value
         if self.kind is Kind.TABLE and self.ok(value):
             rows: Any = value
             return tuple(tuple(float(x) for x in row) for row in rows)

@@ -24,10 +24,11 @@ fast replay, a ``replayer()`` (:mod:`mindsport.rating.replay.replayers`).
 ('trueskill-history',)
 >>> build_model("glicko2", tau=0.3, period=7)
 Glicko2(tau=0.3, ..., period=7.0)
->>> build_model("trueskill", beta=-1)
-Traceback (most recent call last):
-...
-mindsport.rating.params.ParameterError: model 'trueskill': beta must be a number > 0, got -1
+>>> try:
+...     build_model("trueskill", beta=-1)
+... except ParameterError as exc:
+...     print(exc)
+model 'trueskill': beta must be a number in [0.001, 1e+06], got -1
 >>> MODELS["trueskill"].display.conservative
 'mu - 3 sigma'
 """

@@ -10,7 +10,8 @@ Some bounds belong to the layers below and are enforced there too; they are re-e
 that this module names every limit of the API:
 
 * :mod:`mindsport.match`: :data:`MIN_TIME`, :data:`MAX_TIME` (the time axis), :data:`MAX_RANK`,
-  :data:`MAX_LABEL` (a role or deal label);
+  :data:`MAX_LABEL` (a role or deal label), :data:`MAX_SCORE`, :data:`MAX_LUCK` (a score's and
+  a luck's magnitude);
 * :mod:`mindsport.store`: :data:`MAX_ID_LENGTH` (match and player ids), :data:`MAX_OFFSET` (the
   leaderboard's offset); the store also refuses a league name that does not match its pattern
   and a key that is not one of its own, whatever its length;
@@ -22,7 +23,7 @@ that this module names every limit of the API:
 from __future__ import annotations
 
 from mindsport.event.model import MAX_DEALS, MAX_PLAYERS, MAX_ROUNDS
-from mindsport.match import MAX_LABEL, MAX_RANK, MAX_TIME, MIN_TIME
+from mindsport.match import MAX_LABEL, MAX_LUCK, MAX_RANK, MAX_SCORE, MAX_TIME, MIN_TIME
 from mindsport.matchmaking import MAX_POOL, MAX_TABLE
 from mindsport.store.codec import MAX_ID_LENGTH
 from mindsport.store.queries import MAX_OFFSET
@@ -45,6 +46,7 @@ __all__ = [
     "MAX_LABEL",
     "MAX_LABEL_LENGTH",
     "MAX_LIMIT",
+    "MAX_LUCK",
     "MAX_NAME_LENGTH",
     "MAX_OFFSET",
     "MAX_PARAMS",
@@ -54,6 +56,7 @@ __all__ = [
     "MAX_RANK",
     "MAX_ROUNDS",
     "MAX_ROUND_TABLES",
+    "MAX_SCORE",
     "MAX_SEARCH_LENGTH",
     "MAX_SEED",
     "MAX_SHAPE_LENGTH",

@@ -24,12 +24,14 @@ from mindsport.service.limits import (
     MAX_LABEL,
     MAX_LABEL_LENGTH,
     MAX_LIMIT,
+    MAX_LUCK,
     MAX_NAME_LENGTH,
     MAX_OFFSET,
     MAX_PARAM_VALUE,
     MAX_PARAMS,
     MAX_POOL,
     MAX_RANK,
+    MAX_SCORE,
     MAX_SEARCH_LENGTH,
     MAX_SHAPE_LENGTH,
     MAX_TEAM_SIZE,
@@ -98,7 +100,8 @@ Team = Annotated[list[Id], Field(min_length=1, max_length=MAX_TEAM_SIZE)]
 Teams = Annotated[list[Team], Field(min_length=2, max_length=MAX_TEAMS)]
 Rank = Annotated[int, Strict(), Field(ge=0, le=MAX_RANK)]
 Label = Annotated[str, Strict(), Field(min_length=1, max_length=MAX_LABEL, pattern=ID_PATTERN)]
-Score = Annotated[float, Strict(), Field(allow_inf_nan=False)]
+Score = Annotated[float, Strict(), Field(ge=-MAX_SCORE, le=MAX_SCORE, allow_inf_nan=False)]
+Luck = Annotated[float, Strict(), Field(ge=-MAX_LUCK, le=MAX_LUCK, allow_inf_nan=False)]
 Weight = Annotated[float, Strict(), Field(ge=0.0, le=1.0)]
 Time = Annotated[
     Annotated[datetime, Strict()]
@@ -168,7 +171,7 @@ class MatchIn(BaseModel):
         | None
     ) = None
     deal: Label | None = None
-    luck: Annotated[list[Score], Field(min_length=2, max_length=MAX_TEAMS)] | None = None
+    luck: Annotated[list[Luck], Field(min_length=2, max_length=MAX_TEAMS)] | None = None
 
     def to_match(self) -> Match:
         return Match(

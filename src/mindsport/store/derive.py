@@ -32,6 +32,7 @@ from mindsport.rating.replay.driver import Chunk, drive
 from mindsport.store.bulk import copy_rows, insert_many
 from mindsport.store.codec import canonical_json, from_json_text
 from mindsport.store.database import Database, chunks, cursor
+from mindsport.store.finite import check_finite
 from mindsport.store.league_lock import LeagueLock, Player
 from mindsport.store.league_model import LeagueModel, LeagueModels, PlayerState
 from mindsport.store.match_log import FROM_POSITION, RATINGS_UPSERT, clear_derived, read_log
@@ -146,6 +147,8 @@ def rate_all(
         ids = index.ids
         names = [ids[c] for c in codes.tolist()]
         post = kept[: len(names), :width]  # the players' slots come first
+        # the last line of defence: nothing non-finite is written (names the match)
+        check_finite(post, (f"match {chunk[i]['match_id']!r}" for i in match_of.tolist()))
         mus = post[:, 0].tolist()
         if plain:
             sigmas = [0.0] * len(names) if sigma_col is None else post[:, sigma_col].tolist()
@@ -188,7 +191,9 @@ def rate_all(
         extra = from_json_text(h[6])
         players[p] = Player(PlayerState(h[4], h[5], extra), h[7], h[3])
     if model.virtual and virtual is not None:
-        virtual.update(replayer.virtual_states())
+        states = replayer.virtual_states()
+        check_finite(list(states.values()), (f"virtual player {'/'.join(k)}" for k in states))
+        virtual.update(states)
     return history, set(last)
 
 

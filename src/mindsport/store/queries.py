@@ -10,12 +10,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+import numpy as np
 from sqlalchemy import and_, func, select
 
 from mindsport.errors import NotFoundError
 from mindsport.match import Match, id_problem, text_problem
 from mindsport.store.codec import match_of
 from mindsport.store.database import Database, chunks
+from mindsport.store.finite import check_finite
 from mindsport.store.league_model import LeagueModel, LeagueModels, PlayerState
 from mindsport.store.leagues import Leagues
 from mindsport.store.schema import (
@@ -100,6 +102,7 @@ class Queries:
                 rows = []
                 for chunk in chunks(sorted(set(players))):
                     rows.extend(conn.execute(q.where(ratings.c.player.in_(chunk))))
+        _served([(r.mu, r.sigma) for r in rows], league, [r.player for r in rows])
         return {r.player: PlayerState(r.mu, r.sigma, r.extra) for r in rows}
 
     def ratings(self, league: str) -> dict[str, Any]:
@@ -147,6 +150,8 @@ class Queries:
                     .order_by(v.name)
                 )
             )
+        _served([(r.mu, r.sigma, r.exposed) for r in rows], league, [r.player for r in rows])
+        _served([(r.advantage, r.sigma) for r in roles], league, [f"role {r.role}" for r in roles])
         entries = [
             LeaderboardEntry(int(r.rank), r.player, r.mu, r.sigma, r.exposed, r.games) for r in rows
         ]
@@ -198,6 +203,13 @@ class Queries:
                         .order_by(c.time_value)
                     )
                 ]
+        _served(
+            [(row.mu, row.sigma, row.exposed)]
+            + [(h.mu, h.sigma, h.mu) for h in points]
+            + [(c.mu, c.sigma, c.mu) for c in curve],
+            league,
+            [player] * (1 + len(points) + len(curve)),
+        )
         return PlayerRecord(
             league,
             player,
@@ -224,3 +236,12 @@ class Queries:
             )
         init = lm.initial()
         return lm, [[known.get(p, init) for p in t] for t in teams]
+
+
+def _served(rows: list[tuple[Any, ...]], league: str, players: list[str]) -> None:
+    """The last line of defence on what is served (:func:`~mindsport.store.finite.check_finite`):
+    ``rows`` of rating values read from league ``league``, one per entry of ``players``."""
+    check_finite(
+        [tuple(np.nan if x is None else x for x in r) for r in rows],
+        (f"league {league!r}: player {p!r}" for p in players),
+    )

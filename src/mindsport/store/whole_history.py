@@ -31,6 +31,7 @@ from mindsport.rating.trueskill.model import ConvergenceError
 from mindsport.store.bulk import insert_many
 from mindsport.store.codec import match_of
 from mindsport.store.database import Database, chunks, cursor
+from mindsport.store.finite import check_finite
 from mindsport.store.league_model import LeagueModel, PlayerState
 from mindsport.store.match_log import RATINGS_UPSERT, clear_derived, read_log
 from mindsport.store.schema import leagues, skill_curve
@@ -173,6 +174,9 @@ class WholeHistory:
     ) -> None:
         """Write the curves and current ratings of ``players`` whole (``clear``: the league's
         derived rows were deleted, nothing to replace)."""
+        for p in players:  # the last line of defence: nothing non-finite is written
+            _, mus, sds = kept.curves[p]
+            check_finite(np.column_stack([mus, sds]), f"league model {model.name!r}: player {p!r}")
         c = skill_curve.c
         if not clear:
             for chunk in chunks(players):

@@ -349,3 +349,38 @@ def test_a_plain_block_is_rated_as_trueskill() -> None:
         r.feed(encode_matches(matches, PlayerIndex()), predict=False, keep=False)
     for i in range(3):
         assert ours.value(i) == theirs.value(i)
+
+
+def test_a_huge_margin_moves_ratings_as_the_clip_bound_does() -> None:
+    # issue 42: a margin of 1e200 gave mu 2.9e199; the observed margin is clipped to 100 beta
+    from mindsport.history import Match as HMatch
+    from mindsport.history import replay as hreplay
+    from mindsport.rating.trueskill.margins import MARGIN_BOUND
+    from mindsport.rating.trueskill.model import BETA
+
+    model = CardPlay(margin_scale=1.0)
+    a, b = model.rating(), model.rating()
+    huge, _ = model.rate_with([[a], [b]], [0, 1], margin=1e200)
+    edge, _ = model.rate_with([[a], [b]], [0, 1], margin=MARGIN_BOUND * BETA)
+    inside, _ = model.rate_with([[a], [b]], [0, 1], margin=MARGIN_BOUND * BETA / 2)
+    assert huge == edge != inside
+    assert all(math.isfinite(r.mu) and r.sigma > 0 for t in huge for r in t)
+    # the replay (scores as margins) bounds them the same way
+    ms = [HMatch("g1", 0, [["a"], ["b"]], scores=[1e9, -1e9])]
+    at_edge = [HMatch("g1", 0, [["a"], ["b"]], scores=[MARGIN_BOUND * BETA, 0.0])]
+    got = hreplay(model, ms).ratings
+    assert got == hreplay(model, at_edge).ratings
+    assert got["a"].mu == pytest.approx(edge[0][0].mu, rel=1e-12)
+
+
+def test_the_whole_history_model_clips_margins_too() -> None:
+    from mindsport.rating.through_time.model import TrueSkillThroughTime
+    from mindsport.rating.trueskill.margins import MARGIN_BOUND
+    from mindsport.rating.trueskill.model import BETA
+
+    model = TrueSkillThroughTime(margin_scale=1.0)
+    huge = model.history([Match("g1", 0, [["a"], ["b"]], scores=[1e9, -1e9])])
+    edge = model.history([Match("g1", 0, [["a"], ["b"]], scores=[MARGIN_BOUND * BETA, 0.0])])
+    for p in ("a", "b"):
+        assert huge.curve(p).mu.tolist() == edge.curve(p).mu.tolist()
+        assert np.isfinite(huge.curve(p).mu).all()

@@ -40,7 +40,15 @@ from numpy.typing import NDArray
 
 from mindsport.errors import MindsportError
 from mindsport.rating.elo.formulas import fide_k, logistic10
-from mindsport.rating.params import Kind, Param, check_settings
+from mindsport.rating.params import (
+    MAX_COUNT,
+    MAX_LOCATION,
+    MAX_SCALE,
+    MIN_SCALE,
+    Kind,
+    Param,
+    check_settings,
+)
 from mindsport.rating.replay.replayers import ArrayReplayer, ObjectReplayer
 from mindsport.rating.teams import (
     ShapeError,
@@ -122,13 +130,23 @@ class FideK:
         )
 
 
-#: the settings of :class:`Elo` (checked when it is built; read by the model registry)
+#: the settings of :class:`Elo` (checked when it is built; read by the model registry). A game
+#: moves a rating by at most K (the surprise lies in [-1, 1]; with ``multi_team="sum"`` by K
+#: per opponent), so ratings stay finite for any K up to MAX_SCALE; the expected score
+#: (:func:`~mindsport.rating.elo.formulas.logistic10`) is finite for any finite difference, and
+#: a scale of at least MIN_SCALE keeps the difference in scales finite.
 PARAMS = (
-    Param("initial", Kind.REAL, 1500.0, "rating of a new player"),
+    Param("initial", Kind.REAL, 1500.0, "rating of a new player", -MAX_LOCATION, MAX_LOCATION),
     Param(
-        "k", Kind.REAL, 20.0, "K factor: rating change per unit of surprise", 0.0, callable_ok=True
+        "k",
+        Kind.REAL,
+        20.0,
+        "K factor: rating change per unit of surprise",
+        0.0,
+        MAX_SCALE,
+        callable_ok=True,
     ),
-    Param("scale", Kind.REAL, 400.0, "rating difference for 10:1 odds", 0.0, low_open=True),
+    Param("scale", Kind.REAL, 400.0, "rating difference for 10:1 odds", MIN_SCALE, MAX_SCALE),
     Param(
         "team_strength",
         Kind.CHOICE,
@@ -147,11 +165,27 @@ PARAMS = (
 
 #: the settings of the FIDE schedule (the ``fide`` model of the registry)
 FIDE_PARAMS = (
-    Param("new_k", Kind.REAL, 40.0, "K of a player with fewer than new_games games", 0.0),
-    Param("new_games", Kind.INTEGER, 30, "games played before the regular K applies", 0.0),
-    Param("regular_k", Kind.REAL, 20.0, "K below the threshold", 0.0),
-    Param("top_k", Kind.REAL, 10.0, "K once the threshold was ever reached", 0.0),
-    Param("threshold", Kind.REAL, 2400.0, "rating from which top_k applies"),
+    Param(
+        "new_k", Kind.REAL, 40.0, "K of a player with fewer than new_games games", 0.0, MAX_SCALE
+    ),
+    Param(
+        "new_games",
+        Kind.INTEGER,
+        30,
+        "games played before the regular K applies",
+        0.0,
+        MAX_COUNT,
+    ),
+    Param("regular_k", Kind.REAL, 20.0, "K below the threshold", 0.0, MAX_SCALE),
+    Param("top_k", Kind.REAL, 10.0, "K once the threshold was ever reached", 0.0, MAX_SCALE),
+    Param(
+        "threshold",
+        Kind.REAL,
+        2400.0,
+        "rating from which top_k applies",
+        -MAX_LOCATION,
+        MAX_LOCATION,
+    ),
 )
 
 

@@ -37,7 +37,7 @@ from numpy.typing import NDArray
 
 from mindsport.errors import MindsportError
 from mindsport.rating.glicko2.formulas import SCALE, glicko2_expectation
-from mindsport.rating.params import Kind, Param, check_settings
+from mindsport.rating.params import MAX_LOCATION, MAX_SCALE, Kind, Param, check_settings
 from mindsport.rating.replay.blocks import MatchBlock
 from mindsport.rating.replay.replayers import ArrayReplayer, ObjectReplayer, refuse_teams
 from mindsport.rating.teams import (
@@ -88,22 +88,37 @@ def _kernels() -> Any:
     return glicko2_kernel
 
 
-#: the settings of :class:`Glicko2` (checked when it is built; read by the model registry)
+#: the largest rating deviation (an RD, its cap)
+MAX_RD = 1e4
+
+#: the settings of :class:`Glicko2` (checked when it is built; read by the model registry).
+#: The volatility search works on ``ln(volatility^2)`` and divides by ``tau^2``: a volatility
+#: in [1e-4, 10] keeps the logarithm finite (a volatility of 1e-300 squares to 0), a ``tau``
+#: in [0.01, 10] (Glickman: 0.3 to 1.2) keeps ``1 / tau^2`` finite; the search stops when its
+#: bracket is narrower than ``epsilon``, which rounding lets it reach only if ``epsilon`` is
+#: at least 1e-12. Deviations (RD) in [1, 1e4] on the 1500 scale (350 for a new player): an
+#: RD of 1e4 already says nothing; the length of a period at least 1e-6 time units keeps the
+#: number of idle periods (the time axis spans at most 1.3e10) finite.
 PARAMS = (
+    Param("tau", Kind.REAL, 0.5, "system constant: how fast volatility may change", 0.01, 10.0),
     Param(
-        "tau", Kind.REAL, 0.5, "system constant: how fast volatility may change", 0.0, low_open=True
+        "initial_rating",
+        Kind.REAL,
+        1500.0,
+        "rating of a new player",
+        -MAX_LOCATION,
+        MAX_LOCATION,
     ),
-    Param("initial_rating", Kind.REAL, 1500.0, "rating of a new player"),
-    Param("initial_rd", Kind.REAL, 350.0, "rating deviation of a new player", 0.0, low_open=True),
-    Param("initial_volatility", Kind.REAL, 0.06, "volatility of a new player", 0.0, low_open=True),
-    Param("epsilon", Kind.REAL, 1e-6, "convergence of the volatility search", 0.0, low_open=True),
+    Param("initial_rd", Kind.REAL, 350.0, "rating deviation of a new player", 1.0, MAX_RD),
+    Param("initial_volatility", Kind.REAL, 0.06, "volatility of a new player", 1e-4, 10.0),
+    Param("epsilon", Kind.REAL, 1e-6, "convergence of the volatility search", 1e-12, 0.1),
     Param(
         "max_rd",
         Kind.REAL,
         None,
         "cap on the rating deviation (None: no cap)",
-        0.0,
-        low_open=True,
+        1.0,
+        MAX_RD,
         optional=True,
     ),
     Param(
@@ -111,8 +126,8 @@ PARAMS = (
         Kind.REAL,
         None,
         "length of a rating period in time units; idle periods widen the deviation (None: off)",
-        0.0,
-        low_open=True,
+        1e-6,
+        MAX_SCALE,
         optional=True,
     ),
 )

@@ -38,7 +38,15 @@ from numpy.typing import NDArray
 
 from mindsport.errors import MindsportError
 from mindsport.rating.elo.formulas import logistic10
-from mindsport.rating.params import Kind, Param, check_settings
+from mindsport.rating.params import (
+    MAX_COUNT,
+    MAX_LOCATION,
+    MAX_SCALE,
+    MIN_SCALE,
+    Kind,
+    Param,
+    check_settings,
+)
 from mindsport.rating.replay.blocks import MatchBlock
 from mindsport.rating.replay.replayers import ArrayReplayer, ObjectReplayer, refuse_teams
 from mindsport.rating.teams import (
@@ -92,24 +100,37 @@ class TenhouR:
         return float(self.rating)
 
 
-#: the settings of :class:`TenhouRating` (checked when it is built; read by the model registry)
+#: the settings of :class:`TenhouRating` (checked when it is built; read by the model registry).
+#: A game moves a rating by ``adj (bonus + (average - R) / divisor)``: places (the initial
+#: rating, bonuses) within MAX_LOCATION, a divisor in [MIN_SCALE, MAX_SCALE] and an adjustment
+#: in [0, 1] (it starts at 1 and falls by ``adjust_step`` a game to ``adjust_floor``) keep every
+#: change finite.
 PARAMS = (
-    Param("initial", Kind.REAL, 1500.0, "rating of a new player"),
+    Param("initial", Kind.REAL, 1500.0, "rating of a new player", -MAX_LOCATION, MAX_LOCATION),
     Param(
         "bonuses",
         Kind.TABLE,
         ((30.0, 10.0, -10.0, -30.0), (30.0, 0.0, -30.0)),
         "placement bonuses, one row per table size",
+        -MAX_LOCATION,
+        MAX_LOCATION,
         rows_min=2,
     ),
-    Param("top_bonus", Kind.REAL, 30.0, "first place's bonus at tables without a row"),
+    Param(
+        "top_bonus",
+        Kind.REAL,
+        30.0,
+        "first place's bonus at tables without a row",
+        -MAX_LOCATION,
+        MAX_LOCATION,
+    ),
     Param(
         "divisor",
         Kind.REAL,
         40.0,
         "weight of the table average: (avg - R) / divisor",
-        0.0,
-        low_open=True,
+        MIN_SCALE,
+        MAX_SCALE,
     ),
     Param(
         "adjust_games",
@@ -117,16 +138,17 @@ PARAMS = (
         400,
         "games after which the adjustment stays at its floor",
         0.0,
+        MAX_COUNT,
     ),
-    Param("adjust_step", Kind.REAL, 0.002, "adjustment lost per game played", 0.0),
-    Param("adjust_floor", Kind.REAL, 0.2, "least adjustment", 0.0),
+    Param("adjust_step", Kind.REAL, 0.002, "adjustment lost per game played", 0.0, 1.0),
+    Param("adjust_floor", Kind.REAL, 0.2, "least adjustment", 0.0, 1.0),
     Param(
         "prob_scale",
         Kind.REAL,
         1200.0 * math.log(10.0),
         "logistic scale of the win probability",
-        0.0,
-        low_open=True,
+        MIN_SCALE,
+        MAX_SCALE,
     ),
 )
 

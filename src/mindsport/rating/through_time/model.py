@@ -82,7 +82,7 @@ from numpy.typing import NDArray
 from mindsport.errors import NotFoundError
 from mindsport.match import Match
 from mindsport.rating.gaussian import norm_ppf
-from mindsport.rating.params import Kind, Param, check_settings
+from mindsport.rating.params import MAX_COUNT, MAX_SCALE, Kind, Param, check_settings
 from mindsport.rating.rating import InvalidRatingError, Rating
 from mindsport.rating.through_time.clock import Clock
 from mindsport.rating.through_time.graph import SETTINGS, Graph, Steps
@@ -90,6 +90,7 @@ from mindsport.rating.trueskill.margins import MARGIN_NOISE, MARGIN_PARAMS, obse
 from mindsport.rating.trueskill.model import (
     BETA,
     DRAW_PROBABILITY,
+    MIN_TOLERANCE,
     MU,
     SIGMA,
     TAU,
@@ -119,27 +120,41 @@ PARAMS = (
     _SAME["sigma"],
     _SAME["beta"],
     Param(
-        "drift", Kind.REAL, TAU, "random walk of the skill per day or time unit (deviation)", 0.0
+        "drift",
+        Kind.REAL,
+        TAU,
+        "random walk of the skill per day or time unit (deviation)",
+        0.0,
+        MAX_SCALE,
     ),
-    Param("tau", Kind.REAL, 0.0, "change of the skill per game played (deviation)", 0.0),
+    Param("tau", Kind.REAL, 0.0, "change of the skill per game played (deviation)", 0.0, MAX_SCALE),
     _SAME["draw_probability"],
+    # the time axis spans at most 1.3e10 (POSIX seconds of 1800-2199): at least a millionth of
+    # a unit a step keeps the number of steps (and drift^2 times it) finite and exact
     Param(
         "time_step",
         Kind.REAL,
         1.0,
         "width of a time step (days, or time units)",
-        0.0,
-        low_open=True,
+        1e-6,
+        MAX_SCALE,
     ),
     Param(
         "tolerance",
         Kind.REAL,
         TOLERANCE,
         "convergence of the message passing (largest move of a marginal in the last sweep)",
-        0.0,
-        low_open=True,
+        MIN_TOLERANCE,
+        MAX_SCALE,
     ),
-    Param("max_sweeps", Kind.INTEGER, 1000, "safety limit on forward-backward sweeps", 1.0),
+    Param(
+        "max_sweeps",
+        Kind.INTEGER,
+        1000,
+        "safety limit on forward-backward sweeps",
+        1.0,
+        MAX_COUNT,
+    ),
     *MARGIN_PARAMS,
 )
 
@@ -420,7 +435,7 @@ class SkillHistory:
             n_teams += len(m.teams)
             team_ptr.append(n_teams)
             g_time.append(st)
-            y = observed_margin(self.model.margin_scale, m.scores)
+            y = observed_margin(self.model.margin_scale, m.scores, self.model.beta)
             g_margin.append(math.nan if y is None else y)
             self._match_ids.append(m.id)
             self._id_set.add(m.id)

@@ -30,7 +30,8 @@ optional and each switched on by what a :class:`~mindsport.match.Match` carries:
   likelihood ``N(y; d, margin_noise^2)`` on the performance difference ``d``, multiplied with
   the win/draw truncation (:func:`mindsport.rating.truncation.margin_moments`: the Gaussian is
   absorbed exactly, then the truncation is moment-matched; see
-  :mod:`mindsport.rating.trueskill.margins`).
+  :mod:`mindsport.rating.trueskill.margins`). The observed margin is clipped to 100 ``beta``
+  either way (:func:`~mindsport.rating.trueskill.margins.bounded_margin`).
   Matches of more teams, or without scores, are rated by their order only.
 
 Without roles, deal, luck or margins the update is TrueSkill's, number for number. So on data
@@ -66,12 +67,17 @@ import numpy as np
 from numpy.typing import NDArray
 
 from mindsport.match import Match
-from mindsport.rating.params import Kind, Param, check_settings
+from mindsport.rating.params import MAX_SCALE, MIN_SCALE, Kind, Param, check_settings
 from mindsport.rating.rating import InvalidRatingError, Rating, trusted_rating
 from mindsport.rating.replay.blocks import MatchBlock, PlayerIndex, encode_matches
 from mindsport.rating.replay.replayers import Fed, with_match_index
 from mindsport.rating.trueskill.game import InvalidGameError, ratings_of, validate_game
-from mindsport.rating.trueskill.margins import MARGIN_NOISE, MARGIN_PARAMS, observed_margin
+from mindsport.rating.trueskill.margins import (
+    MARGIN_NOISE,
+    MARGIN_PARAMS,
+    bounded_margin,
+    observed_margin,
+)
 from mindsport.rating.trueskill.model import (
     BETA,
     TrueSkill,
@@ -94,8 +100,8 @@ PARAMS = (
         Kind.REAL,
         BETA * 2.0,
         "prior deviation of a role's (seat's) advantage, a virtual player of mean 0",
-        0.0,
-        low_open=True,
+        MIN_SCALE,
+        MAX_SCALE,
     ),
     Param(
         "luck_scale",
@@ -103,14 +109,15 @@ PARAMS = (
         LUCK_SCALE,
         "performance points per unit of a match's luck (0: luck ignored)",
         0.0,
+        MAX_SCALE,
     ),
     Param(
         "deal_sigma",
         Kind.REAL,
         None,
         "prior deviation of a deal's luck per side, learned across tables (None: off)",
-        0.0,
-        low_open=True,
+        MIN_SCALE,
+        MAX_SCALE,
         optional=True,
     ),
     *MARGIN_PARAMS,
@@ -144,7 +151,7 @@ class CardPlay(TrueSkill):
         """The observed performance difference of team 0 over team 1 that ``scores`` of a
         two-team match stand for (None: margins off, no scores or more teams; see
         :func:`mindsport.rating.trueskill.margins.observed_margin`)."""
-        return observed_margin(self.margin_scale, scores)
+        return observed_margin(self.margin_scale, scores, self.beta)
 
     def rate_with(
         self,
@@ -162,7 +169,8 @@ class CardPlay(TrueSkill):
         ``virtual``: per team, the ratings of its virtual players (role advantages, deal
         luck: skill without performance noise or dynamics); ``offsets``: per team, a known
         amount added to its performance (``luck_scale * luck``); ``margin``: the observed
-        performance difference of team 0 over team 1 (two teams only, see :meth:`margin`).
+        performance difference of team 0 over team 1 (two teams only, see :meth:`margin`;
+        clipped to 100 ``beta`` by :func:`~mindsport.rating.trueskill.margins.bounded_margin`).
         Returns the teams in their input shape (as :meth:`rate`) and the virtual players'
         new ratings, team by team.
         """
@@ -191,7 +199,7 @@ class CardPlay(TrueSkill):
                 raise InvalidGameError(f"a margin needs two teams, got {n_teams}")
             if isinstance(margin, bool) or not math.isfinite(margin):
                 raise InvalidGameError(f"margin must be a finite number, got {margin!r}")
-            y = float(margin)
+            y = bounded_margin(margin, self.beta)
         rows = game.weight_rows()
         away = game.elapsed or [[0.0] * len(r) for r in game.ratings]
         joined = type(game)(

@@ -38,7 +38,15 @@ from numpy.typing import NDArray
 
 from mindsport.rating.formulas import drifted_sigma, margin_from_quantile, win_loss
 from mindsport.rating.gaussian import norm_ppf
-from mindsport.rating.params import Kind, Param, check_settings
+from mindsport.rating.params import (
+    MAX_COUNT,
+    MAX_LOCATION,
+    MAX_SCALE,
+    MIN_SCALE,
+    Kind,
+    Param,
+    check_settings,
+)
 from mindsport.rating.rating import InvalidRatingError, Rating, trusted_rating
 from mindsport.rating.replay.blocks import MatchBlock
 from mindsport.rating.replay.replayers import ArrayReplayer, block_kernels, refusal
@@ -113,40 +121,77 @@ def _replay_kernels() -> Any:
     return replay_kernel
 
 
-#: the settings of :class:`TrueSkill` (checked when it is built; read by the model registry)
+#: the largest draw probability: the draw margin is ``Phi^-1((p + 1) / 2)`` scales, which is
+#: infinite once ``(p + 1) / 2`` rounds to 1 (``p`` within 1e-16 of 1); at 0.999 it is 3.3
+MAX_DRAW_PROBABILITY = 0.999
+#: the least convergence tolerance: a marginal's mean at the largest places (1e6) moves by
+#: rounding alone by about 1e-10, so a smaller tolerance could never be met
+MIN_TOLERANCE = 1e-12
+
+#: the settings of :class:`TrueSkill` (checked when it is built; read by the model registry).
+#: Places within MAX_LOCATION, scales (sigma, beta, the floor) in [MIN_SCALE, MAX_SCALE], so
+#: that every variance of the factor graph is at least 1e-6 and at most a few 1e12 (never 0
+#: or infinite; see :mod:`mindsport.rating.params`); tau and drift add variance, bounded alike.
 PARAMS = (
-    Param("mu", Kind.REAL, MU, "prior mean of a new player's skill"),
-    Param("sigma", Kind.REAL, SIGMA, "prior deviation of a new player's skill", 0.0, low_open=True),
+    Param("mu", Kind.REAL, MU, "prior mean of a new player's skill", -MAX_LOCATION, MAX_LOCATION),
+    Param(
+        "sigma",
+        Kind.REAL,
+        SIGMA,
+        "prior deviation of a new player's skill",
+        MIN_SCALE,
+        MAX_SCALE,
+    ),
     Param(
         "beta",
         Kind.REAL,
         BETA,
         "performance noise (one beta: about 76% to win)",
-        0.0,
-        low_open=True,
+        MIN_SCALE,
+        MAX_SCALE,
     ),
-    Param("tau", Kind.REAL, TAU, "dynamics added to sigma before every game", 0.0),
+    Param("tau", Kind.REAL, TAU, "dynamics added to sigma before every game", 0.0, MAX_SCALE),
     Param(
         "draw_probability",
         Kind.REAL,
         DRAW_PROBABILITY,
         "how often two equal players draw",
         0.0,
-        1.0,
-        high_open=True,
+        MAX_DRAW_PROBABILITY,
     ),
-    Param("drift", Kind.REAL, 0.0, "skill drift per unit of time away (variance drift^2 t)", 0.0),
+    Param(
+        "drift",
+        Kind.REAL,
+        0.0,
+        "skill drift per unit of time away (variance drift^2 t)",
+        0.0,
+        MAX_SCALE,
+    ),
     Param(
         "sigma_floor",
         Kind.REAL,
         None,
         "lower bound on sigma after a game (None: off)",
-        0.0,
-        low_open=True,
+        MIN_SCALE,
+        MAX_SCALE,
         optional=True,
     ),
-    Param("tolerance", Kind.REAL, 1e-6, "convergence of the message passing", 0.0, low_open=True),
-    Param("max_iterations", Kind.INTEGER, 10_000, "safety limit on the message passing", 1.0),
+    Param(
+        "tolerance",
+        Kind.REAL,
+        1e-6,
+        "convergence of the message passing",
+        MIN_TOLERANCE,
+        MAX_SCALE,
+    ),
+    Param(
+        "max_iterations",
+        Kind.INTEGER,
+        10_000,
+        "safety limit on the message passing",
+        1.0,
+        MAX_COUNT,
+    ),
 )
 
 

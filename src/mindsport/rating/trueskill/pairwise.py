@@ -42,11 +42,19 @@ from numpy.typing import NDArray
 from mindsport.errors import MindsportError
 from mindsport.rating.formulas import margin_from_quantile, win_loss
 from mindsport.rating.gaussian import norm_ppf
-from mindsport.rating.params import Kind, Param, check_settings
+from mindsport.rating.params import (
+    MAX_LOCATION,
+    MAX_SCALE,
+    MIN_SCALE,
+    Kind,
+    Param,
+    check_settings,
+)
 from mindsport.rating.rating import Rating, trusted_rating
 from mindsport.rating.replay.blocks import MatchBlock
 from mindsport.rating.replay.replayers import ArrayReplayer, ObjectReplayer, block_kernels, refusal
 from mindsport.rating.teams import check_ranks, check_weights, join_teams, split_teams
+from mindsport.rating.trueskill.model import MAX_DRAW_PROBABILITY
 
 __all__ = ["SETTINGS", "PairwiseTrueSkill"]
 
@@ -70,29 +78,37 @@ def _kernels() -> Any:
     return pairwise_kernel
 
 
-#: the settings of :class:`PairwiseTrueSkill` (checked when built; read by the model registry)
+#: the settings of :class:`PairwiseTrueSkill` (checked when built; read by the model registry),
+#: bounded as TrueSkill's (:data:`mindsport.rating.trueskill.model.PARAMS` says why)
 PARAMS = (
-    Param("mu", Kind.REAL, 25.0, "prior mean of a new player's skill"),
+    Param("mu", Kind.REAL, 25.0, "prior mean of a new player's skill", -MAX_LOCATION, MAX_LOCATION),
     Param(
         "sigma",
         Kind.REAL,
         25.0 / 3.0,
         "prior deviation of a new player's skill",
-        0.0,
-        low_open=True,
+        MIN_SCALE,
+        MAX_SCALE,
     ),
-    Param("beta", Kind.REAL, 25.0 / 6.0, "performance noise", 0.0, low_open=True),
-    Param("tau", Kind.REAL, 25.0 / 300.0, "dynamics added before every pairwise update", 0.0),
+    Param("beta", Kind.REAL, 25.0 / 6.0, "performance noise", MIN_SCALE, MAX_SCALE),
+    Param(
+        "tau",
+        Kind.REAL,
+        25.0 / 300.0,
+        "dynamics added before every pairwise update",
+        0.0,
+        MAX_SCALE,
+    ),
     Param(
         "draw_probability",
         Kind.REAL,
         0.10,
         "how often two equal players draw",
         0.0,
-        1.0,
-        high_open=True,
+        MAX_DRAW_PROBABILITY,
     ),
-    Param("iterations", Kind.INTEGER, 10, "passes over the pairs", 1.0),
+    # every pass goes over every pair of the game: a thousand passes is bounded work
+    Param("iterations", Kind.INTEGER, 10, "passes over the pairs", 1.0, 1000.0),
     Param("both_orders", Kind.BOOLEAN, True, "every ordered pair (True) or each pair once"),
 )
 
