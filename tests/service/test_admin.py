@@ -124,3 +124,24 @@ def test_keys_over_http(admin: Any, db_url: str) -> None:
     assert r.status_code == 200
     assert client.get("/api/keys", headers=h).status_code == 403
     assert store.match_count("club") == 2
+
+
+def test_an_expiry_out_of_range_is_a_400_naming_it(admin: Any) -> None:
+    """Durations and dates past 100 years ahead, or past the calendar's end once moved to UTC,
+    are refused with the value named (they overflowed into a 500 before)."""
+    client, store, h = admin
+    store.create_league("club")
+    for given in ("999999w", "36526d", "9999-12-31T23:59:59-05:00", "9999-12-31"):
+        r = client.post("/api/keys", json={"league": "club", "expires": given}, headers=h)
+        assert r.status_code == 400, (given, r.text)
+        assert r.json()["detail"].startswith(f"expiry '{given}' is out of range"), r.json()
+    # the edge itself is accepted: 36525 days ahead
+    before = datetime.now(UTC)
+    r = client.post("/api/keys", json={"league": "club", "expires": "36525d"}, headers=h)
+    assert r.status_code == 201, r.text
+    ahead = datetime.fromisoformat(r.json()["expires_at"]) - before
+    assert timedelta(days=36525) <= ahead < timedelta(days=36525, minutes=1)
+    assert [k["league"] for k in client.get("/api/keys", headers=h).json()["keys"]] == [
+        None,
+        "club",
+    ]  # nothing written by the refused ones

@@ -3,6 +3,7 @@ keys written by an earlier version of the table."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from sqlalchemy import create_engine, select, text, update
 from mindsport.errors import NotFoundError
 from mindsport.store import Store, StoreError, resolve_url
 from mindsport.store.keys import (
+    MAX_EXPIRY,
     PREFIX_LENGTH,
     KeyRefusedError,
     KeyRole,
@@ -120,6 +122,41 @@ def test_key_helpers() -> None:
     assert parse_expiry("2025-07-01T00:00:00+02:00") == datetime(2025, 6, 30, 22, tzinfo=UTC)
     with pytest.raises(ValueError, match="duration"):
         parse_expiry("tomorrow")
+
+
+def test_expiry_is_bounded_at_100_years() -> None:
+    """At most 36525 days (100 years of 365.25 days) ahead, to the microsecond; values past the
+    calendar's end (or start) once moved to UTC are refused by name instead of overflowing."""
+    now = datetime(2025, 6, 1, 12, tzinfo=UTC)
+    assert timedelta(days=36525) == MAX_EXPIRY
+    # 2025-06-01 to 2125-06-01 has 24 leap days (2028 ... 2124 but not 2100): 36524 days,
+    # so the edge is one day later
+    edge = datetime(2125, 6, 2, 12, tzinfo=UTC)
+    assert edge - datetime(2125, 6, 1, 12, tzinfo=UTC) == timedelta(days=1)
+    assert parse_expiry("36525d", now) == edge
+    assert parse_expiry("876600h", now) == edge
+    assert parse_expiry("2125-06-02T12:00:00", now) == edge
+    assert parse_expiry("2125-06-02T14:00:00+02:00", now) == edge
+    past_edge = ["36526d", "5218w", "876601h", "2125-06-02T12:00:00.000001+00:00", "2125-06-03"]
+    for given in [*past_edge, "999999w", "999999h", "9999-12-31T23:59:59-05:00", "9999-12-31"]:
+        with pytest.raises(ValueError, match=re.escape(f"expiry '{given}' is out of range")):
+            parse_expiry(given, now)
+    # before the calendar's start in UTC: out of range too (not an OverflowError)
+    with pytest.raises(ValueError, match="out of range"):
+        parse_expiry("0001-01-01T00:00:00+05:00", now)
+    # the largest duration the form allows is accepted when within range
+    assert parse_expiry("999999m", now) == now + timedelta(minutes=999999)
+
+
+def test_issue_refuses_an_expiry_past_the_horizon(db_url: str) -> None:
+    with Store(db_url) as st:
+        st.create_league("main")
+        with pytest.raises(StoreError, match="out of range"):
+            st.create_key("main", expires_at=datetime.now(UTC) + timedelta(days=36526))
+        far = datetime.now(UTC) + timedelta(days=36524)
+        _, info = st.issue_key("main", expires_at=far)
+        assert info.expires_at == far
+        assert st.list_keys()[0].expires_at == far
 
 
 def test_keys_of_an_earlier_table_stay_valid(tmp_path: Path) -> None:
