@@ -145,3 +145,22 @@ def test_an_expiry_out_of_range_is_a_400_naming_it(admin: Any) -> None:
         None,
         "club",
     ]  # nothing written by the refused ones
+
+
+def test_the_last_admin_key_is_not_revoked_over_http(admin: Any) -> None:
+    """409 naming the key, the key still working; with a second admin key either may go, but
+    not both."""
+    client, _, h = admin
+    own = client.get("/api/keys", headers=h).json()["keys"][0]
+    r = client.delete(f"/api/keys/{own['id']}", headers=h)
+    assert r.status_code == 409
+    assert r.json()["detail"].startswith(f"API key {own['id']} is the last active admin key")
+    assert client.get("/api/keys", headers=h).status_code == 200  # still an admin key
+    second = client.post("/api/keys", json={"admin": True}, headers=h).json()
+    r = client.delete(f"/api/keys/{second['id']}", headers=h)
+    assert r.status_code == 200 and r.json()["status"] == "revoked"
+    assert client.delete(f"/api/keys/{own['id']}", headers=h).status_code == 409
+    assert [k["status"] for k in client.get("/api/keys", headers=h).json()["keys"]] == [
+        "active",
+        "revoked",
+    ]

@@ -213,3 +213,16 @@ def test_a_cardplay_leaderboard_prints_its_role_advantages(tmp_path: Path) -> No
     assert "Role advantages" in out
     for role, rating in replayer.roles().items():
         assert f"{role} seat: {rating.mu:+.2f} skill points (\u00b1 {rating.sigma:.2f})" in out
+
+
+def test_the_last_admin_key_is_not_revoked(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    assert runner.invoke(app, ["keys", "create", "--admin", "--db", db]).exit_code == 0
+    r = runner.invoke(app, ["keys", "revoke", "1", "--db", db])
+    assert r.exit_code == 2 and r.output.startswith("error: API key 1 is the last active admin key")
+    assert len(r.output.splitlines()) == 1
+    assert runner.invoke(app, ["keys", "create", "--admin", "--db", db]).exit_code == 0
+    r = runner.invoke(app, ["keys", "revoke", "1", "--db", db])
+    assert r.exit_code == 0 and r.output.startswith("key 1 (")
+    with Store(db) as st:
+        assert [k.status() for k in st.list_keys()] == ["revoked", "active"]

@@ -32,7 +32,8 @@ MEANING = {
     401: "No API key",
     403: "The API key is unknown, revoked, expired or not allowed here",
     404: "No such league, player or key",
-    409: "A match id already recorded with other data",
+    409: "Conflicts with what is recorded (a match id with other data, a name taken, the last "
+    "active admin key)",
     413: f"The body is larger than {MAX_BODY_BYTES} bytes",
     422: "The body or a parameter is malformed (each bad field named)",
     429: "Busy: too many computations waiting; retry after the Retry-After seconds",

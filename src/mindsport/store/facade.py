@@ -181,7 +181,8 @@ class Store:
 
     def revoke_key(self, key_id: int) -> ApiKey:
         """Revoke key ``key_id`` (by its number in :meth:`list_keys`): it is refused from now on.
-        Revoking a revoked key changes nothing."""
+        Revoking a revoked key changes nothing; the last active admin key is not revoked
+        (:class:`~mindsport.errors.ConflictError`)."""
         return self._keys.revoke(key_id)
 
     def authorize(self, key: str | None, league: str | None = None) -> KeyRole:

@@ -9,7 +9,7 @@ compared with the stored hash in constant time (:func:`hmac.compare_digest`).
 * A **write** key posts matches to its league.
 * An **admin** key does everything: posts matches to any league, creates and configures leagues,
   creates, lists and revokes keys. The first admin key is made on the server's command line
-  (``mindsport keys create --admin``).
+  (``mindsport keys create --admin``). The last active admin key cannot be revoked.
 
 A key may carry an expiry, at most :data:`MAX_EXPIRY` (100 years) ahead; a revoked or expired
 key is refused from that moment on (every request reads the key's row: there is no cache to go
@@ -30,9 +30,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import Connection, insert, select, update
 
-from mindsport.errors import MindsportError, NotFoundError
+from mindsport.errors import ConflictError, MindsportError, NotFoundError
 from mindsport.match import id_problem
 from mindsport.store.database import Database
 from mindsport.store.leagues import LEAGUE_NAME, Leagues
@@ -270,19 +270,44 @@ class Keys:
 
     def revoke(self, key_id: int) -> ApiKey:
         """Revoke key ``key_id`` (by its number in :meth:`list_keys`): it is refused from now on.
-        Revoking a revoked key changes nothing."""
+        Revoking a revoked key changes nothing. The last active admin key is not revoked
+        (:class:`~mindsport.errors.ConflictError`): decided in the revoking transaction, with the
+        active admin keys' rows locked on PostgreSQL, so two admins revoking each other's keys
+        at once cannot leave none."""
         if isinstance(key_id, bool) or not isinstance(key_id, int) or not 0 < key_id < 2**31:
             raise NotFoundError(f"no API key number {key_id!r}")
         with self._db.write() as conn:
+            now = datetime.now(UTC)
+            role = conn.execute(select(api_keys.c.role).where(api_keys.c.id == key_id)).scalar()
+            if role == KeyRole.ADMIN.value and self._active_admins(conn, now) == [key_id]:
+                raise ConflictError(
+                    f"API key {key_id} is the last active admin key: revoking it would leave no "
+                    "key to administer the server; create another admin key first (POST "
+                    '/api/keys with {"admin": true}, or mindsport keys create --admin)'
+                )
             conn.execute(
                 update(api_keys)
                 .where(api_keys.c.id == key_id, api_keys.c.revoked_at.is_(None))
-                .values(revoked_at=datetime.now(UTC))
+                .values(revoked_at=now)
             )
             row = conn.execute(self._rows().where(api_keys.c.id == key_id)).first()
         if row is None:
             raise NotFoundError(f"no API key number {key_id}")
         return self._key_of(row)
+
+    @staticmethod
+    def _active_admins(conn: Connection, now: datetime) -> list[int]:
+        """The ids of the admin keys neither revoked nor expired at ``now``. On PostgreSQL the
+        rows of the unrevoked admin keys stay locked to the end of the transaction (taken in id
+        order: a concurrent revocation waits, then reads what this one committed)."""
+        k = api_keys.c
+        rows = conn.execute(
+            select(k.id, k.expires_at)
+            .where(k.role == KeyRole.ADMIN.value, k.revoked_at.is_(None))
+            .order_by(k.id)
+            .with_for_update()
+        )
+        return [int(r.id) for r in rows if r.expires_at is None or as_time(r.expires_at) > now]
 
     def authorize(self, key: str | None, league: str | None = None) -> KeyRole:
         """The role of ``key`` when it may write to ``league`` (``None``: admin actions).
