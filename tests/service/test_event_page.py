@@ -90,6 +90,7 @@ def test_event_page_in_chromium(tmp_path: Path, live_server: Any) -> None:
         )
         try:
             page = browser.new_page(viewport={"width": 1200, "height": 900})
+            refused = helpers.watch_policy(page)
             page.goto(base + "/events/night")
             page.wait_for_selector("body[data-ready='1']")
             names = page.eval_on_selector_all(
@@ -106,13 +107,18 @@ def test_event_page_in_chromium(tmp_path: Path, live_server: Any) -> None:
             assert path.count("T") + path.count("bye") >= 2 and "RP" in path
             # the search box filters standings and paths
             page.fill("#find", "p0")
-            page.wait_for_function(
-                "document.querySelectorAll('#standings tbody tr:not([hidden])').length === 9"
+            helpers.wait_until(
+                page, "document.querySelectorAll('#standings tbody tr:not([hidden])').length === 9"
             )
             assert page.locator("#paths tbody tr:not([hidden])").count() == 9
+            assert helpers.policy_violations(page, refused) == []
             page.goto(base + "/events/night/rounds/1/sheet")
             assert page.locator("section.sheet").count() == 3
             cards = page.locator("section.sheet[data-table='1'] .cards")
             assert cards.count() == 9  # 3 boards x 3 seats
+            # the sheet's style applied: its table cells have their border
+            border = page.eval_on_selector("td", "c => getComputedStyle(c).borderTopStyle")
+            assert border == "solid"
+            assert helpers.policy_violations(page, refused) == []
         finally:
             browser.close()

@@ -37,11 +37,12 @@ if TYPE_CHECKING:
     from mindsport.rating.registry import Display
     from mindsport.store import LeaderboardPage
 
-__all__ = ["render_page", "router"]
+__all__ = ["leaderboard_template", "render_page", "router"]
 
 
 @cache
-def _template() -> Template:
+def leaderboard_template() -> Template:
+    """The page's template (``templates/leaderboard.html`` of the package)."""
     text = files("mindsport.service").joinpath("templates/leaderboard.html").read_text("utf-8")
     return Template(text)
 
@@ -172,7 +173,7 @@ def render_page(
         "smoothed": smoothed,
         "empty": league is not None and total == 0 and not search,
     }
-    return _template().substitute(
+    return leaderboard_template().substitute(
         title=escape(f"{lg} leaderboard · mindsport" if lg else "mindsport leaderboard"),
         league_options=options,
         league_attr=escape(lg),
