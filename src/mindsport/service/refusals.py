@@ -35,6 +35,7 @@ MEANING = {
     409: "Conflicts with what is recorded (a match id with other data, a name taken, the last "
     "active admin key)",
     413: f"The body is larger than {MAX_BODY_BYTES} bytes",
+    415: "The body is not sent as application/json (in UTF-8)",
     422: "The body or a parameter is malformed (each bad field named)",
     429: "Busy: too many computations waiting; retry after the Retry-After seconds",
 }
