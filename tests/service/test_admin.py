@@ -50,7 +50,7 @@ def test_leagues_over_http(admin: Any, reference: Any) -> None:
     }
     assert client.post("/api/leagues", json={"name": "club"}, headers=h).status_code == 409
     r = client.post("/api/leagues", json={"name": "x", "model": "chess9"}, headers=h)
-    assert r.status_code == 400 and "chess9" in r.json()["detail"]
+    assert r.status_code == 422 and "unknown model 'chess9'" in r.json()["detail"][0]["msg"]
     r = client.post("/api/leagues", json={"name": "x", "params": {"beta": -1}}, headers=h)
     assert r.status_code == 400
     r = client.post("/api/leagues", json={"name": "x", "params": {"beta": 1e300}}, headers=h)
@@ -164,3 +164,29 @@ def test_the_last_admin_key_is_not_revoked_over_http(admin: Any) -> None:
         "active",
         "revoked",
     ]
+
+
+def test_a_league_of_every_registered_model_over_http(admin: Any) -> None:
+    """Every model of the registry is created and switched to over HTTP (``trueskill-history``
+    included), and the schema lists exactly the registry's names."""
+    from mindsport.rating.registry import MODELS
+
+    client, store, h = admin
+    spec = client.get("/openapi.json").json()["components"]["schemas"]
+    assert spec["LeagueIn"]["properties"]["model"]["enum"] == sorted(MODELS)
+    patch_model = spec["LeaguePatch"]["properties"]["model"]["anyOf"][0]
+    assert patch_model["enum"] == sorted(MODELS)
+    assert len(MODELS) >= 8 and "trueskill-history" in MODELS
+    for i, name in enumerate(MODELS):
+        r = client.post("/api/leagues", json={"name": f"l{i}", "model": name}, headers=h)
+        assert r.status_code == 201, (name, r.text)
+        assert r.json()["model"] == name
+        assert store.get_league(f"l{i}").model == name
+        assert client.get(f"/api/leagues/l{i}/leaderboard").status_code == 200
+        other = "elo" if name != "elo" else "trueskill-history"
+        r = client.patch(f"/api/leagues/l{i}", json={"model": other}, headers=h)
+        assert r.status_code == 200 and r.json()["model"] == other, (name, r.text)
+        r = client.patch(f"/api/leagues/l{i}", json={"model": name}, headers=h)
+        assert r.status_code == 200 and r.json()["model"] == name, (name, r.text)
+    listed = {lg["name"]: lg["model"] for lg in client.get("/api/leagues").json()["leagues"]}
+    assert listed == {f"l{i}": name for i, name in enumerate(MODELS)}
