@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from schema_conformance import undocumented
 
 from mindsport.event.model import EventSpec
 from mindsport.event.storage import EventState, EventStore
@@ -63,6 +64,17 @@ def test_server_rendered_event_page(tmp_path: Path) -> None:
         sheet = client.get("/events/night/rounds/2/sheet").text
         assert sheet.count('<section class="sheet"') == 3
         assert client.get("/events/nope").status_code == 404
+        # every answer of the pages, refusals included, as the OpenAPI schema documents it
+        paths = ["/events/night", "/events/nope", "/events/night/rounds/2/sheet"]
+        paths += ["/events/night/rounds/9/sheet", "/events/night/rounds/0/sheet", "/events/a%20b"]
+        paths += ["/", "/?league=open", "/?offset=-1", "/?league=bad%20name"]
+        answers = []
+        for path in paths:
+            r = client.get(path)
+            media = r.headers["content-type"].split(";")[0]
+            answers.append(("GET", r.request.url.path, r.status_code, media))
+        assert {a[2] for a in answers} == {200, 404, 422}
+        assert undocumented(client.app.openapi(), answers) == set()  # type: ignore[attr-defined]
     store.close()
 
 

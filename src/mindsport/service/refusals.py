@@ -24,7 +24,7 @@ from mindsport.service.runtime import ServiceBusyError
 from mindsport.service.schemas import ErrorOut
 from mindsport.store.keys import KeyRefusedError, MissingKeyError
 
-__all__ = ["install_handlers", "refusal", "responses"]
+__all__ = ["install_handlers", "page_responses", "refusal", "responses"]
 
 #: what each error status means (the OpenAPI description of the answer)
 MEANING = {
@@ -55,6 +55,16 @@ _STATUS: tuple[tuple[type[Exception], int, dict[str, str] | None], ...] = (
 def responses(*codes: int) -> dict[int | str, dict[str, Any]]:
     """The error answers of a route, for its ``responses=`` (the OpenAPI schema)."""
     return {c: {"model": ErrorOut, "description": MEANING[c]} for c in codes}
+
+
+def page_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """The error answers of a route that answers HTML, for its ``responses=``: its refusals are
+    JSON all the same (FastAPI would document a ``model`` under the route's own media type)."""
+    schema = {"$ref": "#/components/schemas/ErrorOut"}
+    return {
+        c: {"description": MEANING[c], "content": {"application/json": {"schema": schema}}}
+        for c in codes
+    }
 
 
 def _answer(status: int, detail: Any, headers: dict[str, str] | None = None) -> JSONResponse:

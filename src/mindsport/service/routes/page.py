@@ -29,7 +29,7 @@ from mindsport.rating.registry import MODELS, Estimate
 from mindsport.service.dependencies import RuntimeDep
 from mindsport.service.limits import MAX_ID_LENGTH, PAGE_SIZE
 from mindsport.service.middleware import ApiRoute
-from mindsport.service.refusals import responses
+from mindsport.service.refusals import page_responses
 from mindsport.service.schemas import ID_PATTERN, LEAGUE_PATTERN, Offset, Search
 from mindsport.store import Store
 
@@ -195,7 +195,7 @@ def render_page(
 router = APIRouter(route_class=ApiRoute, tags=["page"])
 
 
-@router.get("/", response_class=HTMLResponse, responses=responses(422))
+@router.get("/", response_class=HTMLResponse, responses=page_responses(422))
 async def page(
     runtime: RuntimeDep,
     league: Annotated[str | None, Query(pattern=LEAGUE_PATTERN)] = None,
