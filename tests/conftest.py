@@ -82,6 +82,36 @@ def module_db_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempP
     return fresh_database(request.param, tmp_path_factory.mktemp("db"))
 
 
+@pytest.fixture(params=[pytest.param("postgres", marks=pytest.mark.postgres)])
+def pg_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The test PostgreSQL with no mindsport tables, for what only a database server has (the
+    test is skipped without one)."""
+    return fresh_database(request.param, tmp_path)
+
+
+@pytest.fixture
+def end_backends(pg_url: str):  # type: ignore[no-untyped-def]
+    """``end_backends() -> n``: end every backend of :func:`pg_url`'s database but the caller's
+    own (``pg_terminate_backend``: what a server restart does to its clients' connections)."""
+    from sqlalchemy import create_engine, text
+
+    def end() -> int:
+        engine = create_engine(pg_url)
+        try:
+            with engine.begin() as conn:
+                ended = conn.execute(
+                    text(
+                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                        "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                    )
+                ).all()
+            return len(ended)
+        finally:
+            engine.dispose()
+
+    return end
+
+
 def ts_reference(
     matches: list,  # type: ignore[type-arg]
     **params: float,

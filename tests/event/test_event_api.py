@@ -9,6 +9,7 @@ import warnings
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import pytest
 from event_reference import (
     PlayedRound,
@@ -18,6 +19,7 @@ from event_reference import (
     played_round,
     repeats,
 )
+from schema_conformance import undocumented
 
 from mindsport.service import create_app
 from mindsport.store import Store
@@ -31,15 +33,27 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 @pytest.fixture
 def api(db_url: str) -> Iterator[tuple[TestClient, Store, dict[str, str], dict[str, str]]]:
-    """(client, store, admin headers, league write-key headers) over league ``open``."""
+    """(client, store, admin headers, league write-key headers) over league ``open``. Every
+    answer the test gets must be documented by the OpenAPI schema: its status code for its
+    operation, with its media type."""
     store = Store(db_url)
     store.create_league("open")
     store.create_league("other")
     admin = {"X-API-Key": store.create_key(admin=True)}
     writer = {"X-API-Key": store.create_key("open")}
+    answers: list[tuple[str, str, int, str]] = []
+
+    def seen(r: httpx.Response) -> None:
+        media = r.headers.get("content-type", "").split(";")[0].strip()
+        answers.append((r.request.method, r.request.url.path, r.status_code, media))
+
     with TestClient(create_app(store=store)) as client:
+        client.event_hooks["response"].append(seen)
         yield client, store, admin, writer
+        spec = client.app.openapi()  # type: ignore[attr-defined]
     store.close()
+    assert len(answers) > 5
+    assert undocumented(spec, answers) == set()
 
 
 def test_ninety_players_six_rounds(api: Any) -> None:

@@ -50,7 +50,7 @@ def test_leagues_over_http(admin: Any, reference: Any) -> None:
     }
     assert client.post("/api/leagues", json={"name": "club"}, headers=h).status_code == 409
     r = client.post("/api/leagues", json={"name": "x", "model": "chess9"}, headers=h)
-    assert r.status_code == 400 and "chess9" in r.json()["detail"]
+    assert r.status_code == 422 and "unknown model 'chess9'" in r.json()["detail"][0]["msg"]
     r = client.post("/api/leagues", json={"name": "x", "params": {"beta": -1}}, headers=h)
     assert r.status_code == 400
     r = client.post("/api/leagues", json={"name": "x", "params": {"beta": 1e300}}, headers=h)
@@ -124,3 +124,69 @@ def test_keys_over_http(admin: Any, db_url: str) -> None:
     assert r.status_code == 200
     assert client.get("/api/keys", headers=h).status_code == 403
     assert store.match_count("club") == 2
+
+
+def test_an_expiry_out_of_range_is_a_400_naming_it(admin: Any) -> None:
+    """Durations and dates past 100 years ahead, or past the calendar's end once moved to UTC,
+    are refused with the value named (they overflowed into a 500 before)."""
+    client, store, h = admin
+    store.create_league("club")
+    for given in ("999999w", "36526d", "9999-12-31T23:59:59-05:00", "9999-12-31"):
+        r = client.post("/api/keys", json={"league": "club", "expires": given}, headers=h)
+        assert r.status_code == 400, (given, r.text)
+        assert r.json()["detail"].startswith(f"expiry '{given}' is out of range"), r.json()
+    # the edge itself is accepted: 36525 days ahead
+    before = datetime.now(UTC)
+    r = client.post("/api/keys", json={"league": "club", "expires": "36525d"}, headers=h)
+    assert r.status_code == 201, r.text
+    ahead = datetime.fromisoformat(r.json()["expires_at"]) - before
+    assert timedelta(days=36525) <= ahead < timedelta(days=36525, minutes=1)
+    assert [k["league"] for k in client.get("/api/keys", headers=h).json()["keys"]] == [
+        None,
+        "club",
+    ]  # nothing written by the refused ones
+
+
+def test_the_last_admin_key_is_not_revoked_over_http(admin: Any) -> None:
+    """409 naming the key, the key still working; with a second admin key either may go, but
+    not both."""
+    client, _, h = admin
+    own = client.get("/api/keys", headers=h).json()["keys"][0]
+    r = client.delete(f"/api/keys/{own['id']}", headers=h)
+    assert r.status_code == 409
+    assert r.json()["detail"].startswith(f"API key {own['id']} is the last active admin key")
+    assert client.get("/api/keys", headers=h).status_code == 200  # still an admin key
+    second = client.post("/api/keys", json={"admin": True}, headers=h).json()
+    r = client.delete(f"/api/keys/{second['id']}", headers=h)
+    assert r.status_code == 200 and r.json()["status"] == "revoked"
+    assert client.delete(f"/api/keys/{own['id']}", headers=h).status_code == 409
+    assert [k["status"] for k in client.get("/api/keys", headers=h).json()["keys"]] == [
+        "active",
+        "revoked",
+    ]
+
+
+def test_a_league_of_every_registered_model_over_http(admin: Any) -> None:
+    """Every model of the registry is created and switched to over HTTP (``trueskill-history``
+    included), and the schema lists exactly the registry's names."""
+    from mindsport.rating.registry import MODELS
+
+    client, store, h = admin
+    spec = client.get("/openapi.json").json()["components"]["schemas"]
+    assert spec["LeagueIn"]["properties"]["model"]["enum"] == sorted(MODELS)
+    patch_model = spec["LeaguePatch"]["properties"]["model"]["anyOf"][0]
+    assert patch_model["enum"] == sorted(MODELS)
+    assert len(MODELS) >= 8 and "trueskill-history" in MODELS
+    for i, name in enumerate(MODELS):
+        r = client.post("/api/leagues", json={"name": f"l{i}", "model": name}, headers=h)
+        assert r.status_code == 201, (name, r.text)
+        assert r.json()["model"] == name
+        assert store.get_league(f"l{i}").model == name
+        assert client.get(f"/api/leagues/l{i}/leaderboard").status_code == 200
+        other = "elo" if name != "elo" else "trueskill-history"
+        r = client.patch(f"/api/leagues/l{i}", json={"model": other}, headers=h)
+        assert r.status_code == 200 and r.json()["model"] == other, (name, r.text)
+        r = client.patch(f"/api/leagues/l{i}", json={"model": name}, headers=h)
+        assert r.status_code == 200 and r.json()["model"] == name, (name, r.text)
+    listed = {lg["name"]: lg["model"] for lg in client.get("/api/leagues").json()["leagues"]}
+    assert listed == {f"l{i}": name for i, name in enumerate(MODELS)}

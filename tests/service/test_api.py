@@ -227,3 +227,42 @@ def test_a_whole_history_league_serves_the_smoothed_curve(setup: Any) -> None:
         "/api/leagues/main/matches", json=[as_json(m) for m in ms], headers={"X-API-Key": key}
     )
     assert client.get("/api/leagues/main/players/p3").json()["curve"] == []
+
+
+def test_after_the_database_ends_its_connections_requests_succeed(
+    pg_url: str, end_backends: Any, reference: Any
+) -> None:
+    """PostgreSQL ends every connection of an idle server (``pg_terminate_backend``, as a
+    restart does): its next post, read and prediction are answered, not a 500."""
+    import warnings
+
+    from mindsport.service import create_app
+    from mindsport.store import Store
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from fastapi.testclient import TestClient
+
+    ms = some_matches(20, 5)
+    store = Store(pg_url)
+    store.create_league("main")
+    h = {"X-API-Key": store.create_key("main")}
+    with TestClient(create_app(store=store)) as client:
+        url = "/api/leagues/main/matches"
+        assert client.post(url, json=[as_json(m) for m in ms[:10]], headers=h).status_code == 200
+        assert client.get("/api/leagues/main/leaderboard").status_code == 200
+        assert end_backends() >= 1
+        r = client.post(url, json=[as_json(m) for m in ms[10:]], headers=h)
+        assert r.status_code == 200, r.text
+        assert end_backends() >= 1
+        r = client.get("/api/leagues/main/leaderboard", params={"limit": 500})
+        assert r.status_code == 200, r.text
+        assert end_backends() >= 1
+        r = client.post("/api/leagues/main/predict", json={"teams": [["p0"], ["p1"]]})
+        assert r.status_code == 200, r.text
+        final, _ = reference(ms)
+        board = client.get("/api/leagues/main/leaderboard", params={"limit": 500}).json()
+        assert board["total"] == len(final)
+        for item in board["items"]:
+            assert item["mu"] == pytest.approx(final[item["player"]][0], abs=TOL)
+    store.close()

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from schema_conformance import undocumented
 
 from mindsport.event.model import EventSpec
 from mindsport.event.storage import EventState, EventStore
@@ -63,6 +64,17 @@ def test_server_rendered_event_page(tmp_path: Path) -> None:
         sheet = client.get("/events/night/rounds/2/sheet").text
         assert sheet.count('<section class="sheet"') == 3
         assert client.get("/events/nope").status_code == 404
+        # every answer of the pages, refusals included, as the OpenAPI schema documents it
+        paths = ["/events/night", "/events/nope", "/events/night/rounds/2/sheet"]
+        paths += ["/events/night/rounds/9/sheet", "/events/night/rounds/0/sheet", "/events/a%20b"]
+        paths += ["/", "/?league=open", "/?offset=-1", "/?league=bad%20name"]
+        answers = []
+        for path in paths:
+            r = client.get(path)
+            media = r.headers["content-type"].split(";")[0]
+            answers.append(("GET", r.request.url.path, r.status_code, media))
+        assert {a[2] for a in answers} == {200, 404, 422}
+        assert undocumented(client.app.openapi(), answers) == set()  # type: ignore[attr-defined]
     store.close()
 
 
@@ -90,6 +102,7 @@ def test_event_page_in_chromium(tmp_path: Path, live_server: Any) -> None:
         )
         try:
             page = browser.new_page(viewport={"width": 1200, "height": 900})
+            refused = helpers.watch_policy(page)
             page.goto(base + "/events/night")
             page.wait_for_selector("body[data-ready='1']")
             names = page.eval_on_selector_all(
@@ -106,13 +119,18 @@ def test_event_page_in_chromium(tmp_path: Path, live_server: Any) -> None:
             assert path.count("T") + path.count("bye") >= 2 and "RP" in path
             # the search box filters standings and paths
             page.fill("#find", "p0")
-            page.wait_for_function(
-                "document.querySelectorAll('#standings tbody tr:not([hidden])').length === 9"
+            helpers.wait_until(
+                page, "document.querySelectorAll('#standings tbody tr:not([hidden])').length === 9"
             )
             assert page.locator("#paths tbody tr:not([hidden])").count() == 9
+            assert helpers.policy_violations(page, refused) == []
             page.goto(base + "/events/night/rounds/1/sheet")
             assert page.locator("section.sheet").count() == 3
             cards = page.locator("section.sheet[data-table='1'] .cards")
             assert cards.count() == 9  # 3 boards x 3 seats
+            # the sheet's style applied: its table cells have their border
+            border = page.eval_on_selector("td", "c => getComputedStyle(c).borderTopStyle")
+            assert border == "solid"
+            assert helpers.policy_violations(page, refused) == []
         finally:
             browser.close()

@@ -51,10 +51,14 @@ def test_key_first_then_size_before_any_parsing(db_url: str, live_server: Any) -
     # a good key and a declared size over the limit: 413 before reading
     status, _ = _raw(base, path + f"X-API-Key: {key}\r\nContent-Length: {big}\r\n")
     assert status.startswith("HTTP/1.1 413")
-    # chunked (no declared size): refused once the limit is passed
+    # chunked (no declared size): refused once the limit is passed (declared as JSON: a body
+    # of another type, or of none, is refused before it is read, 415)
     chunks = [b" " * 65536] * (MAX_BODY_BYTES // 65536 + 8)
-    status, _ = _raw(base, path + f"X-API-Key: {key}\r\nTransfer-Encoding: chunked\r\n", chunks)
+    chunked = f"X-API-Key: {key}\r\nTransfer-Encoding: chunked\r\n"
+    status, _ = _raw(base, path + chunked + "Content-Type: application/json\r\n", chunks)
     assert status.startswith("HTTP/1.1 413")
+    status, _ = _raw(base, path + chunked, chunks)
+    assert status.startswith("HTTP/1.1 415")
     for route in ("/api/leagues/main/predict", "/api/leagues/main/matchmake"):
         status, _ = _raw(base, f"POST {route} HTTP/1.1\r\nHost: x\r\nContent-Length: {big}\r\n")
         assert status.startswith("HTTP/1.1 413"), route
@@ -196,3 +200,90 @@ def test_predict_and_matchmake_inputs_are_bounded(setup: Any) -> None:
         json={"players": players[:256], "shape": "6v6", "allow_new": True},
     )
     assert r.status_code == 200 and not r.json()["exact"] and len(r.json()["tables"]) == 21
+
+
+def _body_operations(client: Any) -> list[tuple[str, str, dict[str, Any]]]:
+    """Every operation of the OpenAPI schema that takes a body: (method, URL, operation), its
+    path parameters filled with league ``main``, event ``night``, round 1, table 1."""
+    spec = client.get("/openapi.json").json()
+    values = {"league": "main", "event": "night", "round": "1", "table": "1"}
+    out = []
+    for path, ops in spec["paths"].items():
+        for method, op in ops.items():
+            if "requestBody" in op:
+                out.append((method.upper(), path.format(**values), op))
+    return out
+
+
+def test_bodies_are_json_in_utf8_without_duplicate_keys_on_every_route(setup: Any) -> None:
+    """Every route taking a body, the raw match post included: a body of another media type (or
+    none declared, or a charset other than UTF-8) is 415 before it is read; JSON in UTF-16 or
+    with a byte-order mark, and an object with a key twice, are 422 naming the problem; the
+    schema documents the 415; nothing changes."""
+    from mindsport.event.model import EventSpec
+    from mindsport.event.storage import EventStore
+
+    client, store, _ = setup
+    EventStore(store).create(EventSpec("night", "main", rounds=3, seed=1))
+    admin = store.create_key(admin=True)
+    store.add_match("main", _match("kept"))
+    before = (store.match_count("main"), store.states("main"), store.list_leagues())
+    operations = _body_operations(client)
+    assert len(operations) >= 12 and ("POST", "/api/leagues/main/matches") in {
+        (m, u) for m, u, _ in operations
+    }
+    utf16 = '{"name": "x", "id": "g1"}'.encode("utf-16")
+    cases: list[tuple[str | None, bytes, int, str]] = [
+        ("text/plain", b'{"name": "x"}', 415, "Content-Type 'text/plain'"),
+        ("application/x-www-form-urlencoded", b"name=x", 415, "request bodies are JSON"),
+        (None, b'{"name": "x"}', 415, "no Content-Type"),
+        ("application/json; charset=latin-1", b'{"name": "x"}', 415, "not 'latin-1'"),
+        ("application/json", utf16, 422, "not JSON in UTF-8: the body looks like UTF-16"),
+        ("application/json", '{"a": 1}'.encode("utf-16-le"), 422, "looks like UTF-16-LE"),
+        ("application/json", b'\xef\xbb\xbf{"a": 1}', 422, "byte-order mark"),
+        ("application/json", b'{"a": "\xff"}', 422, "not JSON in UTF-8: invalid start byte"),
+        ("application/json", b'{"name": "x", "name": "y"}', 422, "duplicate key 'name'"),
+        ("application/json", b'[{"a": {"b": 1, "b": 1}}]', 422, "duplicate key 'b'"),
+    ]
+    for method, url, op in operations:
+        assert "415" in op["responses"], (method, url)
+        for content_type, body, status, text in cases:
+            headers = {"X-API-Key": admin}
+            if content_type is not None:
+                headers["Content-Type"] = content_type
+            r = client.request(method, url, content=body, headers=headers)
+            assert r.status_code == status, (method, url, content_type, body, r.text)
+            detail = r.json()["detail"]
+            message = detail if status == 415 else detail[0]["msg"]
+            assert text in message, (method, url, r.json())
+            if status == 422:
+                assert detail[0]["loc"] == ["body"]
+    # the same match without its duplicate key is accepted: the refusal was for the key alone
+    h = {"X-API-Key": admin, "Content-Type": "application/json; charset=UTF-8"}
+    twice = b'{"id": "g1", "time": 1, "time": 2, "teams": [["a"], ["b"]], "ranks": [0, 1]}'
+    r = client.post("/api/leagues/main/matches", content=twice, headers=h)
+    assert r.status_code == 422 and "duplicate key 'time'" in r.text
+    assert (store.match_count("main"), store.states("main"), store.list_leagues()) == before
+    once = b'{"id": "g1", "time": 2, "teams": [["a"], ["b"]], "ranks": [0, 1]}'
+    assert client.post("/api/leagues/main/matches", content=once, headers=h).status_code == 200
+
+
+def test_a_large_post_with_a_duplicate_key_deep_inside_is_refused(setup: Any) -> None:
+    """A post large enough to be parsed off the event loop (64 KiB and more), one key twice in
+    its last match: 422, nothing stored."""
+    import json
+
+    client, store, key = setup
+    matches = [
+        {"id": f"m{i}", "time": i, "teams": [[f"p{i % 50}"], [f"q{i % 50}"]], "ranks": [0, 1]}
+        for i in range(1500)
+    ]
+    body = json.dumps(matches).encode()
+    assert len(body) >= 65_536
+    bad = body[:-2] + b', "ranks": [1, 0]}]'  # the last match names "ranks" twice
+    h = {"X-API-Key": key, "Content-Type": "application/json"}
+    r = client.post("/api/leagues/main/matches", content=bad, headers=h)
+    assert r.status_code == 422 and "duplicate key 'ranks'" in r.json()["detail"][0]["msg"]
+    assert store.match_count("main") == 0
+    assert client.post("/api/leagues/main/matches", content=body, headers=h).status_code == 200
+    assert store.match_count("main") == 1500

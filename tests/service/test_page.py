@@ -7,6 +7,7 @@ import io
 import os
 import random
 import shutil
+import time
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -111,14 +112,51 @@ def _browser() -> Any:
     return sync_playwright
 
 
+def wait_until(page: Any, expression: str, timeout: float = 30.0) -> None:
+    """Wait until ``expression`` is true on ``page``, evaluated from outside the page every
+    50 ms (playwright's ``wait_for_function`` evaluates its text inside the page, which the
+    page's Content-Security-Policy refuses)."""
+    deadline = time.monotonic() + timeout
+    while not page.evaluate(expression):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"still false after {timeout} s: {expression}")
+        time.sleep(0.05)
+
+
+def watch_policy(page: Any) -> list[str]:
+    """What ``page`` reports as refused by the Content-Security-Policy (console messages, and
+    every ``securitypolicyviolation`` event, read by :func:`policy_violations`)."""
+    refused: list[str] = []
+    page.on(
+        "console",
+        lambda m: refused.append(m.text) if "Content Security Policy" in m.text else None,
+    )
+    page.add_init_script(
+        "document.addEventListener('securitypolicyviolation', e => document.documentElement"
+        ".setAttribute('data-csp', (document.documentElement.getAttribute('data-csp') || '') +"
+        " e.violatedDirective + ' '))"
+    )
+    return refused
+
+
+def policy_violations(page: Any, refused: list[str]) -> list[str]:
+    """The violations :func:`watch_policy` saw on ``page`` so far."""
+    events = page.evaluate("document.documentElement.getAttribute('data-csp')")
+    return [*refused, *([events] if events else [])]
+
+
 @contextlib.contextmanager
 def _chromium_page() -> Iterator[Any]:
-    """A page of headless Chromium (skips the test without Chromium or playwright)."""
+    """A page of headless Chromium (skips the test without Chromium or playwright); at the end
+    nothing on it may have been refused by the Content-Security-Policy."""
     sync_playwright = _browser()
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         try:
-            yield browser.new_page(viewport={"width": 1400, "height": 900})
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            refused = watch_policy(page)
+            yield page
+            assert policy_violations(page, refused) == []
         finally:
             browser.close()
 
@@ -145,12 +183,12 @@ def test_page_in_chromium(tmp_path: Path, live_server: Any) -> None:
         assert rows.first.get_attribute("data-player") == top.entries[0].player
         # paging (live, through the JSON API)
         page.click("#next")
-        page.wait_for_function("document.querySelector('#pageinfo').textContent === 'Page 2 of 2'")
+        wait_until(page, "document.querySelector('#pageinfo').textContent === 'Page 2 of 2'")
         assert page.locator("#rows tr").count() == 15
         assert page.locator("#rows tr").first.get_attribute("data-player") == top.entries[25].player
         # search
         page.fill("#search", "PLAYER1")
-        page.wait_for_function("document.querySelectorAll('#rows tr').length === 10")
+        wait_until(page, "document.querySelectorAll('#rows tr').length === 10")
         names = page.eval_on_selector_all("#rows tr", "rs => rs.map(r => r.dataset.player)")
         assert sorted(names) == [f"player1{i}" for i in range(10)]
         # blank canvas before a player is chosen
@@ -293,3 +331,76 @@ def test_role_advantages_show_in_chromium(tmp_path: Path, live_server: Any) -> N
         assert set(shown) == set(want)
         for role, text in shown.items():
             assert text.startswith(f"{role} seat: {want[role].advantage:+.2f} skill points")
+
+
+def test_security_headers_on_pages_and_api(tmp_path: Path) -> None:
+    """Every answer (pages, JSON, errors) carries nosniff, no framing and no referrer; the pages
+    and the API a Content-Security-Policy that allows exactly the pages' own inline elements
+    (their SHA-256, computed here from the pages as served) and requests to this server;
+    FastAPI's documentation page, which loads Swagger UI from a CDN, gets no policy."""
+    import base64
+    import hashlib
+    import re
+
+    from mindsport.event.model import EventSpec
+    from mindsport.event.storage import EventStore
+
+    store = Store(str(tmp_path / "page.db"))
+    store.create_league("main")
+    store.add_matches("main", league_matches(players=6, n=20))
+    EventStore(store).create(EventSpec("night", "main", rounds=3, seed=1))
+    with TestClient(create_app(store=store)) as client:
+        answers = {
+            path: client.get(path)
+            for path in ("/", "/?league=nope", "/events/night", "/api/leagues", "/api/x", "/docs")
+        }
+        answers["post"] = client.post("/api/leagues/main/matches", json={})
+        expected_status = {"/api/x": 404, "post": 401}
+        for path, r in answers.items():
+            assert r.status_code == expected_status.get(path, 200), path
+            assert r.headers["x-content-type-options"] == "nosniff", path
+            assert r.headers["x-frame-options"] == "DENY", path
+            assert r.headers["referrer-policy"] == "no-referrer", path
+            assert ("content-security-policy" in r.headers) == (path != "/docs"), path
+        policy = answers["/"].headers["content-security-policy"]
+        directives = dict(d.strip().split(" ", 1) for d in policy.split(";"))
+        assert directives["default-src"] == "'none'"
+        assert directives["frame-ancestors"] == "'none'"
+        assert directives["connect-src"] == "'self'" and directives["form-action"] == "'self'"
+        assert "unsafe" not in policy and "*" not in policy and "http" not in policy
+
+        def inline(html: str, tag: str) -> set[str]:
+            texts = re.findall(rf"<{tag}(?![^>]*application/json)[^>]*>(.*?)</{tag}>", html, re.S)
+            digests = (hashlib.sha256(t.encode()).digest() for t in texts)
+            return {f"'sha256-{base64.b64encode(d).decode()}'" for d in digests}
+
+        pages = [answers["/"].text, answers["/events/night"].text]
+        scripts = set().union(*(inline(h, "script") for h in pages))
+        styles = set().union(*(inline(h, "style") for h in pages))
+        assert len(scripts) == 2 and len(styles) == 2
+        assert set(directives["script-src"].split()) == scripts
+        assert set(directives["style-src"].split()) == styles
+        for html in pages:  # no inline handler or style attribute the policy would refuse
+            assert not re.search(r"<[^>]+\s(on[a-z]+|style)=", html), html[:200]
+    store.close()
+
+
+@pytest.mark.browser
+def test_the_league_menu_and_styles_work_under_the_policy(tmp_path: Path, live_server: Any) -> None:
+    """The league menu (its handler now in the page's script) switches leagues, and the page's
+    style applies: nothing the policy refuses."""
+    base, store = live_server(f"sqlite:///{tmp_path / 'menu.db'}")
+    store.create_league("first")
+    store.create_league("second", "elo")
+    store.add_matches("second", league_matches(players=6, n=30))
+    with _chromium_page() as page:
+        page.goto(base + "/")
+        page.wait_for_selector("body[data-ready='1']")
+        size = page.eval_on_selector("#chart-title", "h => getComputedStyle(h).fontSize")
+        assert size == "16px"
+        background = page.eval_on_selector("header", "h => getComputedStyle(h).backgroundColor")
+        assert background == "rgb(29, 35, 48)"  # #1d2330
+        page.select_option("#league", "second")
+        page.wait_for_url("**/?league=second")
+        page.wait_for_selector("body[data-ready='1']")
+        assert page.locator("#rows tr").count() == 6

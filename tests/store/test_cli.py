@@ -114,6 +114,21 @@ def test_errors_exit_2_without_traceback(tmp_path: Path) -> None:
     assert r.exit_code == 2 and "missing.jsonl" in r.output
 
 
+def test_an_expiry_out_of_range_exits_2_with_one_line(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    for given in ("999999w", "36526d", "9999-12-31T23:59:59-05:00"):
+        r = runner.invoke(app, ["keys", "create", "--admin", "--expires", given, "--db", db])
+        assert r.exit_code == 2, (given, r.output)
+        assert r.output.splitlines() == [
+            f"error: expiry '{given}' is out of range: an expiry lies in the future, at most 100 "
+            "years (36525 days) ahead"
+        ]
+    r = runner.invoke(app, ["keys", "create", "--admin", "--expires", "36525d", "--db", db])
+    assert r.exit_code == 0, r.output
+    with Store(db) as st:
+        assert len(st.list_keys()) == 1  # the refused ones wrote nothing
+
+
 def test_demo_run(tmp_path: Path, reference: Any) -> None:
     from mindsport.cli.demo import store_league as run
 
@@ -198,3 +213,16 @@ def test_a_cardplay_leaderboard_prints_its_role_advantages(tmp_path: Path) -> No
     assert "Role advantages" in out
     for role, rating in replayer.roles().items():
         assert f"{role} seat: {rating.mu:+.2f} skill points (\u00b1 {rating.sigma:.2f})" in out
+
+
+def test_the_last_admin_key_is_not_revoked(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    assert runner.invoke(app, ["keys", "create", "--admin", "--db", db]).exit_code == 0
+    r = runner.invoke(app, ["keys", "revoke", "1", "--db", db])
+    assert r.exit_code == 2 and r.output.startswith("error: API key 1 is the last active admin key")
+    assert len(r.output.splitlines()) == 1
+    assert runner.invoke(app, ["keys", "create", "--admin", "--db", db]).exit_code == 0
+    r = runner.invoke(app, ["keys", "revoke", "1", "--db", db])
+    assert r.exit_code == 0 and r.output.startswith("key 1 (")
+    with Store(db) as st:
+        assert [k.status() for k in st.list_keys()] == ["revoked", "active"]

@@ -3,15 +3,19 @@ keys written by an earlier version of the table."""
 
 from __future__ import annotations
 
+import re
+import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import create_engine, select, text, update
 
-from mindsport.errors import NotFoundError
+from mindsport.errors import ConflictError, NotFoundError
 from mindsport.store import Store, StoreError, resolve_url
 from mindsport.store.keys import (
+    MAX_EXPIRY,
     PREFIX_LENGTH,
     KeyRefusedError,
     KeyRole,
@@ -122,6 +126,41 @@ def test_key_helpers() -> None:
         parse_expiry("tomorrow")
 
 
+def test_expiry_is_bounded_at_100_years() -> None:
+    """At most 36525 days (100 years of 365.25 days) ahead, to the microsecond; values past the
+    calendar's end (or start) once moved to UTC are refused by name instead of overflowing."""
+    now = datetime(2025, 6, 1, 12, tzinfo=UTC)
+    assert timedelta(days=36525) == MAX_EXPIRY
+    # 2025-06-01 to 2125-06-01 has 24 leap days (2028 ... 2124 but not 2100): 36524 days,
+    # so the edge is one day later
+    edge = datetime(2125, 6, 2, 12, tzinfo=UTC)
+    assert edge - datetime(2125, 6, 1, 12, tzinfo=UTC) == timedelta(days=1)
+    assert parse_expiry("36525d", now) == edge
+    assert parse_expiry("876600h", now) == edge
+    assert parse_expiry("2125-06-02T12:00:00", now) == edge
+    assert parse_expiry("2125-06-02T14:00:00+02:00", now) == edge
+    past_edge = ["36526d", "5218w", "876601h", "2125-06-02T12:00:00.000001+00:00", "2125-06-03"]
+    for given in [*past_edge, "999999w", "999999h", "9999-12-31T23:59:59-05:00", "9999-12-31"]:
+        with pytest.raises(ValueError, match=re.escape(f"expiry '{given}' is out of range")):
+            parse_expiry(given, now)
+    # before the calendar's start in UTC: out of range too (not an OverflowError)
+    with pytest.raises(ValueError, match="out of range"):
+        parse_expiry("0001-01-01T00:00:00+05:00", now)
+    # the largest duration the form allows is accepted when within range
+    assert parse_expiry("999999m", now) == now + timedelta(minutes=999999)
+
+
+def test_issue_refuses_an_expiry_past_the_horizon(db_url: str) -> None:
+    with Store(db_url) as st:
+        st.create_league("main")
+        with pytest.raises(StoreError, match="out of range"):
+            st.create_key("main", expires_at=datetime.now(UTC) + timedelta(days=36526))
+        far = datetime.now(UTC) + timedelta(days=36524)
+        _, info = st.issue_key("main", expires_at=far)
+        assert info.expires_at == far
+        assert st.list_keys()[0].expires_at == far
+
+
 def test_keys_of_an_earlier_table_stay_valid(tmp_path: Path) -> None:
     """A database whose key table predates roles and expiry: its write keys keep working."""
     url = f"sqlite:///{tmp_path / 'old.db'}"
@@ -150,3 +189,84 @@ def test_keys_of_an_earlier_table_stay_valid(tmp_path: Path) -> None:
         st.revoke_key(7)
         with pytest.raises(KeyRefusedError):
             st.authorize(key, "main")
+
+
+def test_the_last_active_admin_key_is_not_revoked(db_url: str) -> None:
+    """Refused while no other admin key is active (neither revoked nor expired); write keys,
+    revoked and expired admin keys, and an admin key with another active one beside it are
+    revoked as before."""
+    with Store(db_url) as st:
+        st.create_league("main")
+        _, write_info = st.issue_key("main")
+        first, first_info = st.issue_key(admin=True)
+        with pytest.raises(ConflictError, match=f"API key {first_info.id} is the last active"):
+            st.revoke_key(first_info.id)
+        assert st.authorize(first) is KeyRole.ADMIN  # still valid: nothing written
+        assert st.revoke_key(write_info.id).status() == "revoked"  # write keys as before
+        # an admin key about to expire counts while it is active ...
+        _, soon = st.issue_key(admin=True, expires_at=datetime.now(UTC) + timedelta(hours=1))
+        assert st.revoke_key(first_info.id).status() == "revoked"
+        with pytest.raises(ConflictError, match="last active admin key"):
+            st.revoke_key(soon.id)
+        # ... and not once it has expired: the new admin key is then the last one
+        _, third = st.issue_key(admin=True)
+        engine = create_engine(resolve_url(db_url))
+        with engine.begin() as conn:
+            conn.execute(
+                update(api_keys)
+                .where(api_keys.c.id == soon.id)
+                .values(expires_at=datetime.now(UTC) - timedelta(seconds=1))
+            )
+        engine.dispose()
+        with pytest.raises(ConflictError, match=f"API key {third.id} is the last active"):
+            st.revoke_key(third.id)
+        # revoking an expired or a revoked admin key is allowed (it changes no active key)
+        assert st.revoke_key(soon.id).status() == "revoked"
+        assert st.revoke_key(first_info.id).status() == "revoked"
+        assert [k.status() for k in st.list_keys()] == ["revoked", "revoked", "revoked", "active"]
+
+
+def test_two_admins_revoking_each_others_keys_at_once_leave_one(db_url: str) -> None:
+    """Two admin keys, each revoked by its own thread: the second revocation starts while the
+    first one's transaction is open (held just before its commit); it waits for that commit and
+    is then refused. Deciding on what it read before the first committed would leave no admin
+    key at all."""
+    from sqlalchemy import Engine, event
+
+    with Store(db_url) as st:
+        _, a = st.issue_key(admin=True)
+        _, b = st.issue_key(admin=True)
+        at_commit, release = threading.Event(), threading.Event()
+        first_thread: list[threading.Thread] = []
+
+        def hold(_conn: Any) -> None:  # runs just before a transaction commits
+            if threading.current_thread() in first_thread:
+                at_commit.set()
+                release.wait(10)
+
+        outcome: dict[int, str] = {}
+
+        def revoke(key_id: int) -> None:
+            try:
+                outcome[key_id] = st.revoke_key(key_id).status()
+            except ConflictError:
+                outcome[key_id] = "refused"
+
+        event.listen(Engine, "commit", hold)
+        try:
+            first_thread.append(threading.Thread(target=revoke, args=(a.id,)))
+            second = threading.Thread(target=revoke, args=(b.id,))
+            first_thread[0].start()
+            assert at_commit.wait(10)
+            second.start()
+            second.join(0.5)
+            waited = second.is_alive()  # it waits for the first transaction
+            release.set()
+            first_thread[0].join(10)
+            second.join(10)
+        finally:
+            event.remove(Engine, "commit", hold)
+            release.set()
+        assert waited
+        assert outcome == {a.id: "revoked", b.id: "refused"}
+        assert [k.status() for k in st.list_keys()] == ["revoked", "active"]

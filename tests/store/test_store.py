@@ -546,3 +546,34 @@ def test_awkward_values_come_back_bit_for_bit(db_url: str) -> None:
         assert st.ratings("odd") == expect
         last = st.player("odd", ids[0]).history[-1]
         assert (last.mu, last.sigma) == (expect[ids[0]].mu, expect[ids[0]].sigma)
+
+
+def test_connections_the_server_ended_are_replaced_before_use(
+    pg_url: str, end_backends: Any, reference: Any
+) -> None:
+    """PostgreSQL ends the store's connections (``pg_terminate_backend``, as a restart does):
+    the next write, read and key check each succeed on a fresh connection, and the ratings
+    equal the reference replay of every match."""
+    rng = random.Random(7)
+    ms = random_matches(60, rng)
+    with Store(pg_url) as st:
+        st.create_league("main")
+        key = st.create_key("main")
+        # several pooled connections, each idle in the pool when its backend is ended
+        threads = [threading.Thread(target=st.states, args=("main",)) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert end_backends() >= 1
+        assert st.add_matches("main", ms[:30]).added == 30
+        assert end_backends() >= 1
+        assert len(st.states("main")) > 0
+        assert end_backends() >= 1
+        assert st.check_key("main", key)
+        assert end_backends() >= 1
+        assert st.add_matches("main", ms[30:]).added == 30
+        assert end_backends() >= 1
+        assert st.match_count("main") == 60
+        final, _ = reference(ms)
+        assert_matches_reference(st, "main", final)

@@ -19,9 +19,10 @@ from mindsport.event.model import SEATS
 from mindsport.event.standings import paths
 from mindsport.event.storage import EventState
 
-__all__ = ["deal_sheet", "deal_sheet_html", "event_page_html"]
+__all__ = ["PAGE_SCRIPT", "PAGE_STYLE", "deal_sheet", "deal_sheet_html", "event_page_html"]
 
-_STYLE = """
+#: the inline style of the pages (the service's Content-Security-Policy allows it by its hash)
+PAGE_STYLE = """
 body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}
 table{border-collapse:collapse;margin:.5em 0 1.2em}
 th,td{border:1px solid #bbb;padding:.25em .5em;text-align:left;font-variant-numeric:tabular-nums}
@@ -93,7 +94,7 @@ def deal_sheet_html(state: EventState, number: int) -> str:
     byes = ", ".join(sheet["byes"]) or "none"
     return (
         f"<!doctype html><html><head><meta charset=utf-8><title>{escape(sheet['event'])} round "
-        f"{sheet['round']} deal sheets</title><style>{_STYLE}</style></head><body>"
+        f"{sheet['round']} deal sheets</title><style>{PAGE_STYLE}</style></head><body>"
         + "".join(parts)
         + f"<p>Byes: {escape(byes)}</p></body></html>"
     )
@@ -103,7 +104,8 @@ def _num(x: float) -> str:
     return f"{x:+g}"
 
 
-_SCRIPT = """
+#: the inline script of the event page (allowed by its hash, as :data:`PAGE_STYLE`)
+PAGE_SCRIPT = """
 const box = document.getElementById('find');
 box.addEventListener('input', () => {
   const q = box.value.trim().toLowerCase();
@@ -175,7 +177,7 @@ def event_page_html(state: EventState) -> str:
     data = json.dumps(info).replace("<", "\\u003c")
     return (
         f"<!doctype html><html><head><meta charset=utf-8><title>{escape(spec.name)} · "
-        f"mindsport event</title><style>{_STYLE}</style></head><body>"
+        f"mindsport event</title><style>{PAGE_STYLE}</style></head><body>"
         f"<h1>{escape(spec.name)}</h1><p id=summary>{escape(str(spec.format))} format, "
         f"{spec.deals} deal(s) a round in three rotations, {escape(str(spec.scoring))} rank "
         f"points; {state.complete} of {spec.rounds} rounds complete, {len(state.rounds)} paired; "
@@ -189,5 +191,5 @@ def event_page_html(state: EventState) -> str:
         f"<h2>Paths</h2><table id=paths><thead><tr><th>Player</th>{heads}</tr></thead>"
         f"<tbody>{''.join(path_rows)}</tbody></table>"
         f'<script type="application/json" id=info>{data}</script>'
-        f"<script>{_SCRIPT}</script></body></html>"
+        f"<script>{PAGE_SCRIPT}</script></body></html>"
     )

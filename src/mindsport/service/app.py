@@ -1,6 +1,6 @@
 """The app factory: :func:`create_app` builds the runtime (the store with its group commit, the
 threads, the computation slots, the worker processes preparing large posts), adds the
-body-size middleware and the refusal handlers, and includes the routers of
+body-size and security-header middlewares and the refusal handlers, and includes the routers of
 :mod:`mindsport.service.routes`.
 
 Run the app with uvicorn, e.g. ``mindsport serve`` or ``python -m mindsport.service --db
@@ -18,6 +18,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
+from mindsport.service.headers import SecurityHeadersMiddleware
 from mindsport.service.limits import MAX_BATCH, MAX_BODY_BYTES
 from mindsport.service.middleware import BodyLimitMiddleware
 from mindsport.service.prepare import GC_THRESHOLD, PreparePool, default_workers
@@ -99,6 +100,10 @@ def create_app(
     app.state.store = runtime.store
     app.poster = MatchPoster(runtime)
     app.add_middleware(BodyLimitMiddleware, limit=MAX_BODY_BYTES)
+    app.add_middleware(
+        SecurityHeadersMiddleware,
+        without_policy=(app.docs_url, app.redoc_url, app.swagger_ui_oauth2_redirect_url),
+    )
     install_handlers(app)
     # the hot path's route goes first into the app's own router: a route of an included router
     # is reached through FastAPI's inclusion layer (30 us a request, a tenth of a small post's)

@@ -1,16 +1,20 @@
-"""Parsing request bodies: strict JSON, posts of matches, and the 422 error list naming each bad
-field.
+"""Parsing request bodies: their media type, strict JSON, posts of matches, and the 422 error
+list naming each bad field.
 
-JSON is strict: UTF-8, no NaN or Infinity, not nested absurdly deep. The size of a body is
-bounded before it is parsed, by :class:`mindsport.service.middleware.BodyLimitMiddleware`.
+A body is sent as ``application/json`` (a ``charset`` parameter, if any, says UTF-8), otherwise it
+is refused before it is read (:func:`media_type_problem`, 415). JSON is strict: UTF-8 (no
+byte-order mark, no UTF-16 or UTF-32), no NaN or Infinity, no key twice in one object, not nested
+absurdly deep. The size of a body is bounded before it is parsed, by
+:class:`mindsport.service.middleware.BodyLimitMiddleware`.
 :func:`parse_matches` runs in the server and in the worker processes of
 :mod:`mindsport.service.prepare`, so that both refuse a post with the same errors.
 """
 
 from __future__ import annotations
 
+import codecs
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
@@ -20,7 +24,17 @@ from mindsport.match import InvalidMatchError, Match
 from mindsport.service.limits import MAX_BATCH
 from mindsport.service.schemas import MatchBatch, MatchIn
 
-__all__ = ["UnprocessableError", "errors_of", "parse_json", "parse_matches"]
+__all__ = [
+    "JSON_MEDIA_TYPE",
+    "UnprocessableError",
+    "errors_of",
+    "media_type_problem",
+    "parse_json",
+    "parse_matches",
+]
+
+#: the media type of every request body
+JSON_MEDIA_TYPE = "application/json"
 
 
 class UnprocessableError(MindsportError):
@@ -32,19 +46,82 @@ class UnprocessableError(MindsportError):
         self.errors = errors
 
 
+def media_type_problem(scope: Mapping[str, Any]) -> str | None:
+    """What is wrong with the declared type of the body of a request of ASGI ``scope``: a body
+    not declared as ``application/json``, or with a ``charset`` other than UTF-8; ``None`` when
+    it is right, or when the request has no body (its route says what is missing)."""
+    content_type: bytes | None = None
+    has_body = False
+    for name, value in scope["headers"]:
+        if name == b"content-type":
+            content_type = value
+        elif name == b"content-length":
+            has_body = value.strip() != b"0"
+        elif name == b"transfer-encoding":
+            has_body = True
+    if not has_body:
+        return None
+    if content_type is None:
+        return f"the request has a body but no Content-Type: send it as {JSON_MEDIA_TYPE}"
+    text = content_type.decode("latin-1")
+    media, _, parameters = text.partition(";")
+    if media.strip().lower() != JSON_MEDIA_TYPE:
+        return f"Content-Type {text[:100]!r}: request bodies are JSON, sent as {JSON_MEDIA_TYPE}"
+    for parameter in parameters.split(";"):
+        name, _, value = parameter.partition("=")
+        charset = value.strip().strip('"').lower()
+        if name.strip().lower() == "charset" and charset not in ("utf-8", "utf8"):
+            return f"Content-Type {text[:100]!r}: request bodies are JSON in UTF-8, not {charset!r}"
+    return None
+
+
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
+class _DuplicateKeyError(ValueError):
+    """A key twice in one JSON object."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """The object of ``pairs``, refused when a key comes twice (JSON leaves it undefined; the
+    last one would win silently)."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKeyError(f"duplicate key {key[:100]!r} in an object")
+            seen.add(key)
+    return obj
+
+
+def _invalid(msg: str, kind: str) -> UnprocessableError:
+    return UnprocessableError([{"loc": ["body"], "msg": msg, "type": kind}])
+
+
 def parse_json(body: bytes) -> Any:
-    """Strict JSON: UTF-8, no NaN/Infinity literals, not nested absurdly deep (422 otherwise)."""
+    """Strict JSON: UTF-8 without a byte-order mark, no NaN/Infinity literals, no key twice in
+    an object, not nested absurdly deep (422 naming the problem otherwise)."""
+    if body.startswith(codecs.BOM_UTF8):
+        raise _invalid("not JSON in UTF-8: the body starts with a byte-order mark", "json_utf8")
+    encoding = json.detect_encoding(body)
+    if encoding != "utf-8":  # what json.loads would have read as UTF-16 or UTF-32
+        raise _invalid(f"not JSON in UTF-8: the body looks like {encoding.upper()}", "json_utf8")
     try:
-        return json.loads(body, parse_constant=_no_constant)
-    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
-        why = "nested too deep" if isinstance(exc, RecursionError) else str(exc)
-        raise UnprocessableError(
-            [{"loc": ["body"], "msg": f"invalid JSON: {why}", "type": "json_invalid"}]
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _invalid(
+            f"not JSON in UTF-8: {exc.reason} at byte {exc.start} (0x{body[exc.start]:02x})",
+            "json_utf8",
         ) from None
+    try:
+        return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_unique_keys)
+    except _DuplicateKeyError as exc:
+        raise _invalid(f"invalid JSON: {exc}", "json_duplicate_key") from None
+    except (ValueError, RecursionError) as exc:
+        why = "nested too deep" if isinstance(exc, RecursionError) else str(exc)
+        raise _invalid(f"invalid JSON: {why}", "json_invalid") from None
 
 
 def errors_of(exc: ValidationError, prefix: Sequence[str | int]) -> list[dict[str, Any]]:

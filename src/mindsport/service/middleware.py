@@ -1,15 +1,17 @@
 """What runs before a route reads its request: the body-size limit and the key check.
 
 * :class:`BodyLimitMiddleware` (ASGI middleware of the app) bounds every body to
-  :data:`~mindsport.service.limits.MAX_BODY_BYTES`: when a route first reads the body, a
-  declared size over the limit is refused (413) before a byte is read, and a chunked body is
-  refused as soon as it passes the limit. Nothing is refused before the route asks for the body,
-  so that the key is checked first.
+  :data:`~mindsport.service.limits.MAX_BODY_BYTES` and to JSON: when a route first reads the
+  body, a declared size over the limit (413), then a body not declared as ``application/json``
+  in UTF-8 (415, :func:`mindsport.service.body.media_type_problem`), are refused before a byte
+  is read, and a chunked body is refused as soon as it passes the limit. Nothing is refused
+  before the route asks for the body, so that the key is checked first.
 * :class:`ApiRoute` (the route class of every router) calls the route's key check
   (:class:`~mindsport.service.dependencies.KeyCheck`) before anything else of the request is
-  read or validated (FastAPI reads a body before it solves any dependency), and reads a body
-  as strict JSON whatever its Content-Type says (:func:`mindsport.service.body.parse_json`: no
-  NaN or Infinity, UTF-8, not nested absurdly deep), as the API always did.
+  read or validated (FastAPI reads a body before it solves any dependency), and reads the body
+  (its size and type checked by the middleware) as strict JSON
+  (:func:`mindsport.service.body.parse_json`: UTF-8, no NaN or Infinity, no key twice in an
+  object, not nested absurdly deep).
 * :class:`RawRoute` (the hot path's) calls the key check and then its endpoint with the bare
   request: FastAPI routes it and documents it, but does not handle its request.
 """
@@ -24,11 +26,18 @@ from fastapi.routing import APIRoute
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from mindsport.service.body import UnprocessableError, parse_json
+from mindsport.service.body import UnprocessableError, media_type_problem, parse_json
 from mindsport.service.dependencies import KeyCheck
 from mindsport.service.limits import MAX_BODY_BYTES
 
-__all__ = ["ApiRoute", "BodyLimitMiddleware", "BodyTooLargeError", "RawRoute", "declared_size"]
+__all__ = [
+    "ApiRoute",
+    "BodyLimitMiddleware",
+    "BodyTooLargeError",
+    "RawRoute",
+    "UnsupportedMediaTypeError",
+    "declared_size",
+]
 
 
 class BodyTooLargeError(HTTPException):
@@ -40,6 +49,14 @@ class BodyTooLargeError(HTTPException):
 
     def __init__(self, detail: str) -> None:
         super().__init__(413, detail, headers={"Connection": "close"})
+
+
+class UnsupportedMediaTypeError(HTTPException):
+    """The request body is not declared as JSON in UTF-8 (HTTP 415); an HTTP exception, as
+    :class:`BodyTooLargeError`."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(415, detail)
 
 
 def declared_size(scope: Scope) -> int:
@@ -55,8 +72,8 @@ def declared_size(scope: Scope) -> int:
 
 
 class BodyLimitMiddleware:
-    """Refuse a request body over ``limit`` bytes (413), declared or chunked, when the route
-    reads it."""
+    """Refuse a request body over ``limit`` bytes (413), declared or chunked, or not declared as
+    JSON in UTF-8 (415), when the route reads it."""
 
     def __init__(self, app: ASGIApp, limit: int = MAX_BODY_BYTES) -> None:
         self.app = app
@@ -74,6 +91,10 @@ class BodyLimitMiddleware:
             nonlocal received
             if declared > limit:
                 raise BodyTooLargeError(f"request body: at most {limit} bytes")
+            if received == 0:
+                problem = media_type_problem(scope)
+                if problem is not None:
+                    raise UnsupportedMediaTypeError(problem)
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
@@ -85,9 +106,10 @@ class BodyLimitMiddleware:
 
 
 class _JsonBodyRequest(Request):
-    """A request whose body is JSON whatever its Content-Type says (FastAPI parses a body as
-    JSON only when the header says so), parsed strictly as soon as it is read: a body that is
-    not JSON, empty ones included, is refused (422 naming the body)."""
+    """A request whose body is read as JSON (its Content-Type was checked; FastAPI parses a body
+    as JSON only when the header says so, and the check also lets pass a request without a
+    body), parsed strictly as soon as it is read: a body that is not JSON, empty ones included,
+    is refused (422 naming the body)."""
 
     @property
     def headers(self) -> Headers:

@@ -24,7 +24,7 @@ from mindsport.service.runtime import ServiceBusyError
 from mindsport.service.schemas import ErrorOut
 from mindsport.store.keys import KeyRefusedError, MissingKeyError
 
-__all__ = ["install_handlers", "refusal", "responses"]
+__all__ = ["install_handlers", "page_responses", "refusal", "responses"]
 
 #: what each error status means (the OpenAPI description of the answer)
 MEANING = {
@@ -32,8 +32,10 @@ MEANING = {
     401: "No API key",
     403: "The API key is unknown, revoked, expired or not allowed here",
     404: "No such league, player or key",
-    409: "A match id already recorded with other data",
+    409: "Conflicts with what is recorded (a match id with other data, a name taken, the last "
+    "active admin key)",
     413: f"The body is larger than {MAX_BODY_BYTES} bytes",
+    415: "The body is not sent as application/json (in UTF-8)",
     422: "The body or a parameter is malformed (each bad field named)",
     429: "Busy: too many computations waiting; retry after the Retry-After seconds",
 }
@@ -53,6 +55,16 @@ _STATUS: tuple[tuple[type[Exception], int, dict[str, str] | None], ...] = (
 def responses(*codes: int) -> dict[int | str, dict[str, Any]]:
     """The error answers of a route, for its ``responses=`` (the OpenAPI schema)."""
     return {c: {"model": ErrorOut, "description": MEANING[c]} for c in codes}
+
+
+def page_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """The error answers of a route that answers HTML, for its ``responses=``: its refusals are
+    JSON all the same (FastAPI would document a ``model`` under the route's own media type)."""
+    schema = {"$ref": "#/components/schemas/ErrorOut"}
+    return {
+        c: {"description": MEANING[c], "content": {"application/json": {"schema": schema}}}
+        for c in codes
+    }
 
 
 def _answer(status: int, detail: Any, headers: dict[str, str] | None = None) -> JSONResponse:

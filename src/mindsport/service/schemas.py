@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, Strict
 
 from mindsport.match import Match, text_problem
+from mindsport.rating.registry import MODELS
 
 if TYPE_CHECKING:
     from mindsport.store import LeaderboardPage, League, PlayerRecord
@@ -130,8 +131,23 @@ Params = Annotated[
     ],
     Field(max_length=MAX_PARAMS),
 ]
+
+
+def _registered_model(name: str) -> str:
+    if name not in MODELS:
+        raise ValueError(f"unknown model {name[:40]!r}; use one of {', '.join(sorted(MODELS))}")
+    return name
+
+
+#: the name of a registered model (:data:`mindsport.rating.registry.MODELS`): the schema lists them
 ModelName = Annotated[
-    str, Strict(), Field(min_length=1, max_length=MAX_NAME_LENGTH, pattern=r"^[a-z0-9_]+$")
+    str,
+    Strict(),
+    AfterValidator(_registered_model),
+    Field(
+        json_schema_extra={"enum": sorted(MODELS)},
+        description="A registered model (mindsport.rating.registry.MODELS)",
+    ),
 ]
 Search = Annotated[str, Field(max_length=MAX_SEARCH_LENGTH), AfterValidator(_printable_text)]
 Offset = Annotated[int, Field(ge=0, le=MAX_OFFSET)]

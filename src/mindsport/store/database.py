@@ -11,8 +11,10 @@ database that cannot be used.
 * ``synchronous=NORMAL`` is used with WAL: a committed transaction survives the process being
   killed (it is in the WAL file); only an operating-system crash or power loss can lose the
   last commits. Set ``MINDSPORT_SQLITE_SYNCHRONOUS=FULL`` for that too.
-* PostgreSQL: a pool of connections; writers to one league are serialised by the league's lock
-  (:mod:`mindsport.store.league_lock`), not here.
+* PostgreSQL: a pool of connections, each tested with a ping when it is taken from the pool
+  (``pool_pre_ping``): a connection the server dropped (a restart, an administrator ending its
+  backend) is replaced before it is used instead of failing the request; writers to one league
+  are serialised by the league's lock (:mod:`mindsport.store.league_lock`), not here.
 * The hot path's reads (the key check) go straight through the driver on a connection of the
   calling thread (:meth:`Database.fetch`); statements are written once with ``?`` placeholders
   and ``JSON(?)`` for JSON given as text, and translated per driver (:meth:`Database.sql`).
@@ -137,10 +139,13 @@ def unusable(shown: str, exc: Exception) -> DatabaseError:
 
 def make_engine(url: str, *, writer: bool = False) -> Engine:
     """An engine on ``url``; SQLite ``writer``: a pool of one connection with a page cache
-    of :data:`SQLITE_WRITER_CACHE_MIB`."""
+    of :data:`SQLITE_WRITER_CACHE_MIB`. A server database's pooled connections are pinged
+    when taken from the pool (a dropped one is replaced before it is used)."""
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
-        return create_engine(url, pool_size=20, max_overflow=20, pool_recycle=1800)
+        return create_engine(
+            url, pool_size=20, max_overflow=20, pool_recycle=1800, pool_pre_ping=True
+        )
     if parsed.database in (None, "", ":memory:"):
         raise StoreError(f"database {url!r}: use a SQLite file, not an in-memory database")
     directory = os.path.dirname(os.path.abspath(parsed.database))

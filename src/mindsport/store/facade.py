@@ -159,8 +159,9 @@ class Store:
     ) -> tuple[str, ApiKey]:
         """A new random key and its record: a write key of ``league``, or with ``admin=True``
         (and no league) an admin key. The key is returned once; only its SHA-256 is stored.
-        ``expires_at`` (naive = UTC) must lie in the future; ``label`` is a free note (at most
-        100 printable characters)."""
+        ``expires_at`` (naive = UTC) must lie in the future, at most 100 years ahead
+        (:data:`~mindsport.store.keys.MAX_EXPIRY`); ``label`` is a free note (at most 100
+        printable characters)."""
         return self._keys.issue(league, admin=admin, expires_at=expires_at, label=label)
 
     def create_key(
@@ -180,7 +181,8 @@ class Store:
 
     def revoke_key(self, key_id: int) -> ApiKey:
         """Revoke key ``key_id`` (by its number in :meth:`list_keys`): it is refused from now on.
-        Revoking a revoked key changes nothing."""
+        Revoking a revoked key changes nothing; the last active admin key is not revoked
+        (:class:`~mindsport.errors.ConflictError`)."""
         return self._keys.revoke(key_id)
 
     def authorize(self, key: str | None, league: str | None = None) -> KeyRole:

@@ -9,10 +9,11 @@ compared with the stored hash in constant time (:func:`hmac.compare_digest`).
 * A **write** key posts matches to its league.
 * An **admin** key does everything: posts matches to any league, creates and configures leagues,
   creates, lists and revokes keys. The first admin key is made on the server's command line
-  (``mindsport keys create --admin``).
+  (``mindsport keys create --admin``). The last active admin key cannot be revoked.
 
-A key may carry an expiry; a revoked or expired key is refused from that moment on (every
-request reads the key's row: there is no cache to go stale).
+A key may carry an expiry, at most :data:`MAX_EXPIRY` (100 years) ahead; a revoked or expired
+key is refused from that moment on (every request reads the key's row: there is no cache to go
+stale).
 
 :class:`Keys` issues, lists, revokes and checks the keys kept in a store's database; the
 functions below are the keys' own rules (their form, hash, prefix and expiry).
@@ -29,9 +30,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import Connection, insert, select, update
 
-from mindsport.errors import MindsportError, NotFoundError
+from mindsport.errors import ConflictError, MindsportError, NotFoundError
 from mindsport.match import id_problem
 from mindsport.store.database import Database
 from mindsport.store.leagues import LEAGUE_NAME, Leagues
@@ -39,6 +40,7 @@ from mindsport.store.schema import api_keys, leagues
 from mindsport.store.values import StoreError
 
 __all__ = [
+    "MAX_EXPIRY",
     "PREFIX_LENGTH",
     "ApiKey",
     "KeyRefusedError",
@@ -47,6 +49,7 @@ __all__ = [
     "MissingKeyError",
     "as_time",
     "aware",
+    "check_expiry",
     "hash_key",
     "key_matches",
     "key_prefix",
@@ -54,6 +57,8 @@ __all__ = [
     "parse_expiry",
 ]
 
+#: how far ahead an expiry may lie (100 years of 365.25 days)
+MAX_EXPIRY = timedelta(days=36525)
 #: characters of a key stored in clear ("msk_" and 8 random characters)
 PREFIX_LENGTH = 12
 #: length of the public prefix of keys made by earlier versions
@@ -64,6 +69,7 @@ _UNITS = {"m": timedelta(minutes=1), "h": timedelta(hours=1), "d": timedelta(day
 _UNITS["w"] = timedelta(weeks=1)
 # a hash no key has, compared when no stored key has the presented prefix (same work either way)
 _NO_HASH = "0" * 64
+_TOO_FAR = "is out of range: an expiry lies in the future, at most 100 years (36525 days) ahead"
 
 
 class KeyRole(enum.Enum):
@@ -132,23 +138,38 @@ def key_matches(stored_hashes: list[str], key: str) -> int | None:
 
 def parse_expiry(text: str, now: datetime | None = None) -> datetime:
     """An expiry given as a duration from ``now`` (``"90m"``, ``"12h"``, ``"30d"``, ``"2w"``) or
-    as an ISO 8601 date or datetime (naive = UTC); the result is an aware UTC datetime.
+    as an ISO 8601 date or datetime (naive = UTC); the result is an aware UTC datetime at most
+    :data:`MAX_EXPIRY` (100 years) after ``now`` (default: the current time).
 
     >>> now = datetime(2025, 1, 1, tzinfo=UTC)
-    >>> parse_expiry("30d", now).isoformat(), parse_expiry("2025-03-01").isoformat()
+    >>> parse_expiry("30d", now).isoformat(), parse_expiry("2025-03-01", now).isoformat()
     ('2025-01-31T00:00:00+00:00', '2025-03-01T00:00:00+00:00')
     """
     now = now or datetime.now(UTC)
     m = _DURATION.match(text)
     if m is not None:
-        return now + int(m.group(1)) * _UNITS[m.group(2)]
+        # compared before it is added: a duration of thousands of years would overflow a date
+        delta = int(m.group(1)) * _UNITS[m.group(2)]
+        if delta > MAX_EXPIRY:
+            raise MindsportError(f"expiry {text!r} {_TOO_FAR}")
+        return now + delta
     try:
-        when = datetime.fromisoformat(text.strip())
+        when = aware(datetime.fromisoformat(text.strip()))
     except ValueError:
         raise MindsportError(
             f"expiry {text!r}: use a duration like 90m, 12h, 30d, 2w or an ISO date/datetime"
         ) from None
-    return aware(when)
+    except OverflowError:  # a date at either end of the calendar, moved to UTC
+        raise MindsportError(f"expiry {text!r} {_TOO_FAR}") from None
+    return check_expiry(when, now, text)
+
+
+def check_expiry(when: datetime, now: datetime, text: str | None = None) -> datetime:
+    """``when`` (aware) if it lies at most :data:`MAX_EXPIRY` after ``now``; otherwise a
+    :class:`~mindsport.store.values.StoreError` naming ``text`` (default: ``when``)."""
+    if when - now > MAX_EXPIRY:
+        raise StoreError(f"expiry {text or when.isoformat()!r} {_TOO_FAR}")
+    return when
 
 
 def aware(when: datetime) -> datetime:
@@ -178,7 +199,8 @@ class Keys:
     ) -> tuple[str, ApiKey]:
         """A new random key and its record: a write key of ``league``, or with ``admin=True``
         (and no league) an admin key. The key is returned once; only its SHA-256 is stored.
-        ``expires_at`` (naive = UTC) must lie in the future; ``label`` is a free note (at most
+        ``expires_at`` (naive = UTC) must lie in the future, at most :data:`MAX_EXPIRY` ahead;
+        ``label`` is a free note (at most
         100 printable characters)."""
         if admin == (league is not None):
             raise StoreError(
@@ -194,6 +216,8 @@ class Keys:
         expiry = None if expires_at is None else aware(expires_at)
         if expiry is not None and expiry <= now:
             raise StoreError(f"expiry {expiry.isoformat()} is not in the future")
+        if expiry is not None:
+            check_expiry(expiry, now)
         key = new_key()
         role = KeyRole.ADMIN if admin else KeyRole.WRITE
         with self._db.write() as conn:
@@ -246,19 +270,44 @@ class Keys:
 
     def revoke(self, key_id: int) -> ApiKey:
         """Revoke key ``key_id`` (by its number in :meth:`list_keys`): it is refused from now on.
-        Revoking a revoked key changes nothing."""
+        Revoking a revoked key changes nothing. The last active admin key is not revoked
+        (:class:`~mindsport.errors.ConflictError`): decided in the revoking transaction, with the
+        active admin keys' rows locked on PostgreSQL, so two admins revoking each other's keys
+        at once cannot leave none."""
         if isinstance(key_id, bool) or not isinstance(key_id, int) or not 0 < key_id < 2**31:
             raise NotFoundError(f"no API key number {key_id!r}")
         with self._db.write() as conn:
+            now = datetime.now(UTC)
+            role = conn.execute(select(api_keys.c.role).where(api_keys.c.id == key_id)).scalar()
+            if role == KeyRole.ADMIN.value and self._active_admins(conn, now) == [key_id]:
+                raise ConflictError(
+                    f"API key {key_id} is the last active admin key: revoking it would leave no "
+                    "key to administer the server; create another admin key first (POST "
+                    '/api/keys with {"admin": true}, or mindsport keys create --admin)'
+                )
             conn.execute(
                 update(api_keys)
                 .where(api_keys.c.id == key_id, api_keys.c.revoked_at.is_(None))
-                .values(revoked_at=datetime.now(UTC))
+                .values(revoked_at=now)
             )
             row = conn.execute(self._rows().where(api_keys.c.id == key_id)).first()
         if row is None:
             raise NotFoundError(f"no API key number {key_id}")
         return self._key_of(row)
+
+    @staticmethod
+    def _active_admins(conn: Connection, now: datetime) -> list[int]:
+        """The ids of the admin keys neither revoked nor expired at ``now``. On PostgreSQL the
+        rows of the unrevoked admin keys stay locked to the end of the transaction (taken in id
+        order: a concurrent revocation waits, then reads what this one committed)."""
+        k = api_keys.c
+        rows = conn.execute(
+            select(k.id, k.expires_at)
+            .where(k.role == KeyRole.ADMIN.value, k.revoked_at.is_(None))
+            .order_by(k.id)
+            .with_for_update()
+        )
+        return [int(r.id) for r in rows if r.expires_at is None or as_time(r.expires_at) > now]
 
     def authorize(self, key: str | None, league: str | None = None) -> KeyRole:
         """The role of ``key`` when it may write to ``league`` (``None``: admin actions).

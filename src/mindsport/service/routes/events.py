@@ -41,7 +41,7 @@ from mindsport.service.event_schemas import (
 )
 from mindsport.service.limits import MAX_ROUND_TABLES, MAX_ROUNDS
 from mindsport.service.middleware import ApiRoute
-from mindsport.service.refusals import responses
+from mindsport.service.refusals import page_responses, responses
 from mindsport.service.runtime import Runtime
 
 __all__ = ["router"]
@@ -99,7 +99,11 @@ async def get_sheet(
     return SheetOut.model_validate(deal_sheet(state, round))
 
 
-@router.get("/events/{event}/rounds/{round}/sheet", response_class=HTMLResponse)
+@router.get(
+    "/events/{event}/rounds/{round}/sheet",
+    response_class=HTMLResponse,
+    responses=page_responses(404, 422),
+)
 async def get_sheet_html(
     event: EventName, round: RoundNo, runtime: RuntimeDep, events: Events
 ) -> HTMLResponse:
@@ -108,7 +112,7 @@ async def get_sheet_html(
     return HTMLResponse(deal_sheet_html(state, round))
 
 
-@router.get("/events/{event}", response_class=HTMLResponse)
+@router.get("/events/{event}", response_class=HTMLResponse, responses=page_responses(404, 422))
 async def event_page(event: EventName, runtime: RuntimeDep, events: Events) -> HTMLResponse:
     """The event page: rounds, tables, results in and missing, standings, paths."""
     return HTMLResponse(event_page_html(await _state(runtime, events, event)))
@@ -118,7 +122,7 @@ async def event_page(event: EventName, runtime: RuntimeDep, events: Events) -> H
 @router.post(
     "/api/events",
     status_code=201,
-    responses=responses(400, 401, 403, 404, 409, 413, 422),
+    responses=responses(400, 401, 403, 404, 409, 413, 415, 422),
     dependencies=[ADMIN_KEY],
 )
 async def create_event(body: EventIn, runtime: RuntimeDep, events: Events) -> EventOut:
@@ -145,7 +149,7 @@ async def create_event(body: EventIn, runtime: RuntimeDep, events: Events) -> Ev
     return EventOut.of(await runtime.run(make))
 
 
-_WRITE = responses(400, 401, 403, 404, 409, 413, 422)
+_WRITE = responses(400, 401, 403, 404, 409, 413, 415, 422)
 
 
 @router.post(

@@ -24,7 +24,7 @@ __all__ = ["router"]
 router = APIRouter(route_class=ApiRoute, tags=["ratings"])
 
 
-@router.post("/api/leagues/{league}/predict", responses=responses(400, 404, 413, 422, 429))
+@router.post("/api/leagues/{league}/predict", responses=responses(400, 404, 413, 415, 422, 429))
 async def predict(league: LeagueName, body: PredictIn, runtime: RuntimeDep) -> PredictOut:
     """Win and place probabilities and the match quality of a game between ``teams``."""
     st = runtime.store
@@ -35,7 +35,7 @@ async def predict(league: LeagueName, body: PredictIn, runtime: RuntimeDep) -> P
     return PredictOut.model_validate(pr)
 
 
-@router.post("/api/leagues/{league}/matchmake", responses=responses(400, 404, 413, 422, 429))
+@router.post("/api/leagues/{league}/matchmake", responses=responses(400, 404, 413, 415, 422, 429))
 async def matchmake(league: LeagueName, body: MatchmakeIn, runtime: RuntimeDep) -> MatchmakeOut:
     """Balanced tables of ``shape`` from the waiting ``players`` (the worst table as good as
     possible); ``exact`` tells whether the seating is provably the best."""

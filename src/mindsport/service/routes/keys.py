@@ -1,5 +1,6 @@
 """Keys, with an admin key: ``GET /api/keys`` (list), ``POST /api/keys`` (create: the key is in
-this answer only) and ``DELETE /api/keys/{key_id}`` (revoke: refused from then on)."""
+this answer only) and ``DELETE /api/keys/{key_id}`` (revoke: refused from then on; never the
+last active admin key)."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ async def list_keys(
     return KeysOut(keys=[KeyOut.of(k) for k in got])
 
 
-@router.post("/api/keys", status_code=201, responses=responses(400, 401, 403, 404, 413, 422))
+@router.post("/api/keys", status_code=201, responses=responses(400, 401, 403, 404, 413, 415, 422))
 async def create_key(body: KeyIn, runtime: RuntimeDep) -> NewKeyOut:
     """A new write key of ``league``, or an admin key; the key is in this answer only."""
     expires = None if body.expires is None else parse_expiry(body.expires)
@@ -39,9 +40,10 @@ async def create_key(body: KeyIn, runtime: RuntimeDep) -> NewKeyOut:
     return NewKeyOut.issued(key, record)
 
 
-@router.delete("/api/keys/{key_id}", responses=responses(401, 403, 404, 422))
+@router.delete("/api/keys/{key_id}", responses=responses(401, 403, 404, 409, 422))
 async def revoke_key(
     key_id: Annotated[int, Path(ge=1, le=MAX_KEY_ID)], runtime: RuntimeDep
 ) -> KeyOut:
-    """Revoke a key: refused from this moment on (admin key)."""
+    """Revoke a key: refused from this moment on (admin key); 409 for the last active admin
+    key."""
     return KeyOut.of(await runtime.run(runtime.store.revoke_key, key_id))

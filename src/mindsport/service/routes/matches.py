@@ -1,9 +1,10 @@
 """Posting matches, ``POST /api/leagues/{league}/matches``: the hot path.
 
 Key first (a write key of the league or an admin key: 401/403/404, before anything is read; see
-:data:`~mindsport.service.dependencies.LEAGUE_WRITE_KEY`), then the body (413 past the limit),
-then strict parsing (422), then the store's group commit; the answer is sent once the matches
-are committed.
+:data:`~mindsport.service.dependencies.LEAGUE_WRITE_KEY`), then the body: its declared size (413
+past the limit) and type (415 unless ``application/json``), checked before it is read, then
+strict parsing (422), then the store's group commit; the answer is sent once the matches are
+committed.
 
 The route is FastAPI's, but its handler reads the body itself (:class:`MatchPoster`) instead of
 taking a typed body parameter, because it does what a framework body cannot:
@@ -151,7 +152,7 @@ router = APIRouter(route_class=RawRoute, tags=["matches"])
     operation_id="post_matches",
     response_model=MatchesOut,
     response_description="Committed",
-    responses=responses(400, 401, 403, 404, 409, 413, 422),
+    responses=responses(400, 401, 403, 404, 409, 413, 415, 422),
     dependencies=[LEAGUE_WRITE_KEY],
     openapi_extra={"requestBody": MATCH_POST_BODY},
 )

@@ -29,7 +29,7 @@ from mindsport.rating.registry import MODELS, Estimate
 from mindsport.service.dependencies import RuntimeDep
 from mindsport.service.limits import MAX_ID_LENGTH, PAGE_SIZE
 from mindsport.service.middleware import ApiRoute
-from mindsport.service.refusals import responses
+from mindsport.service.refusals import page_responses
 from mindsport.service.schemas import ID_PATTERN, LEAGUE_PATTERN, Offset, Search
 from mindsport.store import Store
 
@@ -37,11 +37,12 @@ if TYPE_CHECKING:
     from mindsport.rating.registry import Display
     from mindsport.store import LeaderboardPage
 
-__all__ = ["render_page", "router"]
+__all__ = ["leaderboard_template", "render_page", "router"]
 
 
 @cache
-def _template() -> Template:
+def leaderboard_template() -> Template:
+    """The page's template (``templates/leaderboard.html`` of the package)."""
     text = files("mindsport.service").joinpath("templates/leaderboard.html").read_text("utf-8")
     return Template(text)
 
@@ -172,7 +173,7 @@ def render_page(
         "smoothed": smoothed,
         "empty": league is not None and total == 0 and not search,
     }
-    return _template().substitute(
+    return leaderboard_template().substitute(
         title=escape(f"{lg} leaderboard · mindsport" if lg else "mindsport leaderboard"),
         league_options=options,
         league_attr=escape(lg),
@@ -194,7 +195,7 @@ def render_page(
 router = APIRouter(route_class=ApiRoute, tags=["page"])
 
 
-@router.get("/", response_class=HTMLResponse, responses=responses(422))
+@router.get("/", response_class=HTMLResponse, responses=page_responses(422))
 async def page(
     runtime: RuntimeDep,
     league: Annotated[str | None, Query(pattern=LEAGUE_PATTERN)] = None,
