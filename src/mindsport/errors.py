@@ -8,6 +8,12 @@ Two families, told apart by their base class:
 * :class:`InternalError` (a :class:`RuntimeError`, never a ``ValueError``): mindsport itself
   failed (a broken invariant, an iteration that did not converge). The command line prints the
   traceback and asks for a report (status 70); the HTTP service answers 500.
+
+A :class:`DatabaseFaultError` (a :class:`DatabaseError`) is neither: the database failed for a
+while (unavailable, locked, out of space), the input may be fine. The store raises one in place
+of its driver's error, with the transaction rolled back; the command line prints it as one line,
+the HTTP service answers 503 (:class:`DatabaseUnavailableError`) or 507
+(:class:`StorageFullError`) with a ``Retry-After`` header.
 """
 
 from __future__ import annotations
@@ -18,10 +24,13 @@ import os
 __all__ = [
     "ConflictError",
     "DatabaseError",
+    "DatabaseFaultError",
+    "DatabaseUnavailableError",
     "FileAccessError",
     "InternalError",
     "MindsportError",
     "NotFoundError",
+    "StorageFullError",
     "file_error",
 ]
 
@@ -46,6 +55,21 @@ class FileAccessError(MindsportError):
 class DatabaseError(MindsportError):
     """A database named by the user cannot be used: unreachable, refused the login, not a
     database, or not a mindsport database."""
+
+
+class DatabaseFaultError(DatabaseError):
+    """The database failed, not the request: what was being written is rolled back and the same
+    request may succeed later (see the module)."""
+
+
+class DatabaseUnavailableError(DatabaseFaultError):
+    """The database cannot be reached or used for now: the server is down or refuses
+    connections, the connection was lost, the SQLite file stayed locked by another process past
+    the busy timeout, or the disk failed to read or write."""
+
+
+class StorageFullError(DatabaseFaultError):
+    """The database is out of space: the disk (or the database server's disk) is full."""
 
 
 class InternalError(RuntimeError):

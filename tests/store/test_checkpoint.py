@@ -9,13 +9,16 @@ wal_checkpoint``) would make the checkpoint it should only report.
 
 from __future__ import annotations
 
+import shutil
 import struct
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+import mindsport.store.checkpoint as checkpoint
 import mindsport.store.database as store_module
 from mindsport.history import Match
 from mindsport.store import Store
@@ -76,3 +79,53 @@ def test_a_log_never_left_idle_stays_bounded(
     size = db.stat().st_size
     assert size > 16 * pages * 4096
     assert largest < size
+
+
+def _stream(tmp_path: Path, name: str) -> tuple[int, int, int, int]:
+    """Post 12,000 matches back to back into a new database ``name``; returns the largest log
+    seen after a commit, the largest (log - its bound at that moment), the largest database
+    plus log, and the most log one commit added, in bytes."""
+    db = tmp_path / name
+    wal = Path(f"{db}-wal")
+    largest = over = used = step = 0
+    last = 0
+    with Store(f"sqlite:///{db}", create=True) as st:
+        st.create_league("main")
+        for k in range(60):  # back to back, with little time between the writes
+            st.add_matches("main", _batch(200 * k, 200))
+            log, size = wal.stat().st_size, db.stat().st_size
+            free = shutil.disk_usage(tmp_path).free
+            bound = checkpoint.wal_bound(size, free, store_module.SQLITE_CHECKPOINT_PAGES * 4096)
+            largest, over, used = max(largest, log), max(over, log - bound), max(used, log + size)
+            step, last = max(step, log - last), log
+        assert st.match_count("main") == 12_000
+    return largest, over, used, step
+
+
+def test_the_log_never_fills_a_small_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 20 MiB volume (its free space: 20 MiB less the database's files, reported in place of
+    the real disk's), the log checkpointed by the bound against the same stream without it."""
+    volume = 20 << 20
+    real = shutil.disk_usage
+
+    def disk_usage(path: str | Path) -> Any:
+        if Path(path) != tmp_path:
+            return real(path)
+        taken = sum(f.stat().st_size for f in tmp_path.iterdir() if f.is_file())
+        return real(path)._replace(total=volume, used=taken, free=max(0, volume - taken))
+
+    monkeypatch.setattr(checkpoint.shutil, "disk_usage", disk_usage)
+    largest, over, used, step = _stream(tmp_path, "bounded.db")
+    # the policy off: the bound is the old fixed one (64 MiB of log)
+    monkeypatch.setattr(checkpoint, "WAL_DATABASE_FRACTION", 1e9)
+    monkeypatch.setattr(checkpoint, "WAL_FREE_FRACTION", 1e9)
+    for f in tmp_path.iterdir():
+        f.unlink()
+    unbounded, _, unbounded_used, _ = _stream(tmp_path, "unbounded.db")
+    # the log stays within a few commits (each about 0.9 MB of log here) of its bound, which
+    # shrinks as the volume fills: the database and its log fit (about 9 MB at the most)
+    assert over < 3 * step
+    assert used < volume
+    # without the bound the same stream grows the log past the volume (about 19 MB of log)
+    assert unbounded_used > volume
+    assert unbounded > 3 * largest

@@ -22,7 +22,7 @@ from mindsport.service.headers import SecurityHeadersMiddleware
 from mindsport.service.limits import MAX_BATCH, MAX_BODY_BYTES
 from mindsport.service.middleware import BodyLimitMiddleware
 from mindsport.service.prepare import GC_THRESHOLD, PreparePool, default_workers
-from mindsport.service.refusals import install_handlers
+from mindsport.service.refusals import FAULT_RESPONSES, install_handlers
 from mindsport.service.routes import events, forecasts, keys, leagues, matches, page, players
 from mindsport.service.routes.matches import MatchPoster
 from mindsport.service.runtime import Runtime
@@ -109,5 +109,5 @@ def create_app(
     # is reached through FastAPI's inclusion layer (30 us a request, a tenth of a small post's)
     app.router.routes[:0] = matches.router.routes
     for module in (leagues, players, forecasts, keys, events, page):
-        app.include_router(module.router)
+        app.include_router(module.router, responses=FAULT_RESPONSES)
     return app

@@ -6,17 +6,29 @@ body malformed, the service busy) and turned into its answer by the handlers
 :func:`install_handlers` registers. ``detail`` is the error's text, or for 422 the list of
 ``{"loc": [...], "msg": ..., "type": ...}`` naming each bad field. An exception that is not a
 refusal is an internal failure (500).
+
+A fault of the database (:class:`~mindsport.errors.DatabaseFaultError`, raised by the store in
+place of its driver's error, in a request's own thread or delivered through the future of a
+group commit) is answered 503 (unavailable) or 507 (out of space) with a ``Retry-After``
+header; every route documents both (:data:`FAULT_RESPONSES`).
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
-from mindsport.errors import ConflictError, MindsportError, NotFoundError
+from mindsport.errors import (
+    ConflictError,
+    DatabaseUnavailableError,
+    MindsportError,
+    NotFoundError,
+    StorageFullError,
+)
 from mindsport.match import InvalidMatchError
 from mindsport.service.body import UnprocessableError
 from mindsport.service.limits import MAX_BODY_BYTES
@@ -24,7 +36,22 @@ from mindsport.service.runtime import ServiceBusyError
 from mindsport.service.schemas import ErrorOut
 from mindsport.store.keys import KeyRefusedError, MissingKeyError
 
-__all__ = ["install_handlers", "page_responses", "refusal", "responses"]
+__all__ = [
+    "FAULT_RESPONSES",
+    "RETRY_FULL_SECONDS",
+    "RETRY_UNAVAILABLE_SECONDS",
+    "install_handlers",
+    "page_responses",
+    "refusal",
+    "responses",
+]
+
+#: ``Retry-After`` of a 503, the database unavailable (a restart, a lock, a lost connection)
+RETRY_UNAVAILABLE_SECONDS = 5
+#: ``Retry-After`` of a 507, the database's disk full (space must be freed by someone)
+RETRY_FULL_SECONDS = 60
+
+_log = logging.getLogger(__name__)
 
 #: what each error status means (the OpenAPI description of the answer)
 MEANING = {
@@ -38,6 +65,9 @@ MEANING = {
     415: "The body is not sent as application/json (in UTF-8)",
     422: "The body or a parameter is malformed (each bad field named)",
     429: "Busy: too many computations waiting; retry after the Retry-After seconds",
+    503: "The database is unavailable (down, refusing connections, locked); nothing was "
+    "written; retry after the Retry-After seconds",
+    507: "The database's disk is full; nothing was written; retry after the Retry-After seconds",
 }
 
 #: status code (and headers) of each error, most specific first
@@ -48,6 +78,8 @@ _STATUS: tuple[tuple[type[Exception], int, dict[str, str] | None], ...] = (
     (NotFoundError, 404, None),
     (ConflictError, 409, None),
     (ServiceBusyError, 429, {"Retry-After": "1"}),
+    (StorageFullError, 507, {"Retry-After": str(RETRY_FULL_SECONDS)}),
+    (DatabaseUnavailableError, 503, {"Retry-After": str(RETRY_UNAVAILABLE_SECONDS)}),
     (MindsportError, 400, None),
 )
 
@@ -81,6 +113,8 @@ def refusal(exc: Exception) -> JSONResponse:
         )
     for cls, status, headers in _STATUS:
         if isinstance(exc, cls):
+            if status >= 500:
+                _log.warning("answered %d: %s (%r)", status, exc, exc.__cause__)
             return _answer(status, str(exc), headers)
     raise exc  # not a refusal: an internal failure
 
@@ -94,3 +128,22 @@ def install_handlers(app: FastAPI) -> None:
     limit's 413, keep FastAPI's own handler: the same ``{"detail": ...}`` body)."""
     for cls in (UnprocessableError, RequestValidationError, *(c for c, _, _ in _STATUS)):
         app.add_exception_handler(cls, _refused)
+
+
+def _fault_responses() -> dict[int | str, dict[str, Any]]:
+    schema = {"$ref": "#/components/schemas/ErrorOut"}
+    retry = {"description": "Seconds to wait", "schema": {"type": "integer"}}
+    return {
+        code: {
+            "description": MEANING[code],
+            "headers": {"Retry-After": retry},
+            "content": {"application/json": {"schema": schema}},
+        }
+        for code in (503, 507)
+    }
+
+
+#: the answers of the database's faults (503, 507: JSON whatever the route's own media type,
+#: with ``Retry-After``), documented on every route: each reads or writes the database (the
+#: app adds them to its routers' routes, see :mod:`mindsport.service.app`)
+FAULT_RESPONSES = _fault_responses()

@@ -24,34 +24,72 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import threading
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any
 
-__all__ = ["PASSIVE_EVERY_SECONDS", "Checkpointer"]
+__all__ = [
+    "PASSIVE_EVERY_SECONDS",
+    "WAL_DATABASE_FRACTION",
+    "WAL_FLOOR_BYTES",
+    "WAL_FREE_FRACTION",
+    "WAL_MIN_BYTES",
+    "Checkpointer",
+    "wal_bound",
+]
 
 #: shortest time between two background checkpoints, in seconds
 PASSIVE_EVERY_SECONDS = 0.1
+#: the log may grow to this fraction of the database file's size before writers wait for a
+#: checkpoint that rewinds it ...
+WAL_DATABASE_FRACTION = 0.5
+#: ... or to this many bytes, whichever is larger (a small database's log is not checkpointed
+#: under the writers' lock every few commits)
+WAL_MIN_BYTES = 4 << 20
+#: ... but never to more than this fraction of the free space on the database's disk
+WAL_FREE_FRACTION = 0.25
+#: the smallest bound, whatever the free space
+WAL_FLOOR_BYTES = 256 << 10
+
+
+def wal_bound(database_bytes: int, free_bytes: int, max_bytes: int) -> int:
+    """The size past which the log of a database of ``database_bytes`` on a disk with
+    ``free_bytes`` free is checkpointed while writers wait (see the module).
+
+    >>> wal_bound(1_800_000, 18_000_000, 64 << 20)  # 1.8 MB database, 18 MB free
+    4194304
+    >>> wal_bound(1_800_000, 6_000_000, 64 << 20)  # the disk fills: a quarter of what is left
+    1500000
+    >>> wal_bound(400 << 20, 10 << 30, 64 << 20)  # a large database: at most max_bytes
+    67108864
+    """
+    relative = max(WAL_MIN_BYTES, int(WAL_DATABASE_FRACTION * database_bytes))
+    room = int(WAL_FREE_FRACTION * free_bytes)
+    return min(max_bytes, max(WAL_FLOOR_BYTES, min(relative, room)))
+
 
 _log = logging.getLogger(__name__)
 
 
 class Checkpointer:
-    """Checkpoints the log ``wal_path`` through connections made by ``connect`` (each a DB-API
-    connection to the database, closed with ``close()``); ``writer_lock`` is the lock the
-    store's writers hold; past ``max_bytes`` of log the checkpoint is made under it."""
+    """Checkpoints the log of the database file ``path`` through connections made by
+    ``connect`` (each a DB-API connection to the database, closed with ``close()``);
+    ``writer_lock`` is the lock the store's writers hold; past the log's bound
+    (:func:`wal_bound`, at most ``max_bytes``) the checkpoint is made under it."""
 
     def __init__(
         self,
         connect: Callable[[], Any],
-        wal_path: str,
+        path: str,
         writer_lock: AbstractContextManager[Any],
         max_bytes: int,
     ) -> None:
         self._connect = connect
-        self._wal_path = wal_path
+        self._path = path
+        self._wal_path = f"{path}-wal"
         self._writer_lock = writer_lock
         self._max_bytes = max_bytes
         self._wake = threading.Event()
@@ -75,6 +113,18 @@ class Checkpointer:
         except OSError:
             return 0
 
+    def _over_bound(self) -> bool:
+        """Whether the log is larger than its bound (:func:`wal_bound`)."""
+        log = self._log_bytes()
+        if log <= min(WAL_FLOOR_BYTES, self._max_bytes):
+            return False
+        try:
+            database = os.path.getsize(self._path)
+            free = shutil.disk_usage(os.path.dirname(self._path)).free
+        except OSError:
+            return log > self._max_bytes
+        return log > wal_bound(database, free, self._max_bytes)
+
     def _run(self) -> None:
         conn = None
         pending = False  # commits since the last checkpoint
@@ -89,7 +139,7 @@ class Checkpointer:
             try:
                 if conn is None:
                     conn = self._connect()
-                if self._log_bytes() > self._max_bytes:
+                if self._over_bound():
                     self._checkpoint(conn)  # most of it beside the writers,
                     with self._writer_lock:  # the rest while they wait
                         self._checkpoint(conn)

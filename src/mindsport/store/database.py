@@ -18,11 +18,19 @@ database that cannot be used.
 * The hot path's reads (the key check) go straight through the driver on a connection of the
   calling thread (:meth:`Database.fetch`); statements are written once with ``?`` placeholders
   and ``JSON(?)`` for JSON given as text, and translated per driver (:meth:`Database.sql`).
+* Faults: the driver's errors that say the database failed rather than the statement (a server
+  down, refusing connections or gone, a SQLite file locked past the busy timeout, a full disk)
+  leave :meth:`Database.write`, :meth:`Database.read` and :meth:`Database.fetch` as
+  :class:`~mindsport.errors.DatabaseUnavailableError` or
+  :class:`~mindsport.errors.StorageFullError` (:func:`fault_of`), the transaction rolled back.
 """
 
 from __future__ import annotations
 
+import errno
+import logging
 import os
+import shutil
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
@@ -30,20 +38,29 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
+from sqlalchemy.exc import ArgumentError, DBAPIError
+from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 
-from mindsport.errors import DatabaseError
-from mindsport.store.checkpoint import Checkpointer
+from mindsport.errors import (
+    DatabaseError,
+    DatabaseFaultError,
+    DatabaseUnavailableError,
+    StorageFullError,
+)
+from mindsport.store.checkpoint import WAL_FLOOR_BYTES, Checkpointer
 from mindsport.store.values import StoreError
 
 __all__ = [
     "DEFAULT_DATABASE_URL",
+    "FULL_DISK_BYTES",
+    "SQLITE_BUSY_TIMEOUT_SECONDS",
     "SQLITE_CHECKPOINT_PAGES",
     "SQLITE_WRITER_CACHE_MIB",
     "Database",
     "FifoLock",
     "chunks",
     "cursor",
+    "fault_of",
     "make_engine",
     "require_existing",
     "resolve_url",
@@ -54,14 +71,104 @@ __all__ = [
 DEFAULT_DATABASE_URL = "sqlite:///./mindsport.db"
 #: ids per statement of the reads that look up a list of ids (``IN (...)``)
 _CHUNK = 500
-#: SQLite pages (4 KiB) of write-ahead log past which it is checkpointed while writers wait
-#: (see :mod:`mindsport.store.checkpoint`; below it checkpoints run beside the writers)
+#: SQLite pages (4 KiB) of write-ahead log past which it is checkpointed while writers wait, at
+#: the most: the log's bound follows the database's size and its disk's free space (see
+#: :mod:`mindsport.store.checkpoint`; below it checkpoints run beside the writers)
 SQLITE_CHECKPOINT_PAGES = 16_384
 #: page cache of the SQLite connection that writes, in MiB (SQLite's default is 2: a batch of
 #: 1,000 matches among 500 players changes about 1,000 pages, its players' index pages among them)
 SQLITE_WRITER_CACHE_MIB = 64
+#: how long a SQLite statement waits for a lock another process holds before it fails
+#: (``database is locked``: a :class:`~mindsport.errors.DatabaseUnavailableError`)
+SQLITE_BUSY_TIMEOUT_SECONDS = 60.0
+#: free bytes on the database's disk under which a SQLite I/O error is taken for a full disk
+#: (SQLite reports some writes that found no space as ``disk I/O error``)
+FULL_DISK_BYTES = 4 << 20
 #: key of the after-commit callbacks in a write connection's ``info``
 _AFTER_COMMIT = "mindsport_after_commit"
+#: SQLite's primary result codes that are faults of the database, not of the statement
+_SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_IOERR, _SQLITE_FULL, _SQLITE_CANTOPEN = 5, 6, 10, 13, 14
+#: PostgreSQL's SQLSTATE of a full disk (``disk_full``)
+_PG_DISK_FULL = "53100"
+
+_log = logging.getLogger(__name__)
+
+
+_FULL = "the database's disk is full: nothing of this request was written; retry later"
+
+
+def _low_on_space(folder: str | None) -> bool:
+    """Whether the disk of ``folder`` has less than :data:`FULL_DISK_BYTES` free."""
+    if folder is None:
+        return False
+    try:
+        return shutil.disk_usage(folder).free < FULL_DISK_BYTES
+    except OSError:
+        return False
+
+
+def _is_driver_error(orig: BaseException, *names: str) -> bool:
+    """Whether ``orig`` is an error of a DB-API driver's class named one of ``names`` (the
+    drivers are optional: they are not imported here)."""
+    return any(cls.__name__ in names for cls in type(orig).__mro__)
+
+
+def fault_of(exc: BaseException, folder: str | None = None) -> DatabaseFaultError | None:
+    """The fault ``exc`` reports (a driver error, raw or wrapped by SQLAlchemy, or an
+    :class:`OSError`), or ``None`` when it is not a fault of the database (a statement's own
+    error: a bug, raised as it is). ``folder``: the SQLite file's folder, whose free space tells
+    a full disk behind an I/O error.
+
+    * full: SQLite ``SQLITE_FULL``, PostgreSQL ``53100 disk_full``, ``ENOSPC``, ``EDQUOT``, a
+      SQLite I/O error with less than :data:`FULL_DISK_BYTES` free;
+    * unavailable: SQLite busy or locked past the busy timeout, an I/O error, a file that
+      cannot be opened any more; PostgreSQL's operational errors (connection refused, lost or
+      refused by the server: too many connections, the database not accepting connections,
+      shutting down) and interface errors (a closed connection); no pooled connection free.
+
+    >>> fault_of(OSError(errno.ENOSPC, "No space left on device")).__class__.__name__
+    'StorageFullError'
+    >>> fault_of(KeyError("x")) is None
+    True
+    """
+    if isinstance(exc, DatabaseFaultError):
+        return exc
+    if isinstance(exc, PoolTimeoutError):
+        return DatabaseUnavailableError(
+            "the database is unavailable (every connection to it is in use); retry later"
+        )
+    orig: BaseException = exc
+    if isinstance(exc, DBAPIError) and exc.orig is not None:
+        orig = exc.orig
+    if isinstance(orig, OSError):
+        if orig.errno in (errno.ENOSPC, errno.EDQUOT):
+            return StorageFullError(_FULL)
+        return None
+    code = getattr(orig, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        primary = code & 0xFF
+        if primary == _SQLITE_FULL or (primary == _SQLITE_IOERR and _low_on_space(folder)):
+            return StorageFullError(_FULL)
+        if primary in (_SQLITE_BUSY, _SQLITE_LOCKED):
+            return DatabaseUnavailableError(
+                "the database is unavailable (its file stayed locked by another program for "
+                f"{SQLITE_BUSY_TIMEOUT_SECONDS:g} s); retry later"
+            )
+        if primary in (_SQLITE_IOERR, _SQLITE_CANTOPEN):
+            return DatabaseUnavailableError(
+                "the database is unavailable (its file could not be read or written); retry later"
+            )
+        return None
+    if getattr(orig, "sqlstate", None) == _PG_DISK_FULL:
+        return StorageFullError(_FULL)
+    if _is_driver_error(orig, "OperationalError", "InterfaceError") or (
+        isinstance(exc, DBAPIError) and exc.connection_invalidated
+    ):
+        return DatabaseUnavailableError(
+            "the database is unavailable (its server cannot be reached, refused the connection "
+            "or dropped it); retry later"
+        )
+    return None
 
 
 def resolve_url(url: str | None = None) -> str:
@@ -157,7 +264,7 @@ def make_engine(url: str, *, writer: bool = False) -> Engine:
         url,
         pool_size=1 if writer else 8,
         max_overflow=0 if writer else 32,
-        connect_args={"timeout": 60.0},
+        connect_args={"timeout": SQLITE_BUSY_TIMEOUT_SECONDS},
     )
     sync = os.environ.get("MINDSPORT_SQLITE_SYNCHRONOUS", "NORMAL").upper()
     if sync not in ("OFF", "NORMAL", "FULL", "EXTRA"):
@@ -168,13 +275,16 @@ def make_engine(url: str, *, writer: bool = False) -> Engine:
         dbapi_conn.isolation_level = None  # we issue BEGIN ourselves (see _on_begin)
         cur = dbapi_conn.cursor()
         cur.execute("PRAGMA journal_mode=WAL")
-        cur.execute("PRAGMA busy_timeout=60000")
+        cur.execute(f"PRAGMA busy_timeout={round(SQLITE_BUSY_TIMEOUT_SECONDS * 1000)}")
         cur.execute(f"PRAGMA synchronous={sync}")
         cur.execute("PRAGMA foreign_keys=ON")
         # the writer leaves checkpoints to the store's checkpoint thread
         cur.execute(f"PRAGMA wal_autocheckpoint={0 if writer else SQLITE_CHECKPOINT_PAGES}")
-        # after a checkpoint the log is cut back to this size (it is reused, not regrown)
-        cur.execute(f"PRAGMA journal_size_limit={SQLITE_CHECKPOINT_PAGES * 4096}")
+        # after a checkpoint rewinds the log, its file is cut back to this size (a log bounded by
+        # the free space must give that space back, see mindsport.store.checkpoint)
+        cur.execute(
+            f"PRAGMA journal_size_limit={min(SQLITE_CHECKPOINT_PAGES * 4096, WAL_FLOOR_BYTES)}"
+        )
         if writer:
             cur.execute(f"PRAGMA cache_size=-{SQLITE_WRITER_CACHE_MIB * 1024}")
         cur.close()
@@ -238,10 +348,16 @@ class Database:
         self._checkpointer = (
             Checkpointer(
                 self.engine.raw_connection,
-                os.path.abspath(f"{self.engine.url.database}-wal"),
+                os.path.abspath(str(self.engine.url.database)),
                 self.writer_lock,
                 SQLITE_CHECKPOINT_PAGES * 4096,
             )
+            if self.is_sqlite
+            else None
+        )
+        #: the SQLite file's folder (its free space tells a full disk behind an I/O error)
+        self.folder = (
+            os.path.dirname(os.path.abspath(str(self.engine.url.database)))
             if self.is_sqlite
             else None
         )
@@ -251,9 +367,24 @@ class Database:
         self._readers_lock = threading.Lock()
 
     @contextmanager
+    def faults(self) -> Iterator[None]:
+        """Raise the database's faults met inside as :class:`~mindsport.errors.DatabaseFaultError`
+        (:func:`fault_of`); every other error as it is."""
+        try:
+            yield
+        except Exception as exc:
+            fault = fault_of(exc, self.folder)
+            if fault is None or fault is exc:
+                raise
+            _log.warning("database fault: %s", " ".join(str(exc).split())[:500])
+            raise fault from exc
+
+    @contextmanager
     def write(self) -> Iterator[Connection]:
-        """A write transaction; what :meth:`after_commit` registers runs once it committed."""
-        with self.writer_lock, self.writer_engine.connect() as conn:
+        """A write transaction; what :meth:`after_commit` registers runs once it committed.
+        A fault of the database rolls it back and raises
+        :class:`~mindsport.errors.DatabaseFaultError`."""
+        with self.faults(), self.writer_lock, self.writer_engine.connect() as conn:
             conn.execution_options(mindsport_write=True)
             after: list[Callable[[], None]] = []
             conn.info[_AFTER_COMMIT] = after
@@ -274,15 +405,21 @@ class Database:
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
-        """A read transaction."""
-        with self.engine.connect() as conn, conn.begin():
+        """A read transaction (a fault of the database raises
+        :class:`~mindsport.errors.DatabaseFaultError`)."""
+        with self.faults(), self.engine.connect() as conn, conn.begin():
             yield conn
 
     def fetch(self, sql: str, args: Sequence[Any]) -> list[Any]:
         """The rows of one read statement (``?`` placeholders), straight through the driver on a
         connection of the calling thread in autocommit mode: the hot path's reads (the key
         check) skip the SQL toolkit's per-statement work and the pool. A connection that fails
-        (the server restarted) is replaced once."""
+        (the server restarted) is replaced once; a fault of the database raises
+        :class:`~mindsport.errors.DatabaseFaultError`."""
+        with self.faults():
+            return self._fetch(sql, args)
+
+    def _fetch(self, sql: str, args: Sequence[Any]) -> list[Any]:
         for attempt in (0, 1):
             raw = getattr(self._local, "raw", None)
             if raw is None:

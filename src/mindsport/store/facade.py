@@ -21,7 +21,7 @@ from typing import Any
 from sqlalchemy import Connection
 from sqlalchemy.exc import ArgumentError, DBAPIError
 
-from mindsport.errors import DatabaseError
+from mindsport.errors import DatabaseError, DatabaseFaultError
 from mindsport.match import Match
 from mindsport.rating.registry import MODELS, ModelSpec
 from mindsport.store.codec import PreparedMatches
@@ -91,6 +91,10 @@ class Store:
         except DBAPIError as exc:
             self.close()
             raise unusable(shown, exc) from None
+        except DatabaseFaultError as exc:  # what the driver said tells the fix
+            self.close()
+            cause = exc.__cause__
+            raise unusable(shown, cause if isinstance(cause, Exception) else exc) from None
         except DatabaseError:
             self.close()
             raise

@@ -22,7 +22,7 @@ from typing import Any
 
 from sqlalchemy import Connection
 
-from mindsport.errors import MindsportError, NotFoundError
+from mindsport.errors import DatabaseFaultError, MindsportError, NotFoundError
 from mindsport.match import Match
 from mindsport.store.bulk import insert_many
 from mindsport.store.codec import PreparedMatches, prepare_matches
@@ -153,6 +153,9 @@ class Ingest:
         A request refused for its own content (a conflicting match id) is refused alone; if a
         model rejects a match, the league's transaction is rolled back and its requests are run
         one by one, each in its own transaction, so only the request holding that match fails.
+        A fault of the database (:class:`~mindsport.errors.DatabaseFaultError`: unavailable, disk
+        full) rolls the league's transaction back and is raised: the group committer sets it on
+        the future of every request not yet committed.
         """
         parts: dict[Hashable, list[WorkItem[IngestResult]]] = {}
         for item in group:
@@ -162,6 +165,8 @@ class Ingest:
             outcomes: list[IngestResult | MindsportError]
             try:
                 outcomes = self._ingest_league(requests)
+            except DatabaseFaultError:
+                raise  # not the requests' fault: each later request would meet it too
             except MindsportError as exc:
                 if len(items) == 1:
                     outcomes = [exc]

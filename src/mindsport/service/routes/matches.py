@@ -58,7 +58,7 @@ from mindsport.service.body import parse_matches
 from mindsport.service.dependencies import LEAGUE_WRITE_KEY
 from mindsport.service.middleware import BodyTooLargeError, RawRoute, declared_size
 from mindsport.service.prepare import PREPARE_FROM_BYTES, PreparePool
-from mindsport.service.refusals import responses
+from mindsport.service.refusals import FAULT_RESPONSES, responses
 from mindsport.service.runtime import Runtime
 from mindsport.service.schemas import MatchesOut, MatchPost
 
@@ -152,7 +152,7 @@ router = APIRouter(route_class=RawRoute, tags=["matches"])
     operation_id="post_matches",
     response_model=MatchesOut,
     response_description="Committed",
-    responses=responses(400, 401, 403, 404, 409, 413, 415, 422),
+    responses={**responses(400, 401, 403, 404, 409, 413, 415, 422), **FAULT_RESPONSES},
     dependencies=[LEAGUE_WRITE_KEY],
     openapi_extra={"requestBody": MATCH_POST_BODY},
 )
