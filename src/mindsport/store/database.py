@@ -28,7 +28,6 @@ database that cannot be used.
 from __future__ import annotations
 
 import errno
-import logging
 import os
 import shutil
 import threading
@@ -90,8 +89,6 @@ _AFTER_COMMIT = "mindsport_after_commit"
 _SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_IOERR, _SQLITE_FULL, _SQLITE_CANTOPEN = 5, 6, 10, 13, 14
 #: PostgreSQL's SQLSTATE of a full disk (``disk_full``)
 _PG_DISK_FULL = "53100"
-
-_log = logging.getLogger(__name__)
 
 
 _FULL = "the database's disk is full: nothing of this request was written; retry later"
@@ -216,8 +213,11 @@ def require_existing(url: str, shown: str) -> None:
         )
 
 
-def unusable(shown: str, exc: Exception) -> DatabaseError:
-    """``exc`` (raised while opening the database) as a one-line :class:`DatabaseError`."""
+def unusable(shown: str, exc: Exception, url: str | None = None) -> DatabaseError:
+    """``exc`` (raised while opening the database ``url``, named ``shown``) as a one-line
+    :class:`DatabaseError` saying what is wrong and the fix: a full disk, no permission, not a
+    database (SQLite); no server at the address, the login refused, no such database, the server
+    refusing connections for now (PostgreSQL)."""
     if isinstance(exc, ImportError):
         return DatabaseError(
             f"database {shown}: its driver is not installed ({exc}); for PostgreSQL: "
@@ -228,8 +228,24 @@ def unusable(shown: str, exc: Exception) -> DatabaseError:
             f"database {shown}: not a database URL ({exc}); give a SQLite file or "
             "postgresql://user:password@host:port/name"
         )
-    orig = getattr(exc, "orig", None) or exc
+    orig: BaseException = exc
+    if isinstance(exc, DBAPIError) and exc.orig is not None:
+        orig = exc.orig
     reason = " ".join(str(orig).split()) or type(orig).__name__
+    parsed = None
+    if url is not None:
+        try:
+            parsed = make_url(url)
+        except ArgumentError:
+            parsed = None
+    if parsed is not None and parsed.get_backend_name() == "sqlite" and parsed.database:
+        problem = _sqlite_problem(os.path.abspath(parsed.database), orig, reason)
+    elif parsed is not None:
+        problem = _server_problem(parsed, orig, reason)
+    else:
+        problem = None
+    if problem is not None:
+        return DatabaseError(f"database {shown}: {problem}")
     text = reason.lower()
     if "not a database" in text or "file is encrypted" in text:
         fix = "it is not a SQLite database file; check --db"
@@ -242,6 +258,121 @@ def unusable(shown: str, exc: Exception) -> DatabaseError:
     else:
         fix = "check the URL and that the server is running and reachable"
     return DatabaseError(f"database {shown}: cannot be used: {reason} ({fix})")
+
+
+#: SQLite's result codes the open path tells apart (besides those of :func:`fault_of`)
+_SQLITE_READONLY, _SQLITE_NOTADB = 8, 26
+
+
+def _sqlite_problem(file: str, orig: BaseException, reason: str) -> str | None:
+    """What keeps the SQLite ``file`` from opening, and the fix (``None``: not known)."""
+    folder = os.path.dirname(file)
+    code = getattr(orig, "sqlite_errorcode", None)
+    primary = code & 0xFF if isinstance(code, int) else None
+    no_space = isinstance(orig, OSError) and orig.errno in (errno.ENOSPC, errno.EDQUOT)
+    if (
+        no_space
+        or primary == _SQLITE_FULL
+        or (primary in (_SQLITE_IOERR, _SQLITE_CANTOPEN) and _low_on_space(folder))
+    ):
+        try:
+            free = f"{shutil.disk_usage(folder).free:,} bytes free"
+        except OSError:
+            free = "no space left"
+        return (
+            f"the disk of folder {folder!r} is full ({free}; SQLite said: {reason}); free "
+            "space on that disk, then start again (what is committed is in the database and "
+            "its -wal file: do not delete them)"
+        )
+    if primary == _SQLITE_NOTADB:
+        return (
+            f"{file!r} is not a SQLite database ({reason}); give the database's file with "
+            "--db (or MINDSPORT_DATABASE_URL)"
+        )
+    if not os.path.isdir(folder):
+        return f"folder {folder!r} does not exist; create it first, or give another path"
+    if os.path.isdir(file):
+        return f"{file!r} is a folder, not a database file ({reason}); give a file name"
+    denied = isinstance(orig, PermissionError) or primary in (_SQLITE_READONLY, _SQLITE_CANTOPEN)
+    if denied or primary == _SQLITE_IOERR:
+        if os.path.exists(file) and not os.access(file, os.R_OK | os.W_OK):
+            return (
+                f"permission denied: this user cannot read and write {file!r} ({reason}); "
+                "give it to the server's user (chown, chmod u+rw) or run the server as its owner"
+            )
+        if not os.access(folder, os.W_OK | os.X_OK):
+            return (
+                f"permission denied: this user cannot write in folder {folder!r} ({reason}); "
+                "SQLite writes its -wal and -shm files beside the database: make the folder "
+                "writable for the server's user"
+            )
+    if primary == _SQLITE_READONLY:
+        return (
+            f"{file!r} or its -wal or -shm file cannot be written ({reason}); check their "
+            "owner and permissions, and that the disk is not mounted read-only"
+        )
+    if primary in (_SQLITE_IOERR, _SQLITE_CANTOPEN):
+        return (
+            f"{file!r} cannot be read or written ({reason}); check the disk (dmesg), that "
+            "the path and its -wal and -shm files are plain files, on a local disk"
+        )
+    return None
+
+
+#: words of the driver's message when no server answers at the URL's address
+_UNREACHABLE = (
+    "connection refused",
+    "could not translate host name",
+    "name or service not known",
+    "nodename nor servname",
+    "no route to host",
+    "timed out",
+    "timeout expired",
+    "network is unreachable",
+    "no such file or directory",  # a Unix socket that is not there
+)
+
+
+#: words of the driver's message when the server answers but takes no connection for now
+_REFUSING = (
+    "too many connections",
+    "not currently accepting connections",
+    "the database system is starting up",
+    "the database system is shutting down",
+    "the database system is in recovery mode",
+)
+
+
+def _server_problem(parsed: Any, orig: BaseException, reason: str) -> str | None:
+    """What keeps the database server of ``parsed`` (a URL) from being used, and the fix."""
+    text = reason.lower()
+    state = getattr(orig, "sqlstate", None)
+    where = f"{parsed.host or 'localhost'}:{parsed.port or 5432}"
+    if (
+        state in ("28P01", "28000")
+        or "password authentication failed" in text
+        or ("pg_hba.conf" in text)
+    ):
+        return (
+            f"the server at {where} refused the login of user {parsed.username!r} ({reason}); "
+            "check the user name and password in the URL (and the server's pg_hba.conf)"
+        )
+    if state == "3D000" or ("database" in text and "does not exist" in text):
+        return (
+            f"the server at {where} has no database {parsed.database!r} ({reason}); create "
+            f"it (createdb {parsed.database}) or check its name in the URL"
+        )
+    if state in ("53300", "55000", "57P03") or any(words in text for words in _REFUSING):
+        return (
+            f"the server at {where} refuses connections for now ({reason}); retry later, or "
+            "ask its administrator (connection limits, the database closed to connections)"
+        )
+    if any(words in text for words in _UNREACHABLE):
+        return (
+            f"no database server answers at {where} ({reason}); check the host and port in "
+            "the URL and that PostgreSQL is running and reachable from here"
+        )
+    return None
 
 
 def make_engine(url: str, *, writer: bool = False) -> Engine:
@@ -376,8 +507,7 @@ class Database:
             fault = fault_of(exc, self.folder)
             if fault is None or fault is exc:
                 raise
-            _log.warning("database fault: %s", " ".join(str(exc).split())[:500])
-            raise fault from exc
+            raise fault from exc  # the driver's error kept as the cause (the service logs it)
 
     @contextmanager
     def write(self) -> Iterator[Connection]:

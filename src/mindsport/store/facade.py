@@ -75,7 +75,7 @@ class Store:
         try:
             self._db = Database(self.url)
         except (ArgumentError, ImportError) as exc:
-            raise unusable(shown, exc) from None
+            raise unusable(shown, exc, self.url) from None
         self.engine = self._db.engine
         self.is_sqlite = self._db.is_sqlite
         lock = LeagueLock(self._db)
@@ -90,11 +90,13 @@ class Store:
             open_tables(self._db, shown, create=create, create_tables=create_tables)
         except DBAPIError as exc:
             self.close()
-            raise unusable(shown, exc) from None
+            raise unusable(shown, exc, self.url) from None
         except DatabaseFaultError as exc:  # what the driver said tells the fix
             self.close()
             cause = exc.__cause__
-            raise unusable(shown, cause if isinstance(cause, Exception) else exc) from None
+            raise unusable(
+                shown, cause if isinstance(cause, Exception) else exc, self.url
+            ) from None
         except DatabaseError:
             self.close()
             raise
