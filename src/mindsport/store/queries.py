@@ -14,7 +14,7 @@ import numpy as np
 from sqlalchemy import and_, func, select
 
 from mindsport.errors import NotFoundError
-from mindsport.match import Match, id_problem, text_problem
+from mindsport.match import Match, id_problem, normal_id, text_problem
 from mindsport.store.codec import match_of
 from mindsport.store.database import Database, chunks
 from mindsport.store.finite import check_finite
@@ -161,10 +161,12 @@ class Queries:
         )
 
     def player(self, league: str, player: str, *, history: bool = True) -> PlayerRecord:
-        """A player's current rating, overall rank and rating after each of their matches."""
+        """A player's current rating, overall rank and rating after each of their matches
+        (``player`` in any canonically equal spelling: it is looked up in NFC)."""
         why = id_problem(player)
         if why is not None:
             raise StoreError(f"player id {player[:40]!r} {why}")
+        player = normal_id(player)
         with self._db.read() as conn:
             lid = self._leagues.id_of(conn, league)
             ranked = _ranked(lid)
