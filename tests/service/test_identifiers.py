@@ -88,3 +88,22 @@ def test_event_players_are_registered_in_nfc(setup: Any) -> None:
     with pytest.raises(Exception, match="already registered"):
         events.register("ev", [(NFC, None)])
     assert events.withdraw("ev", NFD).name == NFC
+
+
+def test_search_over_http_is_the_casefold_of_the_nfc_forms(setup: Any) -> None:
+    client, _, key = setup
+    ids = ["\u00e9mile", "\u00c9MILE2", "e\u0301mile3", "emile4", "Stra\u00dfe", "\u0130zmir"]
+    for i, p in enumerate(ids):
+        m = {"id": f"m{i}", "time": i, "teams": [[p], ["anchor"]], "ranks": [0, 1]}
+        assert client.post(URL, json=m, headers={"X-API-Key": key}).status_code == 200
+    stored = [unicodedata.normalize("NFC", p) for p in ids]
+    for q in ["E\u0301MILE", "\u00e9mile", "STRASSE", "\u0130", "i\u0307z"]:
+        want = sorted(
+            p for p in stored if unicodedata.normalize("NFC", q).casefold() in p.casefold()
+        )
+        r = client.get("/api/leagues/main/leaderboard", params={"search": q, "limit": 500})
+        assert r.status_code == 200 and r.json()["search"] == q
+        assert sorted(i["player"] for i in r.json()["items"]) == want, q
+    assert len(want) == 1  # "i̇z" finds İzmir, whose folding is "i̇zmir"
+    r = client.get("/api/leagues/main/leaderboard", params={"search": "a\x00"})
+    assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["query", "search"]
