@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from mindsport.errors import MindsportError
-from mindsport.match import id_problem
+from mindsport.match import id_problem, normal_id
 from mindsport.matchmaking import MAX_POOL, Pairing, parse_shape
 from mindsport.matchmaking import matchmake as seat
 from mindsport.store.values import StoreError
@@ -39,8 +39,9 @@ class Prediction:
 
 
 def _check_teams(teams: Sequence[Sequence[str]]) -> list[list[str]]:
-    """``teams`` as lists, once there are two or more, none empty, every player id valid and
-    no player twice (:class:`StoreError` naming what is wrong)."""
+    """``teams`` as lists of ids in NFC (:func:`~mindsport.match.normal_id`), once there are
+    two or more, none empty, every player id valid and no player twice (:class:`StoreError`
+    naming what is wrong)."""
     if isinstance(teams, str) or len(teams) < 2:
         raise StoreError(f"teams: need at least two teams, got {teams!r}")
     seen: set[str] = set()
@@ -52,28 +53,34 @@ def _check_teams(teams: Sequence[Sequence[str]]) -> list[list[str]]:
             why = id_problem(p)
             if why is not None:
                 raise StoreError(f"teams: player id {p!r} {why}")
+        team = [normal_id(p) for p in t]
+        for p in team:
             if p in seen:
                 raise StoreError(f"teams: player {p!r} appears twice")
             seen.add(p)
-        out.append(list(t))
+        out.append(team)
     return out
 
 
-def _check_players(players: Sequence[str]) -> None:
+def _check_players(players: Sequence[str]) -> list[str]:
     """A pool of waiting players: a list of at most :data:`~mindsport.matchmaking.MAX_POOL`
-    valid player ids, none twice (:class:`StoreError` naming what is wrong)."""
+    valid player ids, none twice (:class:`StoreError` naming what is wrong), in NFC."""
     if isinstance(players, str):
         raise StoreError(f"players: expected a list of player ids, got {players!r}")
     if len(players) > MAX_POOL:
         raise StoreError(f"players: {len(players)} players, at most {MAX_POOL}")
     seen: set[str] = set()
-    for p in players:
-        why = id_problem(p)
+    out: list[str] = []
+    for raw in players:
+        why = id_problem(raw)
         if why is not None:
-            raise StoreError(f"players: player id {p!r} {why}")
+            raise StoreError(f"players: player id {raw!r} {why}")
+        p = normal_id(raw)
         if p in seen:
             raise StoreError(f"players: player {p!r} appears twice")
         seen.add(p)
+        out.append(p)
+    return out
 
 
 def predict(
@@ -123,7 +130,7 @@ def matchmake(
     search). Unknown players raise :class:`~mindsport.errors.NotFoundError` unless
     ``allow_new``."""
     parse_shape(shape)
-    _check_players(players)
+    players = _check_players(players)
     lm, states = store.team_states(league, [[p] for p in players], allow_new=allow_new)
     pool = {p: st[0] for p, st in zip(players, states, strict=True)}
     return seat(

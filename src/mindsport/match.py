@@ -9,13 +9,20 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Sequence
+import unicodedata
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from mindsport.errors import MindsportError
 
 __all__ = [
+    "BIDI_CONTROLS",
+    "ID_NOT_VISIBLE",
+    "ID_REFUSED",
+    "INVISIBLE",
+    "INVISIBLE_VERSION",
     "MAX_LABEL",
     "MAX_LUCK",
     "MAX_RANK",
@@ -26,8 +33,11 @@ __all__ = [
     "Match",
     "check_id",
     "id_problem",
+    "normal_id",
     "pair_outcome",
     "ranks_from_scores",
+    "regex_class",
+    "search_key",
     "text_problem",
     "time_value",
 ]
@@ -54,6 +64,92 @@ MAX_LUCK = 40.0
 
 # Unicode categories Cc (C0 and C1 controls, NUL included) and Cs (lone surrogates)
 _FORBIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+#: the bidirectional formatting characters (Unicode's Bidi_Control property: ALM, LRM, RLM, the
+#: embeddings and overrides LRE-RLO, the isolates LRI-PDI), refused anywhere in an id: they
+#: change how the text around them is shown, so two ids could look alike and differ
+BIDI_CONTROLS = ((0x061C, 0x061C), (0x200E, 0x200F), (0x202A, 0x202E), (0x2066, 0x2069))
+
+#: Unicode version of :data:`INVISIBLE` (Python 3.11's ``unicodedata``; a test recomputes it)
+INVISIBLE_VERSION = "14.0.0"
+#: the characters that show nothing of their own (hexadecimal code points and ranges): format
+#: characters (category Cf: zero-width space and joiners, soft hyphen, BOM, tags), combining marks
+#: (Mn, Me: visible only on a base character), separators and whitespace (Zs, Zl, Zp) and the
+#: Hangul fillers U+115F, U+1160, U+3164, U+FFA0; controls (Cc) and surrogates (Cs), never
+#: allowed in an id, are not listed. An id needs one character outside this set.
+INVISIBLE = (
+    "0020 00A0 00AD 0300-036F 0483-0489 0591-05BD 05BF 05C1-05C2 05C4-05C5 05C7 "
+    "0600-0605 0610-061A 061C 064B-065F 0670 06D6-06DD 06DF-06E4 06E7-06E8 06EA-06ED "
+    "070F 0711 0730-074A 07A6-07B0 07EB-07F3 07FD 0816-0819 081B-0823 0825-0827 "
+    "0829-082D 0859-085B 0890-0891 0898-089F 08CA-0902 093A 093C 0941-0948 094D "
+    "0951-0957 0962-0963 0981 09BC 09C1-09C4 09CD 09E2-09E3 09FE 0A01-0A02 0A3C "
+    "0A41-0A42 0A47-0A48 0A4B-0A4D 0A51 0A70-0A71 0A75 0A81-0A82 0ABC 0AC1-0AC5 "
+    "0AC7-0AC8 0ACD 0AE2-0AE3 0AFA-0AFF 0B01 0B3C 0B3F 0B41-0B44 0B4D 0B55-0B56 "
+    "0B62-0B63 0B82 0BC0 0BCD 0C00 0C04 0C3C 0C3E-0C40 0C46-0C48 0C4A-0C4D 0C55-0C56 "
+    "0C62-0C63 0C81 0CBC 0CBF 0CC6 0CCC-0CCD 0CE2-0CE3 0D00-0D01 0D3B-0D3C 0D41-0D44 "
+    "0D4D 0D62-0D63 0D81 0DCA 0DD2-0DD4 0DD6 0E31 0E34-0E3A 0E47-0E4E 0EB1 0EB4-0EBC "
+    "0EC8-0ECD 0F18-0F19 0F35 0F37 0F39 0F71-0F7E 0F80-0F84 0F86-0F87 0F8D-0F97 "
+    "0F99-0FBC 0FC6 102D-1030 1032-1037 1039-103A 103D-103E 1058-1059 105E-1060 "
+    "1071-1074 1082 1085-1086 108D 109D 115F-1160 135D-135F 1680 1712-1714 1732-1733 "
+    "1752-1753 1772-1773 17B4-17B5 17B7-17BD 17C6 17C9-17D3 17DD 180B-180F 1885-1886 "
+    "18A9 1920-1922 1927-1928 1932 1939-193B 1A17-1A18 1A1B 1A56 1A58-1A5E 1A60 1A62 "
+    "1A65-1A6C 1A73-1A7C 1A7F 1AB0-1ACE 1B00-1B03 1B34 1B36-1B3A 1B3C 1B42 1B6B-1B73 "
+    "1B80-1B81 1BA2-1BA5 1BA8-1BA9 1BAB-1BAD 1BE6 1BE8-1BE9 1BED 1BEF-1BF1 1C2C-1C33 "
+    "1C36-1C37 1CD0-1CD2 1CD4-1CE0 1CE2-1CE8 1CED 1CF4 1CF8-1CF9 1DC0-1DFF 2000-200F "
+    "2028-202F 205F-2064 2066-206F 20D0-20F0 2CEF-2CF1 2D7F 2DE0-2DFF 3000 302A-302D "
+    "3099-309A 3164 A66F-A672 A674-A67D A69E-A69F A6F0-A6F1 A802 A806 A80B A825-A826 "
+    "A82C A8C4-A8C5 A8E0-A8F1 A8FF A926-A92D A947-A951 A980-A982 A9B3 A9B6-A9B9 "
+    "A9BC-A9BD A9E5 AA29-AA2E AA31-AA32 AA35-AA36 AA43 AA4C AA7C AAB0 AAB2-AAB4 "
+    "AAB7-AAB8 AABE-AABF AAC1 AAEC-AAED AAF6 ABE5 ABE8 ABED FB1E FE00-FE0F FE20-FE2F "
+    "FEFF FFA0 FFF9-FFFB 101FD 102E0 10376-1037A 10A01-10A03 10A05-10A06 10A0C-10A0F "
+    "10A38-10A3A 10A3F 10AE5-10AE6 10D24-10D27 10EAB-10EAC 10F46-10F50 10F82-10F85 "
+    "11001 11038-11046 11070 11073-11074 1107F-11081 110B3-110B6 110B9-110BA 110BD "
+    "110C2 110CD 11100-11102 11127-1112B 1112D-11134 11173 11180-11181 111B6-111BE "
+    "111C9-111CC 111CF 1122F-11231 11234 11236-11237 1123E 112DF 112E3-112EA "
+    "11300-11301 1133B-1133C 11340 11366-1136C 11370-11374 11438-1143F 11442-11444 "
+    "11446 1145E 114B3-114B8 114BA 114BF-114C0 114C2-114C3 115B2-115B5 115BC-115BD "
+    "115BF-115C0 115DC-115DD 11633-1163A 1163D 1163F-11640 116AB 116AD 116B0-116B5 "
+    "116B7 1171D-1171F 11722-11725 11727-1172B 1182F-11837 11839-1183A 1193B-1193C "
+    "1193E 11943 119D4-119D7 119DA-119DB 119E0 11A01-11A0A 11A33-11A38 11A3B-11A3E "
+    "11A47 11A51-11A56 11A59-11A5B 11A8A-11A96 11A98-11A99 11C30-11C36 11C38-11C3D "
+    "11C3F 11C92-11CA7 11CAA-11CB0 11CB2-11CB3 11CB5-11CB6 11D31-11D36 11D3A "
+    "11D3C-11D3D 11D3F-11D45 11D47 11D90-11D91 11D95 11D97 11EF3-11EF4 13430-13438 "
+    "16AF0-16AF4 16B30-16B36 16F4F 16F8F-16F92 16FE4 1BC9D-1BC9E 1BCA0-1BCA3 "
+    "1CF00-1CF2D 1CF30-1CF46 1D167-1D169 1D173-1D182 1D185-1D18B 1D1AA-1D1AD "
+    "1D242-1D244 1DA00-1DA36 1DA3B-1DA6C 1DA75 1DA84 1DA9B-1DA9F 1DAA1-1DAAF "
+    "1E000-1E006 1E008-1E018 1E01B-1E021 1E023-1E024 1E026-1E02A 1E130-1E136 1E2AE "
+    "1E2EC-1E2EF 1E8D0-1E8D6 1E944-1E94A E0001 E0020-E007F E0100-E01EF "
+)
+
+
+def _ranges(spec: str) -> tuple[tuple[int, int], ...]:
+    """The ranges of code points of a table such as :data:`INVISIBLE`."""
+    out = []
+    for item in spec.split():
+        lo, _, hi = item.partition("-")
+        out.append((int(lo, 16), int(hi or lo, 16)))
+    return tuple(out)
+
+
+def regex_class(ranges: Sequence[tuple[int, int]]) -> str:
+    """The body of a regular expression character class holding ``ranges`` of code points,
+    spelled alike in Python, ECMA-262 (with the ``u`` flag) and Rust: ASCII as ``\\xNN``,
+    the rest of the first plane as ``\\uNNNN``, the other planes as the characters themselves."""
+
+    def one(c: int) -> str:
+        return f"\\x{c:02x}" if c < 0x80 else f"\\u{c:04x}" if c < 0x10000 else chr(c)
+
+    return "".join(one(a) if a == b else f"{one(a)}-{one(b)}" for a, b in ranges)
+
+
+_CONTROLS = ((0x00, 0x1F), (0x7F, 0x9F))
+#: what no id may hold anywhere: controls (Cc) and bidirectional controls (surrogates never
+#: reach a pattern: JSON text and pydantic refuse them, and :func:`id_problem` checks them)
+ID_REFUSED = regex_class(_CONTROLS + BIDI_CONTROLS)
+#: characters of :data:`INVISIBLE`, controls and bidirectional controls: not a visible character
+ID_NOT_VISIBLE = regex_class(_CONTROLS + BIDI_CONTROLS + _ranges(INVISIBLE))
+_REFUSED = re.compile(f"[{ID_REFUSED}\\ud800-\\udfff]")
+_VISIBLE = re.compile(f"[^{ID_NOT_VISIBLE}]")
 
 
 class InvalidMatchError(MindsportError):
@@ -88,22 +184,61 @@ def text_problem(value: str) -> str | None:
 def id_problem(value: object) -> str | None:
     """Why ``value`` cannot be a match or player id, or ``None`` when it can.
 
-    An id is a non-empty string of printable characters: no control character (Unicode
-    category Cc: NUL, tab, newline, DEL, the C1 controls), no lone surrogate (category Cs), and
-    not whitespace only.
+    An id is a non-empty string with at least one visible character: no control character
+    (Unicode category Cc: NUL, tab, newline, DEL, the C1 controls), no lone surrogate
+    (category Cs), no bidirectional control (:data:`BIDI_CONTROLS`), and not made only of
+    characters that show nothing (:data:`INVISIBLE`: whitespace, zero-width and other format
+    characters, combining marks without a base). Ids are compared in Unicode NFC
+    (:func:`normal_id`): canonically equal spellings are one id.
 
     >>> id_problem("ann"), id_problem(" "), id_problem("a\\x00b")
     (None, 'is whitespace only', 'contains the control character U+0000 at position 1')
+    >>> id_problem("\\u200b")
+    'has no visible character (only whitespace, format characters or combining marks)'
+    >>> id_problem("ab\\u202e")
+    'contains the bidirectional control character U+202E at position 2'
     """
     if not isinstance(value, str):
         return f"is not a string ({type(value).__name__})"
     if not value:
         return "is empty"
-    if _FORBIDDEN.search(value) is not None:
-        return text_problem(value)
+    bad = _REFUSED.search(value)
+    if bad is not None:
+        ch = bad.group()
+        kind = (
+            "lone surrogate"
+            if "\ud800" <= ch <= "\udfff"
+            else "control character"
+            if _FORBIDDEN.match(ch)
+            else "bidirectional control character"
+        )
+        return f"contains the {kind} U+{ord(ch):04X} at position {bad.start()}"
     if value.isspace():
         return "is whitespace only"
+    if not value.isascii() and _VISIBLE.search(value) is None:
+        return "has no visible character (only whitespace, format characters or combining marks)"
     return None
+
+
+def normal_id(value: str) -> str:
+    """The one spelling of an id: its Unicode normal form C (NFC), so that canonically equal
+    strings (``"caf\\u00e9"`` and ``"cafe\\u0301"``) are one id.
+
+    >>> normal_id("cafe\\u0301") == "caf\\u00e9"
+    True
+    """
+    return value if value.isascii() else unicodedata.normalize("NFC", value)
+
+
+def search_key(text: str) -> str:
+    """What case-insensitive search compares: the Unicode case folding of the NFC form
+    (``str.casefold``, full folding: ``"Straße"`` and ``"STRASSE"`` fold alike). A search
+    text finds the ids whose key contains the text's key.
+
+    >>> search_key("\\u00c9mile") == search_key("e\\u0301MILE") == "\\u00e9mile"
+    True
+    """
+    return normal_id(text).casefold()
 
 
 def check_id(value: object, what: str) -> str:
@@ -244,6 +379,7 @@ class Match:
         why = id_problem(id)
         if why is not None:
             raise InvalidMatchError(f"match id {_short(id)} {why}", "id")
+        id = normal_id(id)
         why = _time_problem(time)
         if why is not None:
             raise bad("time", why)
@@ -254,8 +390,7 @@ class Match:
         for t in teams:
             if isinstance(t, str) or len(t) == 0:
                 raise bad("teams", f"each team is a non-empty list of player ids, got {t!r}")
-            _distinct(t, seen, id_problem, ("teams", "player id", "player"), bad)
-            tteams.append(tuple(t))
+            tteams.append(_distinct(t, seen, id_problem, ("teams", "player id", "player"), bad))
         tscores: tuple[float, ...] | None = None
         if scores is not None:
             if len(scores) != len(tteams):
@@ -301,7 +436,7 @@ class Match:
             why = _label_problem(deal)
             if why is not None:
                 raise bad("deal", f"deal id {_short(deal)} {why}")
-            tdeal = deal
+            tdeal = normal_id(deal)
         tluck: tuple[float, ...] | None = None
         if luck is not None:
             if isinstance(luck, str) or len(luck) != len(tteams):
@@ -321,6 +456,35 @@ class Match:
         object.__setattr__(self, "deal", tdeal)
         object.__setattr__(self, "luck", tluck)
 
+    @classmethod
+    def recorded(cls, id: str, time: Time, fields: Mapping[str, Any]) -> Match:
+        """A match as a store recorded it: ``fields`` (``teams``, ``ranks``, ``weights``,
+        ``scores``, ``roles``, ``deal``, ``luck``, as in the constructor) taken as they are.
+        They were checked when the match was recorded, maybe by an earlier version whose rules
+        on ids were looser (before the visible-character and bidirectional-control rules and
+        NFC): a recorded id keeps its stored spelling, so the log reads back as it was rated."""
+
+        def nested(v: Any) -> Any:
+            return None if v is None else tuple(tuple(x) for x in v)
+
+        def flat(v: Any, kind: Callable[[Any], Any]) -> Any:
+            return None if v is None else tuple(kind(x) for x in v)
+
+        m = object.__new__(cls)
+        for name, value in (
+            ("id", id),
+            ("time", time),
+            ("teams", nested(fields["teams"])),
+            ("ranks", tuple(fields["ranks"])),
+            ("weights", None if fields["weights"] is None else flat(fields["weights"], _floats)),
+            ("scores", flat(fields["scores"], float)),
+            ("roles", nested(fields["roles"])),
+            ("deal", fields["deal"]),
+            ("luck", flat(fields["luck"], float)),
+        ):
+            object.__setattr__(m, name, value)
+        return m
+
     @property
     def players(self) -> tuple[str, ...]:
         """Every player id, team by team."""
@@ -329,6 +493,10 @@ class Match:
     def time_value(self) -> float:
         """``time`` as a number: :func:`time_value` (POSIX seconds for datetimes, naive = UTC)."""
         return time_value(self.time)
+
+
+def _floats(values: Sequence[float]) -> tuple[float, ...]:
+    return tuple(float(x) for x in values)
 
 
 def _number_problem(x: object, bound: float) -> str | None:
@@ -366,8 +534,7 @@ def _checked_roles(
     for team, rs in zip(teams, roles, strict=True):
         if isinstance(rs, str) or len(rs) != len(team):
             raise bad("roles", f"one role per player of team {list(team)}, got {_short(rs)}")
-        _distinct(rs, seen, _label_problem, ("roles", "role", "role"), bad)
-        out.append(tuple(rs))
+        out.append(_distinct(rs, seen, _label_problem, ("roles", "role", "role"), bad))
     return tuple(out)
 
 
@@ -377,17 +544,22 @@ def _distinct(
     problem: Callable[[object], str | None],
     words: tuple[str, str, str],
     bad: Callable[[str, str], InvalidMatchError],
-) -> None:
-    """Check ``names`` (each allowed by ``problem``, none in ``seen``) and add them to ``seen``;
-    ``words``: the field, and what a name is called when bad and when repeated."""
+) -> tuple[str, ...]:
+    """``names`` in NFC (:func:`normal_id`), each allowed by ``problem`` and none in ``seen``
+    (canonically equal spellings are one name), added to ``seen``; ``words``: the field, and
+    what a name is called when bad and when repeated."""
     field, noun, repeated = words
-    for name in names:
-        why = problem(name)
+    out = []
+    for raw in names:
+        why = problem(raw)
         if why is not None:
-            raise bad(field, f"{noun} {_short(name)} {why}")
+            raise bad(field, f"{noun} {_short(raw)} {why}")
+        name = normal_id(raw)
         if name in seen:
             raise bad(field, f"{repeated} {name!r} appears twice")
         seen.add(name)
+        out.append(name)
+    return tuple(out)
 
 
 def _check_agreement(

@@ -18,7 +18,7 @@ from enum import StrEnum
 from typing import TypeVar
 
 from mindsport.errors import MindsportError
-from mindsport.match import id_problem
+from mindsport.match import id_problem, normal_id
 
 __all__ = [
     "EVENT_NAME",
@@ -119,7 +119,7 @@ def check_player_name(name: object) -> str:
     if why is not None:
         raise EventError(f"player {name!r}: {why}")
     assert isinstance(name, str)
-    return name
+    return normal_id(name)
 
 
 def _count(name: str, value: object, low: int, high: int) -> int:

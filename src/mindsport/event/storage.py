@@ -42,7 +42,7 @@ from mindsport.event.pairing import pair_round
 from mindsport.event.standings import check_scores, complete_rounds, standings
 from mindsport.games.registry import get_game, make_bot
 from mindsport.games.specs import parse_spec
-from mindsport.match import Match, ranks_from_scores
+from mindsport.match import Match, normal_id, ranks_from_scores
 from mindsport.store import Store
 from mindsport.store.schema import (
     event_amendments,
@@ -348,7 +348,9 @@ class EventStore:
 
     def withdraw(self, name: str, player: str) -> Player:
         """Withdraw a player from the next round on (their results stay). Refused while the
-        player sits at a table of the current round whose result is not in."""
+        player sits at a table of the current round whose result is not in. ``player`` in
+        any canonically equal spelling (names are kept in NFC)."""
+        player = normal_id(player) if isinstance(player, str) else player
         with self.store.transaction() as conn:
             eid, state = self._open(conn, name)
             found = next((p for p in state.players if p.name == player), None)
@@ -375,6 +377,13 @@ class EventStore:
 
     def pair(self, name: str, manual: Sequence[Sequence[str]] | None = None) -> Round:
         """Seat the next round (Swiss, or ``manual`` tables checked) and fix its deals."""
+        if manual is not None and not isinstance(manual, str):  # names in NFC, as registered
+            manual = [
+                [normal_id(p) if isinstance(p, str) else p for p in t]
+                if not isinstance(t, str)
+                else t
+                for t in manual
+            ]
         with self.store.transaction() as conn:
             eid, state = self._open(conn, name)
             this = pair_round(state.spec, state.players, state.rounds, state.results, manual)

@@ -2,7 +2,8 @@
 
 Requests are strict: ranks are integers (not strings, not booleans), numbers are finite and
 within their ranges, lists and strings have maximum lengths (:mod:`mindsport.service.limits`),
-ids are printable (:func:`mindsport.match.id_problem`), and unknown fields are refused.
+ids follow :func:`mindsport.match.id_problem` (the schema's :data:`ID_PATTERN` states the same
+rule), and unknown fields are refused.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, Strict
 
-from mindsport.match import Match, text_problem
+from mindsport.match import ID_NOT_VISIBLE, ID_REFUSED, Match, text_problem
 from mindsport.rating.registry import MODELS
 
 if TYPE_CHECKING:
@@ -67,8 +68,14 @@ __all__ = [
     "RoleOut",
 ]
 
-#: an id: printable characters (no C0/C1 control character), not whitespace only
-ID_PATTERN = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
+#: an id (:func:`mindsport.match.id_problem`, the same rule): no control character (C0, C1) and
+#: no bidirectional control anywhere, and at least one visible character (not whitespace, not a
+#: format character such as a zero-width one, not a combining mark: ``match.INVISIBLE``)
+ID_PATTERN = f"^[^{ID_REFUSED}]*[^{ID_NOT_VISIBLE}][^{ID_REFUSED}]*$"
+#: a search text: no control character (C0, C1)
+SEARCH_PATTERN = r"^[^\x00-\x1f\x7f-\x9f]*$"
+#: a model setting's name
+PARAM_NAME_PATTERN = r"^[a-z_][a-z0-9_]*$"
 #: a league name: letters, digits, '_', '.', '-', starting with a letter or digit
 LEAGUE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$"
 #: a table shape: "AvB..." team sizes or "ffaN"
@@ -94,8 +101,8 @@ def _iso_time(value: Any) -> Any:
     return value
 
 
-# the pattern refuses control characters and whitespace-only ids; lone surrogates never pass
-# a str field (pydantic refuses them), so nothing else is left to check here
+# the pattern is the whole rule of id_problem but for lone surrogates, which never pass a str
+# field (pydantic refuses them); ids are normalised to NFC where they are used (Match, the store)
 Id = Annotated[str, Strict(), Field(min_length=1, max_length=MAX_ID_LENGTH, pattern=ID_PATTERN)]
 Team = Annotated[list[Id], Field(min_length=1, max_length=MAX_TEAM_SIZE)]
 Teams = Annotated[list[Team], Field(min_length=2, max_length=MAX_TEAMS)]
@@ -117,19 +124,24 @@ Time = Annotated[
     ),
 ]
 ParamName = Annotated[
-    str, Field(min_length=1, max_length=MAX_NAME_LENGTH, pattern=r"^[a-z_][a-z0-9_]*$")
+    str, Field(min_length=1, max_length=MAX_NAME_LENGTH, pattern=PARAM_NAME_PATTERN)
 ]
 ParamValue = Annotated[
     Annotated[float, Strict(), Field(ge=-MAX_PARAM_VALUE, le=MAX_PARAM_VALUE)]
     | Annotated[str, Strict(), Field(min_length=1, max_length=MAX_NAME_LENGTH, pattern=ID_PATTERN)],
     Field(description="A number (finite, at most 1e6 in magnitude) or a short name."),
 ]
+#: the schema of the names of a settings object: the whole rule of ParamName (pydantic states
+#: the pattern of dict keys only as patternProperties, which leaves other names allowed)
+_PARAM_NAMES = {
+    "propertyNames": {"minLength": 1, "maxLength": MAX_NAME_LENGTH, "pattern": PARAM_NAME_PATTERN}
+}
 Params = Annotated[
     dict[
         ParamName,
         ParamValue,
     ],
-    Field(max_length=MAX_PARAMS),
+    Field(max_length=MAX_PARAMS, json_schema_extra=_PARAM_NAMES),
 ]
 
 
@@ -149,7 +161,18 @@ ModelName = Annotated[
         description="A registered model (mindsport.rating.registry.MODELS)",
     ),
 ]
-Search = Annotated[str, Field(max_length=MAX_SEARCH_LENGTH), AfterValidator(_printable_text)]
+Search = Annotated[
+    str,
+    Field(
+        max_length=MAX_SEARCH_LENGTH,
+        pattern=SEARCH_PATTERN,
+        description=(
+            "Keeps the players whose id contains this text, case-insensitively: Unicode case "
+            "folding of the NFC forms (mindsport.match.search_key), alike on every database."
+        ),
+    ),
+    AfterValidator(_printable_text),
+]
 Offset = Annotated[int, Field(ge=0, le=MAX_OFFSET)]
 Limit = Annotated[int, Field(ge=1, le=MAX_LIMIT)]
 
@@ -423,7 +446,7 @@ class LeaguePatch(BaseModel):
                 ParamName,
                 ParamValue | None,
             ],
-            Field(max_length=MAX_PARAMS),
+            Field(max_length=MAX_PARAMS, json_schema_extra=_PARAM_NAMES),
         ]
         | None
     ) = None

@@ -134,24 +134,15 @@ def encode(m: Match) -> dict[str, Any]:
 
 
 def match_of(r: Mapping[Any, Any]) -> Match:
-    """The match of a stored row's columns (or of an encoded match)."""
+    """The match of a stored row's columns (or of an encoded match), its ids as stored
+    (:meth:`Match.recorded <mindsport.match.Match.recorded>`)."""
     t: datetime | float | int
     if r["time_iso"] is not None:
         t = datetime.fromisoformat(r["time_iso"])
     else:
         tv = float(r["time_value"])
         t = int(tv) if tv.is_integer() and abs(tv) < 2**53 else tv
-    return Match(
-        r["match_id"],
-        t,
-        r["teams"],
-        r["ranks"],
-        r["weights"],
-        r["scores"],
-        roles=r["roles"],
-        deal=r["deal"],
-        luck=r["luck"],
-    )
+    return Match.recorded(r["match_id"], t, r)
 
 
 def _teams_json(teams: Sequence[Sequence[str]], sep: str, quote: Callable[[str], str]) -> str:

@@ -27,6 +27,7 @@ import numpy as np
 from sqlalchemy import Connection, and_, select, true, update
 
 from mindsport.errors import MindsportError
+from mindsport.match import search_key
 from mindsport.rating.replay.blocks import DAY, MatchBlock, PlayerIndex, encode_columns
 from mindsport.rating.replay.driver import Chunk, drive
 from mindsport.store.bulk import copy_rows, insert_many
@@ -317,6 +318,7 @@ class Deriver:
                     model.exposed(players[p].state),
                     players[p].games,
                     players[p].last_time,
+                    search_key(p),
                 )
                 for p in sorted(touched)
             ],

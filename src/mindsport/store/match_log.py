@@ -36,13 +36,14 @@ MATCH_INSERT = (
 
 #: the insert-or-update of players' current ratings (:func:`mindsport.store.bulk.insert_many`'s
 #: head, row and tail): rows ``(league_id, player, mu, sigma, extra JSON text, exposed, games,
-#: last_time)``
+#: last_time, search key)``, the search key :func:`mindsport.match.search_key` of the player
 RATINGS_UPSERT = (
-    "INSERT INTO ms_ratings (league_id, player, mu, sigma, extra, exposed, games, last_time)",
-    "(?, ?, ?, ?, JSON(?), ?, ?, ?)",
+    "INSERT INTO ms_ratings (league_id, player, mu, sigma, extra, exposed, games, last_time, "
+    "search_key)",
+    "(?, ?, ?, ?, JSON(?), ?, ?, ?, ?)",
     " ON CONFLICT (league_id, player) DO UPDATE SET mu = excluded.mu, "
     "sigma = excluded.sigma, extra = excluded.extra, exposed = excluded.exposed, "
-    "games = excluded.games, last_time = excluded.last_time",
+    "games = excluded.games, last_time = excluded.last_time, search_key = excluded.search_key",
 )
 
 #: the match log's columns a replay reads, in order; the JSON ones are read as text

@@ -6,6 +6,10 @@ What changed over the versions (the tables themselves are :mod:`mindsport.store.
 * API keys gained roles (write, admin), labels and expiry: an old key table is rebuilt, its keys
   kept as write keys of their leagues.
 * The match log gained the columns ``roles``, ``deal`` and ``luck`` (null in older rows).
+* Current ratings gained the column ``search_key`` (what the leaderboard's search compares,
+  :func:`mindsport.match.search_key`), computed in Python for the rows already there. Ids
+  themselves are kept as stored: no id is rewritten to NFC (two stored spellings of one id
+  would have to merge, and their leagues be rated again).
 * PostgreSQL: the foreign keys from the match log and the derived tables to the league table,
   the row number column ``id`` of the match log and the rating history, and the index
   :data:`~mindsport.store.schema.DROPPED_INDEXES` are dropped (the schema's text says why).
@@ -15,9 +19,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Connection, insert, inspect, text
+from sqlalchemy import Connection, bindparam, insert, inspect, select, text, update
 
 from mindsport.errors import DatabaseError
+from mindsport.match import search_key
 from mindsport.store.database import Database
 from mindsport.store.keys import KeyRole, as_time
 from mindsport.store.schema import (
@@ -28,6 +33,7 @@ from mindsport.store.schema import (
     leagues,
     matches,
     metadata,
+    ratings,
 )
 
 __all__ = ["open_tables", "upgrade"]
@@ -68,6 +74,28 @@ def _upgrade_match_table(conn: Connection) -> None:
     for name, sql_type in _MATCH_COLUMNS:
         if name not in columns:
             conn.execute(text(f"ALTER TABLE {matches.name} ADD COLUMN {name} {sql_type}"))
+
+
+def _upgrade_rating_table(conn: Connection) -> None:
+    """Add the search key column to the current ratings of an earlier version and fill it for
+    every row (in Python: SQL's case functions differ between the databases). Inside the
+    caller's transaction."""
+    columns = {c["name"] for c in inspect(conn).get_columns(ratings.name)}
+    if "search_key" in columns:
+        return
+    conn.execute(text(f"ALTER TABLE {ratings.name} ADD COLUMN search_key TEXT"))
+    r = ratings.c
+    rows = [
+        {"lid": lid, "p": player, "k": search_key(player)}
+        for lid, player in conn.execute(select(r.league_id, r.player))
+    ]
+    if rows:
+        conn.execute(
+            update(ratings)
+            .where(r.league_id == bindparam("lid"), r.player == bindparam("p"))
+            .values(search_key=bindparam("k")),
+            rows,
+        )
 
 
 def _league_keys(conn: Connection) -> list[tuple[str, str]]:
@@ -119,6 +147,7 @@ def upgrade(conn: Connection) -> None:
     metadata.create_all(conn)
     _upgrade_key_table(conn)
     _upgrade_match_table(conn)
+    _upgrade_rating_table(conn)
     for table, key in _league_keys(conn):
         conn.execute(text(f'ALTER TABLE {table} DROP CONSTRAINT "{key}"'))
     for table in _surrogate_ids(conn):  # its primary key (and sequence) go with it
@@ -135,6 +164,7 @@ def _stale(conn: Connection, found: Any) -> bool:
         or "role" not in {c["name"] for c in found.get_columns(api_keys.name)}
         or not {n for n, _ in _MATCH_COLUMNS}
         <= {c["name"] for c in found.get_columns(matches.name)}
+        or "search_key" not in {c["name"] for c in found.get_columns(ratings.name)}
         or bool(_league_keys(conn))
         or bool(_surrogate_ids(conn))
         or bool(_dropped_indexes(conn))

@@ -14,7 +14,7 @@ import numpy as np
 from sqlalchemy import and_, func, select
 
 from mindsport.errors import NotFoundError
-from mindsport.match import Match, id_problem, text_problem
+from mindsport.match import Match, id_problem, normal_id, search_key, text_problem
 from mindsport.store.codec import match_of
 from mindsport.store.database import Database, chunks
 from mindsport.store.finite import check_finite
@@ -54,6 +54,7 @@ def _ranked(lid: int) -> Any:
             r.sigma,
             r.exposed,
             r.games,
+            r.search_key,
             func.row_number().over(order_by=(r.exposed.desc(), r.player.asc())).label("rank"),
         )
         .where(r.league_id == lid)
@@ -115,7 +116,9 @@ class Queries:
     ) -> LeaderboardPage:
         """Players by conservative rating (``exposed``, best first), with their overall rank.
 
-        ``search`` keeps players whose id contains it (case-insensitive); ranks stay overall.
+        ``search`` keeps players whose id contains it, case-insensitively: their search key
+        (:func:`~mindsport.match.search_key`, the case folding of the NFC id, kept beside the
+        rating) contains the search's key, alike on SQLite and PostgreSQL; ranks stay overall.
         """
         if not 0 <= offset <= MAX_OFFSET:
             raise StoreError(f"offset must lie in [0, {MAX_OFFSET}], got {offset}")
@@ -133,7 +136,10 @@ class Queries:
                 raise NotFoundError(f"league {league!r} does not exist")
             lid, model_name = int(found.id), found.model
             ranked = _ranked(lid)
-            cond = ranked.c.player.icontains(search, autoescape=True) if search else None
+            # a plain substring of two folded strings (SQLite's LIKE folds ASCII only, which
+            # folded text no longer holds, so both databases compare the same characters)
+            key = search_key(search) if search else ""
+            cond = ranked.c.search_key.contains(key, autoescape=True) if key else None
             base = select(ranked)
             count = select(func.count()).select_from(ranked)
             if cond is not None:
@@ -161,10 +167,12 @@ class Queries:
         )
 
     def player(self, league: str, player: str, *, history: bool = True) -> PlayerRecord:
-        """A player's current rating, overall rank and rating after each of their matches."""
+        """A player's current rating, overall rank and rating after each of their matches
+        (``player`` in any canonically equal spelling: it is looked up in NFC)."""
         why = id_problem(player)
         if why is not None:
             raise StoreError(f"player id {player[:40]!r} {why}")
+        player = normal_id(player)
         with self._db.read() as conn:
             lid = self._leagues.id_of(conn, league)
             ranked = _ranked(lid)

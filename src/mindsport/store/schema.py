@@ -151,6 +151,9 @@ ratings = Table(
     Column("exposed", Double, nullable=False),
     Column("games", Integer, nullable=False),
     Column("last_time", Double, nullable=False),
+    # what the leaderboard's search compares (mindsport.match.search_key: the case folding of
+    # the NFC id), computed in Python so that SQLite and PostgreSQL find the same players
+    Column("search_key", Text, nullable=True),
     Index("ix_ms_ratings_board", "league_id", "exposed"),
 )
 

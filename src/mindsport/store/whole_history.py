@@ -26,7 +26,7 @@ import numpy as np
 from sqlalchemy import Connection, delete, select
 
 from mindsport.errors import MindsportError
-from mindsport.match import time_value
+from mindsport.match import search_key, time_value
 from mindsport.rating.trueskill.model import ConvergenceError
 from mindsport.store.bulk import insert_many
 from mindsport.store.codec import match_of
@@ -204,7 +204,7 @@ class WholeHistory:
             state = PlayerState(float(mus[-1]), float(sds[-1]))
             current.append(
                 (lid, p, state.mu, state.sigma, "null", model.exposed(state), kept.games[p],
-                 kept.last_time[p])
+                 kept.last_time[p], search_key(p))
             )  # fmt: skip
         insert_many(
             self._db,
