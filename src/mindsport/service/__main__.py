@@ -1,12 +1,13 @@
-"""``python -m mindsport.service --db URL --host 127.0.0.1 --port 8000``: run the service."""
+"""``python -m mindsport.service --db URL --host 127.0.0.1 --port 8000``: run the service (the
+options of ``mindsport serve``, the limits from :class:`~mindsport.service.limits.ServerLimits`)."""
 
 from __future__ import annotations
 
 import argparse
 
-import uvicorn
-
+from mindsport.service import limits as lim
 from mindsport.service.app import create_app
+from mindsport.service.serving import run, server_limits
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -22,11 +23,38 @@ def main(argv: list[str] | None = None) -> None:
         help="worker processes parsing large posts of matches beside the database writer "
         "(default: 1 on a machine with several CPUs, else 0)",
     )
+    parser.add_argument(
+        "--head-timeout", type=float, help=f"seconds (default {lim.HEAD_SECONDS:g})"
+    )
+    parser.add_argument(
+        "--keep-alive", type=int, help=f"seconds (default {lim.KEEP_ALIVE_SECONDS})"
+    )
+    parser.add_argument(
+        "--body-timeout", type=float, help=f"seconds (default {lim.BODY_SECONDS:g})"
+    )
+    parser.add_argument("--max-connections", type=int, help=f"default {lim.MAX_CONNECTIONS}")
+    parser.add_argument(
+        "--max-connections-per-client",
+        type=int,
+        help=f"default {lim.MAX_CONNECTIONS_PER_CLIENT}",
+    )
+    parser.add_argument("--backlog", type=int, help=f"default {lim.BACKLOG}")
     args = parser.parse_args(argv)
     if args.prepare_workers is not None and args.prepare_workers < 0:
         parser.error(f"--prepare-workers: 0 or more, got {args.prepare_workers}")
-    app = create_app(args.db, prepare_workers=args.prepare_workers)
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    try:
+        limits = server_limits(
+            body_seconds=args.body_timeout,
+            head_seconds=args.head_timeout,
+            keep_alive_seconds=args.keep_alive,
+            max_connections=args.max_connections,
+            max_connections_per_client=args.max_connections_per_client,
+            backlog=args.backlog,
+        )
+    except ValueError as exc:
+        parser.error(str(exc))
+    app = create_app(args.db, prepare_workers=args.prepare_workers, limits=limits)
+    run(app, host=args.host, port=args.port, limits=limits, log_level=args.log_level)
 
 
 if __name__ == "__main__":

@@ -15,14 +15,15 @@ import gc
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import FastAPI
 
 from mindsport.service.headers import SecurityHeadersMiddleware
-from mindsport.service.limits import MAX_BATCH, MAX_BODY_BYTES
+from mindsport.service.limits import MAX_BATCH, MAX_BODY_BYTES, ServerLimits
 from mindsport.service.middleware import BodyLimitMiddleware
 from mindsport.service.prepare import GC_THRESHOLD, PreparePool, default_workers
-from mindsport.service.refusals import FAULT_RESPONSES, install_handlers
+from mindsport.service.refusals import FAULT_RESPONSES, MEANING, install_handlers
 from mindsport.service.routes import events, forecasts, keys, leagues, matches, page, players
 from mindsport.service.routes.matches import MatchPoster
 from mindsport.service.runtime import Runtime
@@ -47,12 +48,32 @@ class ServiceApp(FastAPI):
 
     poster: MatchPoster
 
+    def openapi(self) -> dict[str, Any]:
+        """FastAPI's schema, with the 408 of every operation that reads a body (its body late:
+        :class:`~mindsport.service.middleware.BodyLimitMiddleware`'s answer, for every route)."""
+        if self.openapi_schema is None:
+            schema = super().openapi()
+            late = {
+                "description": MEANING[408],
+                "content": {
+                    "application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}
+                },
+            }
+            for operations in schema.get("paths", {}).values():
+                for operation in operations.values():
+                    if "requestBody" in operation:
+                        answers = operation["responses"]
+                        answers["408"] = late
+                        operation["responses"] = dict(sorted(answers.items()))
+        return super().openapi()
+
 
 def create_app(
     database_url: str | None = None,
     *,
     store: Store | None = None,
     prepare_workers: int | None = 0,
+    limits: ServerLimits | None = None,
 ) -> ServiceApp:
     """The FastAPI application over the database at ``database_url`` (or an open ``store``).
 
@@ -60,7 +81,9 @@ def create_app(
     opened it. With ``prepare_workers`` > 0, large posts of matches are parsed and prepared in
     that many worker processes (:mod:`mindsport.service.prepare`), started with the app;
     ``None``: as many as :func:`~mindsport.service.prepare.default_workers` (what the servers
-    of the command line use unless told).
+    of the command line use unless told). ``limits``: the body timeouts (the rest of
+    :class:`~mindsport.service.limits.ServerLimits` is the HTTP server's,
+    :func:`mindsport.service.serving.uvicorn_config`).
     """
     workers = default_workers() if prepare_workers is None else prepare_workers
     pool = None if workers == 0 else PreparePool(workers)
@@ -99,7 +122,7 @@ def create_app(
     app.state.runtime = runtime
     app.state.store = runtime.store
     app.poster = MatchPoster(runtime)
-    app.add_middleware(BodyLimitMiddleware, limit=MAX_BODY_BYTES)
+    app.add_middleware(BodyLimitMiddleware, limit=MAX_BODY_BYTES, limits=limits)
     app.add_middleware(
         SecurityHeadersMiddleware,
         without_policy=(app.docs_url, app.redoc_url, app.swagger_ui_oauth2_redirect_url),

@@ -28,6 +28,7 @@ from mindsport.store.keys import MissingKeyError
 __all__ = [
     "ADMIN_KEY",
     "EVENT_WRITE_KEY",
+    "LEAGUE_KEY_IF_ANY",
     "LEAGUE_WRITE_KEY",
     "EventName",
     "KeyCheck",
@@ -61,6 +62,16 @@ WriteKeyHeader = Annotated[
         max_length=MAX_KEY_LENGTH,
     ),
 ]
+OptionalKeyHeader = Annotated[
+    str | None,
+    Header(
+        alias="X-API-Key",
+        description="Optional: a write key of the league, or an admin key; with one, the "
+        "request computes in the slots of key holders, without one in the smaller pool of "
+        "anonymous requests",
+        max_length=MAX_KEY_LENGTH,
+    ),
+]
 EventKeyHeader = Annotated[
     str | None,
     Header(
@@ -75,6 +86,8 @@ _KEY_VALUE = TypeAdapter(Annotated[str, Field(max_length=MAX_KEY_LENGTH)])
 _EVENT_VALUE = TypeAdapter(Annotated[str, Field(pattern=EVENT_NAME)])
 #: the scope entry marking a request whose key was checked
 _CHECKED = "mindsport.key_checked"
+#: the scope entry telling whether a request with an optional key has one (checked)
+_KEYED = "mindsport.keyed"
 
 
 def _validated(checks: list[tuple[TypeAdapter[str], tuple[str, str], str | None]]) -> None:
@@ -153,6 +166,28 @@ class _LeagueWriteKey(KeyCheck):
             await self.check(request)
 
 
+class _LeagueKeyIfAny(KeyCheck):
+    """A key is not needed; one sent must be a write key of the league in the path or an admin
+    key (401/403/404 as for writing). The dependency's value: whether the request has one (it
+    then computes in the slots of key holders, else in the anonymous ones:
+    :meth:`~mindsport.service.runtime.Runtime.compute_slot`)."""
+
+    async def check(self, request: Request) -> None:
+        key = request.headers.get("x-api-key")
+        if key is not None:
+            _validated([(_KEY_VALUE, ("header", "X-API-Key"), key)])
+            runtime = get_runtime(request)
+            await runtime.run(runtime.store.authorize, key, request.path_params["league"])
+        request.scope[_KEYED] = key is not None
+
+    async def __call__(
+        self, request: Request, league: LeagueName, x_api_key: OptionalKeyHeader = None
+    ) -> bool:
+        if not self.checked(request):
+            await self.check(request)
+        return bool(request.scope.get(_KEYED))
+
+
 class _EventWriteKey(KeyCheck):
     """A write key of the event's league, or an admin key (the event must exist: 404)."""
 
@@ -177,5 +212,8 @@ class _EventWriteKey(KeyCheck):
 ADMIN_KEY = Depends(_AdminKey())
 #: a write key of the league in the path, or an admin key
 LEAGUE_WRITE_KEY = Depends(_LeagueWriteKey())
+#: no key needed; one sent (a write key of the league or an admin key) is checked, and the
+#: value says whether the request has one
+LEAGUE_KEY_IF_ANY = Depends(_LeagueKeyIfAny())
 #: a write key of the league of the event in the path, or an admin key
 EVENT_WRITE_KEY = Depends(_EventWriteKey())

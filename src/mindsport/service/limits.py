@@ -22,6 +22,8 @@ that this module names every limit of the API:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from mindsport.event.model import MAX_DEALS, MAX_PLAYERS, MAX_ROUNDS
 from mindsport.match import MAX_LABEL, MAX_LUCK, MAX_RANK, MAX_SCORE, MAX_TIME, MIN_TIME
 from mindsport.matchmaking import MAX_POOL, MAX_TABLE
@@ -29,17 +31,27 @@ from mindsport.store.codec import MAX_ID_LENGTH
 from mindsport.store.queries import MAX_OFFSET
 
 __all__ = [
+    "ANONYMOUS_COMPUTE_QUEUE",
+    "ANONYMOUS_COMPUTE_SLOTS",
+    "BACKLOG",
+    "BODY_IDLE_SECONDS",
+    "BODY_SECONDS",
     "COMPUTE_SECONDS",
     "COMPUTE_SLOTS",
     "COMPUTE_WAIT_SECONDS",
+    "HEAD_SECONDS",
+    "KEEP_ALIVE_SECONDS",
     "MAX_BATCH",
     "MAX_BOARDS",
     "MAX_BODY_BYTES",
+    "MAX_CONNECTIONS",
+    "MAX_CONNECTIONS_PER_CLIENT",
     "MAX_DEALS",
     "MAX_EVENT_HANDS",
     "MAX_EVENT_NUMBER",
     "MAX_EXPIRES_LENGTH",
     "MAX_HAND_LENGTH",
+    "MAX_HEAD_BYTES",
     "MAX_ID_LENGTH",
     "MAX_KEY_ID",
     "MAX_KEY_LENGTH",
@@ -69,6 +81,10 @@ __all__ = [
     "MAX_WHY_LENGTH",
     "MIN_TIME",
     "PAGE_SIZE",
+    "REFUSED_LINGER_SECONDS",
+    "RESERVATION_SECONDS",
+    "RESERVATION_STALL_SECONDS",
+    "ServerLimits",
 ]
 
 # -- a request -------------------------------------------------------------------------------------
@@ -76,6 +92,63 @@ __all__ = [
 MAX_BODY_BYTES = 2 * 1024 * 1024
 #: longest X-API-Key header (a key is 47 characters)
 MAX_KEY_LENGTH = 200
+#: seconds a request body may take to arrive, from the server's first read of it (408 after)
+BODY_SECONDS = 30.0
+#: longest pause, in seconds, between two pieces of a request body (408 after)
+BODY_IDLE_SECONDS = 10.0
+#: a large post of matches (64 KiB or more) holds its place in its league's group commit while
+#: its body arrives; the place is given up (the post is still read and committed, in arrival
+#: order) when its body pauses for longer than this, in seconds ...
+RESERVATION_STALL_SECONDS = 0.05
+#: ... or when it has not all arrived this many seconds after the headers
+RESERVATION_SECONDS = 0.5
+
+# -- connections (the server: mindsport.service.serving) -------------------------------------------
+#: seconds for a request head (request line and headers) to arrive completely, counted from the
+#: connection's opening or from the answer to its previous request (408, or a silent close when
+#: nothing of a request arrived)
+HEAD_SECONDS = 10.0
+#: whole seconds a connection may stay idle (no byte at all) after an answer before it is closed
+KEEP_ALIVE_SECONDS = 5
+#: largest request head, in bytes (431)
+MAX_HEAD_BYTES = 64 * 1024
+#: most open connections (a connection beyond is answered 503 and closed)
+MAX_CONNECTIONS = 2_000
+#: most open connections from one client address (a connection beyond is answered 429 and closed)
+MAX_CONNECTIONS_PER_CLIENT = 100
+#: connections the operating system queues before the server accepts them
+BACKLOG = 2048
+#: seconds a refused connection stays open after its answer so that the client reads it (at
+#: most MAX_CONNECTIONS of them at once; beyond, a refused connection is closed without answer)
+REFUSED_LINGER_SECONDS = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class ServerLimits:
+    """The limits of one server that its operator may change (``mindsport serve`` options):
+    the body timeouts the app applies, and the connection limits and timeouts of its HTTP
+    server (:func:`mindsport.service.serving.uvicorn_config`); each defaults to the constant of
+    the same name."""
+
+    body_seconds: float = BODY_SECONDS
+    body_idle_seconds: float = BODY_IDLE_SECONDS
+    head_seconds: float = HEAD_SECONDS
+    keep_alive_seconds: int = KEEP_ALIVE_SECONDS
+    max_head_bytes: int = MAX_HEAD_BYTES
+    max_connections: int = MAX_CONNECTIONS
+    max_connections_per_client: int = MAX_CONNECTIONS_PER_CLIENT
+    backlog: int = BACKLOG
+
+    def __post_init__(self) -> None:
+        for name in ("body_seconds", "body_idle_seconds", "head_seconds", "keep_alive_seconds"):
+            value = getattr(self, name)
+            if not 0 < value <= 86_400:
+                raise ValueError(f"{name}: a number of seconds in (0, 86400], got {value!r}")
+        for name in ("max_head_bytes", "max_connections", "max_connections_per_client", "backlog"):
+            value = getattr(self, name)
+            if not 1 <= value <= 10_000_000:
+                raise ValueError(f"{name}: a whole number in [1, 10000000], got {value!r}")
+
 
 # -- matches ---------------------------------------------------------------------------------------
 #: most matches in one request
@@ -114,6 +187,11 @@ COMPUTE_SLOTS = 2
 COMPUTE_WAIT_SECONDS = 10.0
 #: time budget of one matchmaking search (the best seating found by then is returned)
 COMPUTE_SECONDS = 2.0
+#: predictions and matchmaking of requests without a key computed at the same time (apart from
+#: the COMPUTE_SLOTS of requests with a key, so that anonymous loops never hold those)
+ANONYMOUS_COMPUTE_SLOTS = 1
+#: requests without a key waiting for an anonymous slot at most (429 at once beyond)
+ANONYMOUS_COMPUTE_QUEUE = 4
 
 # -- events ----------------------------------------------------------------------------------------
 #: most hands in an event's pool

@@ -5,7 +5,10 @@
   body, a declared size over the limit (413), then a body not declared as ``application/json``
   in UTF-8 (415, :func:`mindsport.service.body.media_type_problem`), are refused before a byte
   is read, and a chunked body is refused as soon as it passes the limit. Nothing is refused
-  before the route asks for the body, so that the key is checked first.
+  before the route asks for the body, so that the key is checked first. It also bounds the
+  time a body takes to arrive (:data:`~mindsport.service.limits.BODY_SECONDS` in all, from the
+  route's first read, and :data:`~mindsport.service.limits.BODY_IDLE_SECONDS` between two
+  pieces): a body late is refused with 408 and its connection closed.
 * :class:`ApiRoute` (the route class of every router) calls the route's key check
   (:class:`~mindsport.service.dependencies.KeyCheck`) before anything else of the request is
   read or validated (FastAPI reads a body before it solves any dependency), and reads the body
@@ -18,6 +21,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -28,11 +32,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mindsport.service.body import UnprocessableError, media_type_problem, parse_json
 from mindsport.service.dependencies import KeyCheck
-from mindsport.service.limits import MAX_BODY_BYTES
+from mindsport.service.limits import MAX_BODY_BYTES, ServerLimits
 
 __all__ = [
     "ApiRoute",
     "BodyLimitMiddleware",
+    "BodyTimeoutError",
     "BodyTooLargeError",
     "RawRoute",
     "UnsupportedMediaTypeError",
@@ -49,6 +54,14 @@ class BodyTooLargeError(HTTPException):
 
     def __init__(self, detail: str) -> None:
         super().__init__(413, detail, headers={"Connection": "close"})
+
+
+class BodyTimeoutError(HTTPException):
+    """The request body did not arrive in time (HTTP 408; the connection is closed, the rest of
+    the body unread); an HTTP exception, as :class:`BodyTooLargeError`."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(408, detail, headers={"Connection": "close"})
 
 
 class UnsupportedMediaTypeError(HTTPException):
@@ -73,11 +86,18 @@ def declared_size(scope: Scope) -> int:
 
 class BodyLimitMiddleware:
     """Refuse a request body over ``limit`` bytes (413), declared or chunked, or not declared as
-    JSON in UTF-8 (415), when the route reads it."""
+    JSON in UTF-8 (415), when the route reads it; or that does not arrive in time (408: all of
+    it within ``limits.body_seconds`` of the first read, and no pause between two pieces longer
+    than ``limits.body_idle_seconds``)."""
 
-    def __init__(self, app: ASGIApp, limit: int = MAX_BODY_BYTES) -> None:
+    def __init__(
+        self, app: ASGIApp, limit: int = MAX_BODY_BYTES, limits: ServerLimits | None = None
+    ) -> None:
+        limits = ServerLimits() if limits is None else limits
         self.app = app
         self.limit = limit
+        self.body_seconds = limits.body_seconds
+        self.idle_seconds = limits.body_idle_seconds
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -86,20 +106,41 @@ class BodyLimitMiddleware:
         limit = self.limit
         declared = declared_size(scope)
         received = 0
+        complete = False
+        whole_by: float | None = None  # when the whole body must have arrived
 
         async def limited() -> Message:
-            nonlocal received
+            nonlocal received, complete, whole_by
+            if complete:  # what comes after the body (a disconnect) is waited for untimed
+                return await receive()
             if declared > limit:
                 raise BodyTooLargeError(f"request body: at most {limit} bytes")
             if received == 0:
                 problem = media_type_problem(scope)
                 if problem is not None:
                     raise UnsupportedMediaTypeError(problem)
-            message = await receive()
+            now = asyncio.get_running_loop().time()
+            if whole_by is None:
+                whole_by = now + self.body_seconds
+            idle_by = now + self.idle_seconds
+            try:
+                async with asyncio.timeout_at(min(whole_by, idle_by)):
+                    message = await receive()
+            except TimeoutError:
+                if idle_by < whole_by:
+                    why = f"no part of it arrived for {self.idle_seconds:g} s"
+                else:
+                    why = f"not all of it arrived within {self.body_seconds:g} s"
+                raise BodyTimeoutError(
+                    f"request body: {why} ({received} bytes received); the connection is closed"
+                ) from None
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > limit:
                     raise BodyTooLargeError(f"request body: at most {limit} bytes")
+                complete = not message.get("more_body", False)
+            else:
+                complete = True
             return message
 
         await self.app(scope, limited, send)

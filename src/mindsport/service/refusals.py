@@ -59,6 +59,7 @@ MEANING = {
     401: "No API key",
     403: "The API key is unknown, revoked, expired or not allowed here",
     404: "No such league, player or key",
+    408: "The body did not arrive in time (the connection is closed)",
     409: "Conflicts with what is recorded (a match id with other data, a name taken, the last "
     "active admin key)",
     413: f"The body is larger than {MAX_BODY_BYTES} bytes",

@@ -16,7 +16,12 @@ from functools import partial
 from typing import Any, TypeVar
 
 from mindsport.errors import MindsportError
-from mindsport.service.limits import COMPUTE_SLOTS, COMPUTE_WAIT_SECONDS
+from mindsport.service.limits import (
+    ANONYMOUS_COMPUTE_QUEUE,
+    ANONYMOUS_COMPUTE_SLOTS,
+    COMPUTE_SLOTS,
+    COMPUTE_WAIT_SECONDS,
+)
 from mindsport.service.prepare import PreparePool
 from mindsport.store import Store
 
@@ -34,7 +39,8 @@ class ServiceBusyError(MindsportError):
 
 class Runtime:
     """The store (closed by :meth:`close` when ``owns_store``), a thread pool for its calls
-    (:meth:`run`), :data:`~mindsport.service.limits.COMPUTE_SLOTS` computation slots
+    (:meth:`run`), :data:`~mindsport.service.limits.COMPUTE_SLOTS` computation slots for requests
+    with a key and :data:`~mindsport.service.limits.ANONYMOUS_COMPUTE_SLOTS` for those without
     (:meth:`compute_slot`), and ``prepare``, the pool of worker processes preparing large posts
     of matches (``None``: they are parsed in the server). The thread pool and the slots are made
     on the running event loop, when first used."""
@@ -45,6 +51,8 @@ class Runtime:
         self.owns_store = owns_store
         self._threads: ThreadPoolExecutor | None = None
         self._slots: asyncio.Semaphore | None = None
+        self._anonymous: asyncio.Semaphore | None = None
+        self._anonymous_pending = 0  # anonymous computations running or waiting
         self._loop: asyncio.AbstractEventLoop | None = None
 
     def _bind(self) -> asyncio.AbstractEventLoop:
@@ -52,6 +60,8 @@ class Runtime:
         if loop is not self._loop:
             self._loop = loop
             self._slots = asyncio.Semaphore(COMPUTE_SLOTS)
+            self._anonymous = asyncio.Semaphore(ANONYMOUS_COMPUTE_SLOTS)
+            self._anonymous_pending = 0
         if self._threads is None:
             self._threads = ThreadPoolExecutor(IO_THREADS, thread_name_prefix="mindsport-io")
         return loop
@@ -62,13 +72,38 @@ class Runtime:
         return await loop.run_in_executor(self._threads, partial(fn, *args))
 
     @asynccontextmanager
-    async def compute_slot(self) -> AsyncIterator[None]:
+    async def compute_slot(self, *, anonymous: bool = False) -> AsyncIterator[None]:
         """One of the computation slots, waited for at most
-        :data:`~mindsport.service.limits.COMPUTE_WAIT_SECONDS` (then :class:`ServiceBusyError`)."""
+        :data:`~mindsport.service.limits.COMPUTE_WAIT_SECONDS` (then :class:`ServiceBusyError`).
+
+        ``anonymous`` (a request without a key): one of the anonymous slots instead, apart from
+        the others so that anonymous loops never take the slots of key holders; refused at once
+        when :data:`~mindsport.service.limits.ANONYMOUS_COMPUTE_QUEUE` anonymous requests are
+        waiting already."""
         self._bind()
-        assert self._slots is not None
+        if anonymous:
+            limit = ANONYMOUS_COMPUTE_SLOTS + ANONYMOUS_COMPUTE_QUEUE
+            if self._anonymous_pending >= limit:
+                raise ServiceBusyError(
+                    f"{limit} predictions or matchmaking searches without a key are running or "
+                    "waiting, the most the server takes; retry later, or send a key "
+                    "(X-API-Key) of the league"
+                )
+            self._anonymous_pending += 1
+            try:
+                async with self._slot(self._anonymous):
+                    yield
+            finally:
+                self._anonymous_pending -= 1
+        else:
+            async with self._slot(self._slots):
+                yield
+
+    @asynccontextmanager
+    async def _slot(self, slots: asyncio.Semaphore | None) -> AsyncIterator[None]:
+        assert slots is not None
         try:
-            await asyncio.wait_for(self._slots.acquire(), COMPUTE_WAIT_SECONDS)
+            await asyncio.wait_for(slots.acquire(), COMPUTE_WAIT_SECONDS)
         except TimeoutError:
             raise ServiceBusyError(
                 "the server is busy with other predictions or matchmaking; retry in a moment"
@@ -76,7 +111,7 @@ class Runtime:
         try:
             yield
         finally:
-            self._slots.release()
+            slots.release()
 
     def start(self) -> None:
         """Start the worker processes (in the background) rather than at the first large post."""

@@ -1,19 +1,25 @@
 """Computations over a league's ratings: ``POST /api/leagues/{league}/predict`` (win and place
 probabilities) and ``POST /api/leagues/{league}/matchmake`` (balanced tables).
 
-Their cost grows fast with their input: they run at most
-:data:`~mindsport.service.limits.COMPUTE_SLOTS` at a time (others wait, then 429), and a search
-stops after :data:`~mindsport.service.limits.COMPUTE_SECONDS` with the best seating found.
+Their cost grows fast with their input: requests with a key (a write key of the league, or an
+admin key, in X-API-Key) run at most :data:`~mindsport.service.limits.COMPUTE_SLOTS` at a time
+(others wait, then 429); requests without one run in a smaller pool of their own,
+:data:`~mindsport.service.limits.ANONYMOUS_COMPUTE_SLOTS` at a time with at most
+:data:`~mindsport.service.limits.ANONYMOUS_COMPUTE_QUEUE` waiting (429 at once beyond), so that
+anonymous loops never take the slots of key holders. A search stops after
+:data:`~mindsport.service.limits.COMPUTE_SECONDS` with the best seating found. A key sent must
+be valid (403 otherwise).
 """
 
 from __future__ import annotations
 
 import time
+from typing import Annotated
 
 from fastapi import APIRouter
 
 from mindsport import forecast
-from mindsport.service.dependencies import LeagueName, RuntimeDep
+from mindsport.service.dependencies import LEAGUE_KEY_IF_ANY, LeagueName, RuntimeDep
 from mindsport.service.limits import COMPUTE_SECONDS
 from mindsport.service.middleware import ApiRoute
 from mindsport.service.refusals import responses
@@ -23,24 +29,34 @@ __all__ = ["router"]
 
 router = APIRouter(route_class=ApiRoute, tags=["ratings"])
 
+#: whether the request has a key (checked): it computes in the slots of key holders
+Keyed = Annotated[bool, LEAGUE_KEY_IF_ANY]
 
-@router.post("/api/leagues/{league}/predict", responses=responses(400, 404, 413, 415, 422, 429))
-async def predict(league: LeagueName, body: PredictIn, runtime: RuntimeDep) -> PredictOut:
+
+_ANSWERS = responses(400, 401, 403, 404, 413, 415, 422, 429)
+
+
+@router.post("/api/leagues/{league}/predict", responses=_ANSWERS)
+async def predict(
+    league: LeagueName, body: PredictIn, runtime: RuntimeDep, keyed: Keyed
+) -> PredictOut:
     """Win and place probabilities and the match quality of a game between ``teams``."""
     st = runtime.store
-    async with runtime.compute_slot():
+    async with runtime.compute_slot(anonymous=not keyed):
         pr = await runtime.run(
             lambda: forecast.predict(st, league, body.teams, allow_new=body.allow_new)
         )
     return PredictOut.model_validate(pr)
 
 
-@router.post("/api/leagues/{league}/matchmake", responses=responses(400, 404, 413, 415, 422, 429))
-async def matchmake(league: LeagueName, body: MatchmakeIn, runtime: RuntimeDep) -> MatchmakeOut:
+@router.post("/api/leagues/{league}/matchmake", responses=_ANSWERS)
+async def matchmake(
+    league: LeagueName, body: MatchmakeIn, runtime: RuntimeDep, keyed: Keyed
+) -> MatchmakeOut:
     """Balanced tables of ``shape`` from the waiting ``players`` (the worst table as good as
     possible); ``exact`` tells whether the seating is provably the best."""
     st = runtime.store
-    async with runtime.compute_slot():
+    async with runtime.compute_slot(anonymous=not keyed):
         deadline = time.monotonic() + COMPUTE_SECONDS
         plan = await runtime.run(
             lambda: forecast.matchmake(

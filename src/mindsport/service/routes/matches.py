@@ -10,7 +10,12 @@ The route is FastAPI's, but its handler reads the body itself (:class:`MatchPost
 taking a typed body parameter, because it does what a framework body cannot:
 
 * a large post (:data:`~mindsport.service.prepare.PREPARE_FROM_BYTES` and more) holds its place
-  in its league's group commit from the moment its headers arrive, before its body is read;
+  in its league's group commit from the moment its headers arrive, before its body is read, and
+  gives it up as soon as its body pauses for longer than
+  :data:`~mindsport.service.limits.RESERVATION_STALL_SECONDS` or has not all arrived
+  :data:`~mindsport.service.limits.RESERVATION_SECONDS` after the headers (a slow client never
+  makes the league's commits wait for it; its post, if it ever arrives, is committed without
+  the place, and the body timeouts of the app's middleware bound how long it may take);
 * a large body is parsed and prepared for the database in a worker process
   (:mod:`mindsport.service.prepare`) while the writer commits earlier posts, or else on a
   thread, never on the event loop;
@@ -56,11 +61,14 @@ from pydantic import TypeAdapter
 
 from mindsport.service.body import parse_matches
 from mindsport.service.dependencies import LEAGUE_WRITE_KEY
+from mindsport.service.limits import RESERVATION_SECONDS, RESERVATION_STALL_SECONDS
 from mindsport.service.middleware import BodyTooLargeError, RawRoute, declared_size
 from mindsport.service.prepare import PREPARE_FROM_BYTES, PreparePool
 from mindsport.service.refusals import FAULT_RESPONSES, responses
 from mindsport.service.runtime import Runtime
 from mindsport.service.schemas import MatchesOut, MatchPost
+from mindsport.store import Store
+from mindsport.store.commit import Reservation
 
 __all__ = ["MatchPoster", "router"]
 
@@ -91,16 +99,33 @@ MATCH_POST_BODY = {
 }
 
 
-async def _body(request: Request) -> bytes:
-    """The whole body (its size bounded by the app's body limit)."""
+async def _body(
+    request: Request, store: Store, place: Reservation | None
+) -> tuple[bytes, Reservation | None]:
+    """The whole body (its size and the time it takes bounded by the app's body limit), and
+    ``place``, the post's place in the group commit, or ``None`` once it was given up (released
+    in ``store``) because the body paused or took too long (see the module)."""
     parts = []
+    loop = asyncio.get_running_loop()
+    give_up_by = loop.time() + RESERVATION_SECONDS
     while True:
-        message = await request.receive()
+        if place is None:
+            message = await request.receive()
+        else:
+            try:
+                async with asyncio.timeout_at(
+                    min(give_up_by, loop.time() + RESERVATION_STALL_SECONDS)
+                ):
+                    message = await request.receive()
+            except TimeoutError:  # the body stalls: the league's commits stop waiting for it
+                store.release_matches(place)
+                place = None
+                continue
         if message["type"] == "http.disconnect":
             raise BodyTooLargeError("the client went away before sending its whole body")
         parts.append(message.get("body", b""))
         if not message.get("more_body", False):
-            return b"".join(parts)
+            return b"".join(parts), place
 
 
 class MatchPoster:
@@ -124,7 +149,7 @@ class MatchPoster:
         if declared_size(request.scope) >= PREPARE_FROM_BYTES:
             place = store.reserve_matches(league)
         try:
-            body = await _body(request)
+            body, place = await _body(request, store, place)
             prepared = None
             if pool is not None and len(body) >= PREPARE_FROM_BYTES:
                 prepared = await pool.prepare(body)

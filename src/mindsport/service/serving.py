@@ -1,0 +1,263 @@
+"""The HTTP server around the app: uvicorn, with the connection limits and timeouts of
+:class:`~mindsport.service.limits.ServerLimits`, the same for ``mindsport serve`` and
+``python -m mindsport.service`` (both call :func:`uvicorn_config`).
+
+uvicorn bounds how long an idle connection stays open after an answer (``timeout_keep_alive``)
+and, with h11, the size of a request head; it does not bound how long a request head takes to
+arrive, the size of a head with httptools, nor the connections a client may open. The protocol
+class :func:`guarded_protocol` makes adds them, on uvicorn's own (httptools, or h11 without it):
+
+* a request head (request line and headers) must arrive completely within
+  :data:`~mindsport.service.limits.HEAD_SECONDS` of the connection's opening or of the answer to
+  its previous request: otherwise the connection is closed, with a JSON 408 when part of a
+  request had arrived;
+* a head of more than :data:`~mindsport.service.limits.MAX_HEAD_BYTES` is answered 431;
+* beyond :data:`~mindsport.service.limits.MAX_CONNECTIONS` open connections, a new one is
+  answered 503, and beyond :data:`~mindsport.service.limits.MAX_CONNECTIONS_PER_CLIENT` from
+  one client address, 429 (both JSON, with Retry-After), and closed.
+
+A refused connection is answered at once, before its request is read, then shut for writing
+and closed when the client closes it or after
+:data:`~mindsport.service.limits.REFUSED_LINGER_SECONDS` (closing a socket with unread data would
+reset it and lose the answer); at most ``max_connections`` refused connections wait so at once,
+those beyond are closed without an answer. Body timeouts are the app's
+(:class:`~mindsport.service.middleware.BodyLimitMiddleware`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any, cast
+
+import uvicorn
+from uvicorn.protocols.http.auto import AutoHTTPProtocol
+
+from mindsport.service.limits import REFUSED_LINGER_SECONDS, ServerLimits
+
+__all__ = [
+    "ConnectionGuard",
+    "guarded_protocol",
+    "refusal_bytes",
+    "run",
+    "server_limits",
+    "uvicorn_config",
+]
+
+_REASONS = {
+    408: "Request Timeout",
+    429: "Too Many Requests",
+    431: "Request Header Fields Too Large",
+    503: "Service Unavailable",
+}
+
+
+def refusal_bytes(status: int, detail: str, retry_after: int | None = None) -> bytes:
+    """A whole HTTP/1.1 answer ``status`` with the service's JSON error body
+    ``{"detail": detail}``, closing the connection."""
+    body = json.dumps({"detail": detail}).encode()
+    head = [
+        f"HTTP/1.1 {status} {_REASONS[status]}",
+        "content-type: application/json",
+        f"content-length: {len(body)}",
+        "x-content-type-options: nosniff",
+        "connection: close",
+    ]
+    if retry_after is not None:
+        head.append(f"retry-after: {retry_after}")
+    return ("\r\n".join(head) + "\r\n\r\n").encode() + body
+
+
+def _client_of(transport: asyncio.BaseTransport) -> str:
+    """The client address of a connection (its host; ``""`` when it has none, a Unix socket)."""
+    peer = transport.get_extra_info("peername")
+    if isinstance(peer, tuple | list) and peer:
+        return str(peer[0])
+    return ""
+
+
+class ConnectionGuard:
+    """The open connections of one server, in all and per client address, against ``limits``
+    (used on the server's event loop only)."""
+
+    def __init__(self, limits: ServerLimits) -> None:
+        self.limits = limits
+        self.open = 0
+        self.per_client: dict[str, int] = {}
+        self.lingering = 0
+
+    def admit(self, client: str) -> bytes | None:
+        """Count a new connection from ``client``; or the answer refusing it (not counted)."""
+        limits = self.limits
+        if self.open >= limits.max_connections:
+            return refusal_bytes(
+                503,
+                f"the server has {limits.max_connections} connections open, its most; "
+                "retry in a moment",
+                retry_after=1,
+            )
+        mine = self.per_client.get(client, 0)
+        if mine >= limits.max_connections_per_client:
+            return refusal_bytes(
+                429,
+                f"{client or 'this client'} has {limits.max_connections_per_client} connections "
+                "open, the most one client address may have; close one or retry later",
+                retry_after=1,
+            )
+        self.open += 1
+        self.per_client[client] = mine + 1
+        return None
+
+    def closed(self, client: str) -> None:
+        """A connection counted by :meth:`admit` closed."""
+        self.open -= 1
+        left = self.per_client[client] - 1
+        if left:
+            self.per_client[client] = left
+        else:
+            del self.per_client[client]
+
+
+class _Guarded(asyncio.Protocol):
+    """What :func:`guarded_protocol` adds to uvicorn's HTTP protocol (see the module)."""
+
+    guard: ConnectionGuard
+    # uvicorn's (set by its protocol)
+    transport: asyncio.Transport
+    loop: asyncio.AbstractEventLoop
+    cycle: Any
+
+    _refused = False
+    _counted = False
+    _client = ""
+    _timer: asyncio.TimerHandle | None = None
+    _head_bytes = 0
+
+    # -- refusing a connection ---------------------------------------------------------------------
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        client = _client_of(transport)
+        answer = self.guard.admit(client)
+        if answer is None:
+            self._counted = True
+            self._client = client
+            super().connection_made(transport)
+            self._arm()
+            return
+        self._refused = True
+        transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
+        guard = self.guard
+        if guard.lingering >= guard.limits.max_connections:
+            transport.abort()
+            return
+        guard.lingering += 1
+        transport.write(answer)
+        if transport.can_write_eof():
+            transport.write_eof()
+        self._timer = asyncio.get_running_loop().call_later(REFUSED_LINGER_SECONDS, transport.close)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self._refused:
+            self.guard.lingering -= 1 if self.guard.lingering > 0 else 0
+            return
+        if self._counted:
+            self._counted = False
+            self.guard.closed(self._client)
+        super().connection_lost(exc)
+
+    def eof_received(self) -> bool | None:
+        if self._refused:
+            return None  # the transport closes
+        return super().eof_received()
+
+    # -- the request head ------------------------------------------------------------------------
+    def _waiting_for_head(self) -> bool:
+        """No request is being read or answered: what arrives is the next request's head."""
+        return self.cycle is None or bool(self.cycle.response_complete)
+
+    def _arm(self) -> None:
+        """Start the head timer (at the connection's opening and after each answer)."""
+        if self._timer is not None:
+            self._timer.cancel()
+        self._head_bytes = 0
+        self._timer = self.loop.call_later(self.guard.limits.head_seconds, self._head_late)
+
+    def _refuse(self, status: int, detail: str) -> None:
+        self.transport.write(refusal_bytes(status, detail))
+        self.transport.close()
+
+    def _head_late(self) -> None:
+        self._timer = None
+        if self.transport.is_closing() or not self._waiting_for_head():
+            return
+        if self._head_bytes == 0:  # an idle connection: closed quietly
+            self.transport.close()
+            return
+        self._refuse(
+            408,
+            f"the request head (request line and headers) did not arrive within "
+            f"{self.guard.limits.head_seconds:g} s; the connection is closed",
+        )
+
+    def data_received(self, data: bytes) -> None:
+        if self._refused:
+            return  # read and dropped: the answer is sent
+        waiting = self._waiting_for_head()
+        super().data_received(data)
+        if waiting and self._waiting_for_head() and not self.transport.is_closing():
+            self._head_bytes += len(data)
+            limit = self.guard.limits.max_head_bytes
+            if self._head_bytes > limit:
+                self._refuse(431, f"the request head is larger than {limit} bytes")
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()  # type: ignore[misc]
+        if not self.transport.is_closing():
+            self._arm()
+
+
+def guarded_protocol(
+    limits: ServerLimits, base: type[asyncio.Protocol] = AutoHTTPProtocol
+) -> type[asyncio.Protocol]:
+    """uvicorn's HTTP protocol ``base`` (httptools, or h11 without it) with the head timeout, the
+    head size and the connection caps of ``limits`` (see the module); one class per server, its
+    connections counted together."""
+    return type(f"Guarded{base.__name__}", (_Guarded, base), {"guard": ConnectionGuard(limits)})
+
+
+def server_limits(**given: float | None) -> ServerLimits:
+    """The :class:`~mindsport.service.limits.ServerLimits` with the ``given`` fields that are not
+    ``None`` (an option left out: the default); :class:`ValueError` naming a bad one."""
+    return ServerLimits(**{k: v for k, v in given.items() if v is not None})  # type: ignore[arg-type]
+
+
+def uvicorn_config(
+    app: Any,
+    *,
+    host: str,
+    port: int,
+    limits: ServerLimits,
+    log_level: str = "warning",
+) -> uvicorn.Config:
+    """The uvicorn configuration serving ``app`` on ``host``:``port`` with ``limits`` (the
+    same for every entry point)."""
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level=log_level,
+        http=guarded_protocol(limits),
+        timeout_keep_alive=limits.keep_alive_seconds,
+        h11_max_incomplete_event_size=limits.max_head_bytes,
+        backlog=limits.backlog,
+        lifespan="on",
+    )
+
+
+def run(app: Any, *, host: str, port: int, limits: ServerLimits, log_level: str) -> None:
+    """Serve ``app`` until interrupted (:func:`uvicorn_config`)."""
+    uvicorn.Server(
+        uvicorn_config(app, host=host, port=port, limits=limits, log_level=log_level)
+    ).run()
