@@ -319,10 +319,18 @@ def test_serve_command_applies_its_options(monkeypatch: pytest.MonkeyPatch, tmp_
     monkeypatch.setattr(serving, "run", lambda app, **kw: seen.append(kw["limits"]))
     db = str(tmp_path / "s.db")
     args = ["serve", "--db", db, "--head-timeout", "3", "--max-connections-per-client", "7"]
-    result = CliRunner().invoke(cli_app, [*args, "--backlog", "99", "--body-timeout", "4"])
+    more = ["--body-idle", "2", "--max-head-bytes", "4096"]
+    result = CliRunner().invoke(cli_app, [*args, "--backlog", "99", "--body-timeout", "4", *more])
     assert result.exit_code == 0, result.output
     assert seen == [
-        ServerLimits(head_seconds=3, max_connections_per_client=7, backlog=99, body_seconds=4)
+        ServerLimits(
+            head_seconds=3,
+            max_connections_per_client=7,
+            backlog=99,
+            body_seconds=4,
+            body_idle_seconds=2,
+            max_head_bytes=4096,
+        )
     ]
     bad = CliRunner().invoke(cli_app, ["serve", "--db", db, "--max-connections", "0"])
     assert bad.exit_code != 0 and "max_connections" in bad.output

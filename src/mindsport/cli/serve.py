@@ -35,6 +35,12 @@ def serve(
     body_timeout: float | None = typer.Option(
         None, help="Seconds for a request's whole body to arrive (default 30; 408 after)."
     ),
+    body_idle: float | None = typer.Option(
+        None, help="Longest pause while a body arrives, in seconds (default 10; 408 after)."
+    ),
+    max_head_bytes: int | None = typer.Option(
+        None, help="Largest request head in bytes (default 65536; 431 beyond)."
+    ),
     max_connections: int | None = typer.Option(
         None, help="Most open connections (default 2000; 503 beyond)."
     ),
@@ -54,6 +60,8 @@ def serve(
             head_seconds=head_timeout,
             keep_alive_seconds=keep_alive,
             body_seconds=body_timeout,
+            body_idle_seconds=body_idle,
+            max_head_bytes=max_head_bytes,
             max_connections=max_connections,
             max_connections_per_client=max_connections_per_client,
             backlog=backlog,

@@ -32,6 +32,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--body-timeout", type=float, help=f"seconds (default {lim.BODY_SECONDS:g})"
     )
+    parser.add_argument(
+        "--body-idle", type=float, help=f"seconds (default {lim.BODY_IDLE_SECONDS:g})"
+    )
+    parser.add_argument("--max-head-bytes", type=int, help=f"bytes (default {lim.MAX_HEAD_BYTES})")
     parser.add_argument("--max-connections", type=int, help=f"default {lim.MAX_CONNECTIONS}")
     parser.add_argument(
         "--max-connections-per-client",
@@ -45,6 +49,8 @@ def main(argv: list[str] | None = None) -> None:
     try:
         limits = server_limits(
             body_seconds=args.body_timeout,
+            body_idle_seconds=args.body_idle,
+            max_head_bytes=args.max_head_bytes,
             head_seconds=args.head_timeout,
             keep_alive_seconds=args.keep_alive,
             max_connections=args.max_connections,
