@@ -15,7 +15,6 @@ import gc
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
 
 from fastapi import FastAPI
 
@@ -23,7 +22,7 @@ from mindsport.service.headers import SecurityHeadersMiddleware
 from mindsport.service.limits import MAX_BATCH, MAX_BODY_BYTES, ServerLimits
 from mindsport.service.middleware import BodyLimitMiddleware
 from mindsport.service.prepare import GC_THRESHOLD, PreparePool, default_workers
-from mindsport.service.refusals import FAULT_RESPONSES, MEANING, install_handlers
+from mindsport.service.refusals import FAULT_RESPONSES, install_handlers
 from mindsport.service.routes import events, forecasts, keys, leagues, matches, page, players
 from mindsport.service.routes.matches import MatchPoster
 from mindsport.service.runtime import Runtime
@@ -47,25 +46,6 @@ class ServiceApp(FastAPI):
     """The service's FastAPI app; ``poster`` is the handler of posted matches."""
 
     poster: MatchPoster
-
-    def openapi(self) -> dict[str, Any]:
-        """FastAPI's schema, with the 408 of every operation that reads a body (its body late:
-        :class:`~mindsport.service.middleware.BodyLimitMiddleware`'s answer, for every route)."""
-        if self.openapi_schema is None:
-            schema = super().openapi()
-            late = {
-                "description": MEANING[408],
-                "content": {
-                    "application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}
-                },
-            }
-            for operations in schema.get("paths", {}).values():
-                for operation in operations.values():
-                    if "requestBody" in operation:
-                        answers = operation["responses"]
-                        answers["408"] = late
-                        operation["responses"] = dict(sorted(answers.items()))
-        return super().openapi()
 
 
 def create_app(

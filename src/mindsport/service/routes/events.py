@@ -122,7 +122,7 @@ async def event_page(event: EventName, runtime: RuntimeDep, events: Events) -> H
 @router.post(
     "/api/events",
     status_code=201,
-    responses=responses(400, 401, 403, 404, 409, 413, 415, 422),
+    responses=responses(400, 401, 403, 404, 408, 409, 413, 415, 422),
     dependencies=[ADMIN_KEY],
 )
 async def create_event(body: EventIn, runtime: RuntimeDep, events: Events) -> EventOut:
@@ -149,7 +149,7 @@ async def create_event(body: EventIn, runtime: RuntimeDep, events: Events) -> Ev
     return EventOut.of(await runtime.run(make))
 
 
-_WRITE = responses(400, 401, 403, 404, 409, 413, 415, 422)
+_WRITE = responses(400, 401, 403, 404, 408, 409, 413, 415, 422)
 
 
 @router.post(

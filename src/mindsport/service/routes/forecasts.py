@@ -33,7 +33,7 @@ router = APIRouter(route_class=ApiRoute, tags=["ratings"])
 Keyed = Annotated[bool, LEAGUE_KEY_IF_ANY]
 
 
-_ANSWERS = responses(400, 401, 403, 404, 413, 415, 422, 429)
+_ANSWERS = responses(400, 401, 403, 404, 408, 413, 415, 422, 429)
 
 
 @router.post("/api/leagues/{league}/predict", responses=_ANSWERS)

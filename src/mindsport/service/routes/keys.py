@@ -29,7 +29,9 @@ async def list_keys(
     return KeysOut(keys=[KeyOut.of(k) for k in got])
 
 
-@router.post("/api/keys", status_code=201, responses=responses(400, 401, 403, 404, 413, 415, 422))
+@router.post(
+    "/api/keys", status_code=201, responses=responses(400, 401, 403, 404, 408, 413, 415, 422)
+)
 async def create_key(body: KeyIn, runtime: RuntimeDep) -> NewKeyOut:
     """A new write key of ``league``, or an admin key; the key is in this answer only."""
     expires = None if body.expires is None else parse_expiry(body.expires)

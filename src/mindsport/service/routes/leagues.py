@@ -25,7 +25,7 @@ async def list_leagues(runtime: RuntimeDep) -> LeaguesOut:
 @router.post(
     "/api/leagues",
     status_code=201,
-    responses=responses(400, 401, 403, 409, 413, 415, 422),
+    responses=responses(400, 401, 403, 408, 409, 413, 415, 422),
     dependencies=[ADMIN_KEY],
     tags=["admin"],
 )
@@ -37,7 +37,7 @@ async def create_league(body: LeagueIn, runtime: RuntimeDep) -> LeagueOut:
 
 @router.patch(
     "/api/leagues/{league}",
-    responses=responses(400, 401, 403, 404, 413, 415, 422),
+    responses=responses(400, 401, 403, 404, 408, 413, 415, 422),
     dependencies=[ADMIN_KEY],
     tags=["admin"],
 )

@@ -177,7 +177,7 @@ router = APIRouter(route_class=RawRoute, tags=["matches"])
     operation_id="post_matches",
     response_model=MatchesOut,
     response_description="Committed",
-    responses={**responses(400, 401, 403, 404, 409, 413, 415, 422), **FAULT_RESPONSES},
+    responses={**responses(400, 401, 403, 404, 408, 409, 413, 415, 422), **FAULT_RESPONSES},
     dependencies=[LEAGUE_WRITE_KEY],
     openapi_extra={"requestBody": MATCH_POST_BODY},
 )
