@@ -99,6 +99,6 @@ def test_the_tournament_defaults_are_the_equal_strength_constants() -> None:
         ONE_BOMB_LEVELS,
     )
 
-    assert tuple(float(x) for x in cli._LEVELS.split(",")) == ONE_BOMB_LEVELS
-    assert tuple(float(x) for x in cli._CENTRE.split(",")) == EQUAL_STRENGTH_CENTRE
+    assert tuple(float(x) for x in cli.GDI_LEVELS.split(",")) == ONE_BOMB_LEVELS
+    assert tuple(float(x) for x in cli.GDI_CENTRE.split(",")) == EQUAL_STRENGTH_CENTRE
     assert cli._EPSILON == EQUAL_STRENGTH_EPSILON

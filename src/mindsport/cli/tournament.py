@@ -39,8 +39,8 @@ app = new_app(
 # scores -2, -1, 1, 2, the centre of equal strength and its radius; the same numbers as
 # mindsport.tournament.gdi's constants (a test keeps them equal), written out so that the help
 # needs no NumPy
-_LEVELS = "-2,-1,1,2"
-_CENTRE = "0.96,0.91,0.79"
+GDI_LEVELS = "-2,-1,1,2"
+GDI_CENTRE = "0.96,0.91,0.79"
 _EPSILON = 0.15
 
 
@@ -133,8 +133,8 @@ def gdi(
     logfile: Annotated[
         Path, typer.Argument(help="Game log: one record per table that played a hand.")
     ],
-    levels: Annotated[str, typer.Option(help="The k possible landlord scores.")] = _LEVELS,
-    centre: Annotated[str, typer.Option(help="GDI centre of the equal-strength set.")] = _CENTRE,
+    levels: Annotated[str, typer.Option(help="The k possible landlord scores.")] = GDI_LEVELS,
+    centre: Annotated[str, typer.Option(help="GDI centre of the equal-strength set.")] = GDI_CENTRE,
     epsilon: Annotated[
         float, typer.Option(help="Distance threshold of equal strength.")
     ] = _EPSILON,
@@ -256,8 +256,8 @@ def swiss(
     if bots is not None:
         from mindsport.tournament.doudizhu.swiss_play import play_swiss
 
-        specs = _specs(bots, "--bots")
-        with _running(executor, workers, address, True) as (ex, _):
+        specs = ddz_bot_specs(bots, "--bots")
+        with running_games(executor, workers, address, True) as (ex, _):
             event = play_swiss(specs, rounds, seed, ex)
         for number, played in enumerate(event.rounds, start=1):
             show(number, played, lambda p: str(p + 1))
@@ -306,7 +306,7 @@ def validate(
     n = min(entrants, len(lords) * len(farm) ** 2)
     if n < max(top, 2):
         raise TournamentError(f"{n} line-ups, fewer than --top {top} (or 2)")
-    with _running(executor, workers, address, quiet) as (ex, bar):
+    with running_games(executor, workers, address, quiet) as (ex, bar):
         settings = DihGridSettings(
             players=[n],
             rounds=[rounds],
@@ -361,7 +361,7 @@ def compare(
 
     levels = parse_levels(landlords, "--landlords")
     spec = f"level:{parse_levels(str(farmer), '--farmer')[0]}"
-    with _running(executor, workers, address, quiet) as (ex, bar):
+    with running_games(executor, workers, address, quiet) as (ex, bar):
         settings = FormatsSettings(
             graders=[f"level:{x}" for x in parse_levels(tables, "--tables")],
             entrants=[f"level:{x}" for x in levels],
@@ -413,7 +413,7 @@ class _Bar:
 
 
 @contextlib.contextmanager
-def _running(
+def running_games(
     executor: str, workers: int, address: str | None, quiet: bool
 ) -> Iterator[tuple[Any, _Bar]]:
     from rich.console import Console
@@ -446,7 +446,7 @@ def _running(
         yield ex, _Bar(bar)
 
 
-def _specs(text: str, name: str) -> list[str]:
+def ddz_bot_specs(text: str, name: str) -> list[str]:
     """Dou Dizhu bot specs: levels (``0,50,100``) or spec strings (``level:40,strong``), each
     checked by building its bot."""
     from mindsport.games.registry import get_game, make_bot
@@ -515,13 +515,13 @@ def validate_grid(
     from mindsport.tournament.doudizhu.validation import DihGridSettings, run_dih_grid
 
     ns, ms = parse_counts(players, "--players"), parse_counts(rounds, "--rounds")
-    with _running(executor, workers, address, quiet) as (ex, bar):
+    with running_games(executor, workers, address, quiet) as (ex, bar):
         settings = DihGridSettings(
             players=ns,
             rounds=ms,
-            landlords=_specs(landlords, "--landlords"),
-            farmers1=_specs(farmers1, "--farmers1"),
-            farmers2=_specs(farmers2, "--farmers2"),
+            landlords=ddz_bot_specs(landlords, "--landlords"),
+            farmers1=ddz_bot_specs(farmers1, "--farmers1"),
+            farmers2=ddz_bot_specs(farmers2, "--farmers2"),
             library_hands=library_hands,
             probe_hands=probe_hands,
             replays=replays,
@@ -570,7 +570,7 @@ def validate_formats(
     ),
     farmers: Annotated[str, typer.Option(help="The fixed farmer bots (one or two).")] = "0",
     library_hands: Annotated[int, typer.Option(help="One-bomb deals graded.")] = 400,
-    centre: Annotated[str, typer.Option(help="GDI centre of equal strength.")] = _CENTRE,
+    centre: Annotated[str, typer.Option(help="GDI centre of equal strength.")] = GDI_CENTRE,
     epsilons: Annotated[str, typer.Option(help="Equal-strength thresholds.")] = "0.15,0.20,0.25",
     rounds: Annotated[str, typer.Option(help="Rounds per event.")] = "5,10,20",
     events: Annotated[
@@ -602,15 +602,15 @@ def validate_formats(
     from mindsport.tournament.doudizhu.validation import FormatsSettings, run_format_comparison
     from mindsport.tournament.errors import TournamentError
 
-    farm = _specs(farmers, "--farmers")
+    farm = ddz_bot_specs(farmers, "--farmers")
     if len(farm) == 1:
         farm = farm * 2
     if len(farm) != 2:
         raise TournamentError(f"--farmers takes one or two bots, got {len(farm)}")
-    entered = _specs(entrants, "--entrants")
-    with _running(executor, workers, address, quiet) as (ex, bar):
+    entered = ddz_bot_specs(entrants, "--entrants")
+    with running_games(executor, workers, address, quiet) as (ex, bar):
         settings = FormatsSettings(
-            graders=_specs(graders, "--graders"),
+            graders=ddz_bot_specs(graders, "--graders"),
             entrants=entered,
             farmers=(farm[0], farm[1]),
             library_hands=library_hands,
@@ -625,7 +625,7 @@ def validate_formats(
     console = Console(width=200)
     pools = ", ".join(f"eps {e:g}: {k}" for e, k in result.pool_sizes.items())
     typer.echo(
-        f"{len(result.hands)} one-bomb hands graded at {len(_specs(graders, 'g'))} tables; "
+        f"{len(result.hands)} one-bomb hands graded at {len(ddz_bot_specs(graders, 'g'))} tables; "
         f"equal-strength pools around {list(result.centre)}: {pools}; "
         f"{result.games} engine games; {result.events} events per format"
     )

@@ -15,20 +15,20 @@ import typer
 
 from mindsport.cli.options import output_file, parse_numbers
 from mindsport.cli.tournament import (
-    _CENTRE,
-    _LEVELS,
+    GDI_CENTRE,
+    GDI_LEVELS,
     AddressOption,
     ExecutorOption,
     WorkersOption,
-    _running,
-    _specs,
+    ddz_bot_specs,
+    running_games,
 )
 
 __all__ = ["generate"]
 
 
 def generate(
-    target: Annotated[str, typer.Option(help="Requested GDI.")] = _CENTRE,
+    target: Annotated[str, typer.Option(help="Requested GDI.")] = GDI_CENTRE,
     epsilon: Annotated[float, typer.Option(help="Accept within this distance.")] = 0.15,
     count: Annotated[int, typer.Option(help="Deals to generate.")] = 20,
     seed: Annotated[int, typer.Option(help="Seed of every random choice.")] = 0,
@@ -78,17 +78,17 @@ def generate(
     from mindsport.tournament.gdi import grade_difficulty
 
     goal = parse_numbers(target, "--target")
-    levels = [float(x) for x in _LEVELS.split(",")]
+    levels = [float(x) for x in GDI_LEVELS.split(",")]
     if len(goal) != len(levels) - 1:
         raise TournamentError(f"--target needs {len(levels) - 1} values, got {len(goal)}")
     if not 0 < holdout < 1:
         raise TournamentError(f"--holdout must lie strictly between 0 and 1, got {holdout}")
-    farm = _specs(farmers, "--farmers")
+    farm = ddz_bot_specs(farmers, "--farmers")
     farm = farm * 2 if len(farm) == 1 else farm
     if len(farm) != 2:
         raise TournamentError(f"--farmers takes one or two bots, got {len(farm)}")
-    tables = _specs(graders, "--graders")
-    with _running(executor, workers, address, quiet) as (ex, bar):
+    tables = ddz_bot_specs(graders, "--graders")
+    with running_games(executor, workers, address, quiet) as (ex, bar):
         if model is not None:
             fitted = GdiModel.load(model)
         else:
