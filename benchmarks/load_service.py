@@ -25,7 +25,17 @@ For each backend (a SQLite file, and PostgreSQL when a URL is given):
    in-memory replay (the TrueSkill model applied match by match in time order, no database);
 6. with ``--isolation``: while clients post batches of ``--isolation-batch`` matches to the
    first league, one client posts single matches to the second league; its worst latency is
-   reported next to the time one batch takes.
+   reported next to the time one batch takes;
+7. with ``--mix`` (``slow-body``, ``anonymous-compute``, ``idle-connections``, ``late-posts``,
+   comma-separated, or ``all``; default ``none``): on a new server, ``--mix-matches`` single
+   posts by ``--clients`` clients into a fresh league, first alone, then beside each attack
+   (``benchmarks/attackers.py``; it starts ``--mix-ramp`` s before the load), each league
+   checked exactly once against a replay afterwards; a table gives each run's throughput and
+   p50/p99 with ratios to the run alone and PASS/FAIL against issue 42's targets (at least 80%
+   of the throughput, p99 under 50 ms) for the first three (late posts are reported only). The
+   attackers run in the load generator's process, so on a small machine their CPU slows the
+   normal load's clients too. ``idle-connections`` raises the open-file limit (the server
+   inherits it) and refuses a count the hard limit cannot hold.
 
 The load generator is one asyncio process speaking raw HTTP/1.1 with keep-alive (requests are
 prepared beforehand), so that the clients cost little of the machine's CPU next to the server's:
@@ -35,6 +45,7 @@ a thread-per-client generator with a full HTTP client library uses several times
     python benchmarks/load_service.py --batch 1000 --matches 200000    # SQLite, batches
     python benchmarks/load_service.py --batch 1000 --matches 200000 --prepare-workers 0
     python benchmarks/load_service.py --pg-url postgresql://u:p@127.0.0.1/db --skip-sqlite
+    python benchmarks/load_service.py --matches 4000 --mix all        # the adversarial mixes
     (or set MINDSPORT_TEST_POSTGRES_URL; its mindsport tables are dropped first)
 """
 
@@ -47,17 +58,21 @@ import json
 import math
 import os
 import random
+import resource
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import func, select
 
+import attackers
+from attackers import GATED, MIXES, Target, exchange
 from mindsport.history import Match
 from mindsport.rating.trueskill.model import TrueSkill
 from mindsport.service.prepare import default_workers
@@ -140,6 +155,7 @@ class Phase:
     acked_ids: set[str] = field(default_factory=set)
     replayed: int = 0  # stored matches re-rated because new ones came earlier in time
     failed_requests: int = 0
+    refused: int = 0  # connections refused (429/503 before the request was read), then retried
     seconds: float = 0.0
 
     def stats(self) -> tuple[float, float, float]:
@@ -159,25 +175,12 @@ class Phase:
             f"{self.seconds:.1f}s = {rate:.0f} matches/s, {len(self.latencies) / self.seconds:.0f}"
             f" req/s; latency p50 {p50:.1f} ms, p99 {p99:.1f} ms"
             + (f"; {self.failed_requests} failed (server killed)" if self.failed_requests else "")
+            + (f"; {self.refused} connections refused, retried" if self.refused else "")
         )
 
 
 class ServerGone(Exception):
     pass
-
-
-async def _exchange(
-    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, req: bytes
-) -> tuple[int, bytes]:
-    writer.write(req)
-    head = await reader.readuntil(b"\r\n\r\n")
-    status = int(head[9:12])
-    length = 0
-    for line in head.split(b"\r\n"):
-        if line[:15].lower() == b"content-length:":
-            length = int(line[15:])
-    body = await reader.readexactly(length)
-    return status, body
 
 
 async def post_all(
@@ -189,10 +192,13 @@ async def post_all(
     stop_on_error: bool,
     stop_after: int | None = None,
     deadline: float,
+    retry_refused: bool = False,
 ) -> None:
     """``clients`` keep-alive connections post ``requests`` (taken in order) until done, or until
     ``stop_after`` matches are acknowledged (then the caller kills the server) or the first
-    connection error when ``stop_on_error``."""
+    connection error when ``stop_on_error``. With ``retry_refused`` a connection the server
+    refuses (429 or 503 with ``Retry-After``: its caps) is counted and opened again 0.05 s later,
+    and the request's latency runs from its first try."""
     queue = list(reversed(requests))
     stop = asyncio.Event()
 
@@ -200,14 +206,22 @@ async def post_all(
         reader = writer = None
         while queue and not stop.is_set() and time.monotonic() < deadline:
             req, ids = queue.pop()
+            first: float | None = None
             while True:
                 try:
                     if writer is None:
                         reader, writer = await asyncio.open_connection("127.0.0.1", port)
                     assert reader is not None
                     t0 = time.perf_counter()
-                    status, body = await _exchange(reader, writer, req)
-                    dt = time.perf_counter() - t0
+                    status, body = await exchange(reader, writer, req)
+                    dt = time.perf_counter() - (t0 if first is None else first)
+                    if retry_refused and status in (429, 503) and b"connections open" in body:
+                        phase.refused += 1
+                        first = t0 if first is None else first
+                        writer.close()
+                        reader = writer = None
+                        await asyncio.sleep(0.05)
+                        continue
                     break
                 except (OSError, asyncio.IncompleteReadError, ValueError):
                     phase.failed_requests += 1
@@ -320,7 +334,9 @@ def cpu_report(before: dict[str, int] | None, matches: int, server: int | None =
     )
 
 
-def run_backend(label: str, url: str, args: argparse.Namespace) -> tuple[bool, list[str]]:
+def run_backend(
+    label: str, url: str, args: argparse.Namespace
+) -> tuple[bool, list[str], list[str]]:
     workers = default_workers() if args.prepare_workers is None else args.prepare_workers
     print(
         f"\n== {label}: {args.matches} matches, {args.clients} clients, batch {args.batch}, "
@@ -397,7 +413,7 @@ def run_backend(label: str, url: str, args: argparse.Namespace) -> tuple[bool, l
             rows.extend(isolation(port, key, args, deadline))
         if time.monotonic() > deadline:
             print(f"FAILED: time limit {args.timeout}s reached")
-            return False, rows
+            return False, rows, []
     finally:
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
@@ -405,7 +421,153 @@ def run_backend(label: str, url: str, args: argparse.Namespace) -> tuple[bool, l
                 proc.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 proc.kill()
-    return check(url, matches, acked), rows
+    ok = check(url, matches, acked)
+    mixed: list[str] = []
+    if args.mix:
+        good, mixed = run_mixes(label, url, key, args)
+        ok &= good
+    return ok, rows, mixed
+
+
+def run_mixes(label: str, url: str, key: str, args: argparse.Namespace) -> tuple[bool, list[str]]:
+    """The normal load (``--mix-matches`` single posts by ``--clients`` clients, each time the
+    same matches into a fresh league) alone, then beside each attack of ``args.mix``; each
+    league checked exactly once against a replay after its run. Returns the table's lines."""
+    late_league = "mix-late-posts-target"
+    with Store(url) as st:
+        for name in ("alone", *args.mix):
+            st.create_league(f"mix-{name}")
+        if "late-posts" in args.mix:
+            st.create_league(late_league)
+            prefill = make_matches(args.late_league_matches, args.players, 11, prefix="pre")
+            t0 = time.perf_counter()
+            for i in range(0, len(prefill), 5000):
+                st.add_matches(late_league, prefill[i : i + 5000])
+            print(
+                f"\n{late_league!r} pre-filled with {len(prefill)} matches in "
+                f"{time.perf_counter() - t0:.1f}s"
+            )
+    matches = make_matches(args.mix_matches, args.players, args.seed + 1, prefix="mix")
+    players = tuple(sorted({p for m in matches for p in m.players}))
+    port = free_port()
+    proc = start_server(url, port, args.prepare_workers)
+    deadline = time.monotonic() + args.timeout
+    ok = True
+    results: dict[str, tuple[float, float, float]] = {}
+    lines = []
+    try:
+        warm = make_matches(2000, args.players, 1, prefix="mixwarm")
+        wreqs: list[tuple[bytes, list[str]]] = [
+            (request_bytes("warmup", key, [m]), []) for m in warm
+        ]
+        asyncio.run(
+            post_all(
+                port, wreqs, args.clients, Phase("warm-up"), stop_on_error=False, deadline=deadline
+            )
+        )
+        for name in ("alone", *args.mix):
+            league = f"mix-{name}"
+            reqs = [(request_bytes(league, key, [m]), [m.id]) for m in matches]
+            phase = Phase(f"normal load, {name}")
+            counts: Counter[str] = Counter()
+            late: list[Match] = []
+            target = Target(port, late_league if name == "late-posts" else league, key, players)
+            load = uptime()
+            asyncio.run(under_attack(name, target, counts, late, args, phase, reqs, deadline))
+            load_after = uptime()
+            results[name] = rate, p50, p99 = phase.stats()
+            print(f"{phase.report()}  [{load} -> {load_after}]")
+            if name != "alone":
+                print(f"  {name}: {', '.join(f'{k} {v}' for k, v in sorted(counts.items()))}")
+            good = check(url, matches, phase.acked_ids, league)
+            if name == "late-posts":
+                good &= check(url, prefill + late, {m.id for m in late}, late_league)
+            ok &= good
+            base_rate, _, base_p99 = results["alone"]
+            ratio = rate / base_rate if base_rate else 0.0
+            if name == "alone":
+                verdict = "baseline"
+            elif name in GATED:
+                passed = ratio >= 0.8 and p99 < 50.0
+                verdict = "PASS" if passed else "FAIL"
+                ok &= passed
+            else:
+                verdict = "reported (no target)"
+            lines.append(
+                f"| {label} | {name} | {rate:,.0f} | {ratio:.2f} | {p50:.1f} | {p99:.1f} | "
+                f"{p99 / base_p99 if base_p99 else 0:.1f} | {phase.refused} | "
+                f"{'OK' if good else 'FAILED'} | {verdict} | {load.split()[-3]} / "
+                f"{load_after.split()[-3]} |"
+            )
+            print(f"  -> {verdict}; exactly once {'OK' if good else 'FAILED'}")
+            if time.monotonic() > deadline:
+                print(f"FAILED: time limit {args.timeout}s reached")
+                return False, lines
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    return ok, lines
+
+
+async def under_attack(
+    name: str,
+    target: Target,
+    counts: Counter[str],
+    late: list[Match],
+    args: argparse.Namespace,
+    phase: Phase,
+    reqs: list[tuple[bytes, list[str]]],
+    deadline: float,
+) -> None:
+    """The normal load ``reqs`` while the attack ``name`` runs (``alone``: none); the attack
+    starts ``--mix-ramp`` seconds before the load and is stopped after it."""
+    stop = asyncio.Event()
+    attack: Any = None
+    if name == "slow-body":
+        attack = attackers.slow_body(
+            target,
+            stop,
+            counts,
+            clients=args.slow_clients,
+            matches=make_matches(2000, args.players, args.seed + 1, prefix="mix"),
+            size=args.slow_size,
+            piece=args.slow_piece,
+            interval=args.slow_interval,
+        )
+    elif name == "anonymous-compute":
+        attack = attackers.anonymous_compute(
+            target, stop, counts, loops=args.compute_loops, seed=args.seed
+        )
+    elif name == "idle-connections":
+        attack = attackers.idle_connections(
+            target,
+            stop,
+            counts,
+            count=args.idle_connections,
+            sources=args.idle_sources,
+            half_sent=args.idle_half_sent,
+            retry=1.0,
+        )
+    elif name == "late-posts":
+        attack = attackers.late_posts(target, stop, counts, late, seed=args.seed)
+    task = asyncio.create_task(attack) if attack is not None else None
+    if task is not None:
+        await asyncio.sleep(args.mix_ramp)
+    await post_all(
+        target.port,
+        reqs,
+        args.clients,
+        phase,
+        stop_on_error=False,
+        deadline=deadline,
+        retry_refused=True,
+    )
+    stop.set()
+    if task is not None:
+        await task
 
 
 def isolation(port: int, key: str, args: argparse.Namespace, deadline: float) -> list[str]:
@@ -438,19 +600,21 @@ def isolation(port: int, key: str, args: argparse.Namespace, deadline: float) ->
     ]
 
 
-def check(url: str, matches: list[Match], acked: set[str]) -> bool:
+def check(url: str, matches: list[Match], acked: set[str], league: str = LEAGUE) -> bool:
+    """``league`` holds each of ``matches`` exactly once (every one of ``acked`` among them), one
+    history row per player per match, and ratings equal to an in-memory replay."""
     t0 = time.perf_counter()
     expect = reference_ratings(matches)
     with Store(url) as st:
-        n = st.match_count(LEAGUE)
-        stored = {m.id for m in st.matches(LEAGUE)}
-        got = st.leaderboard(LEAGUE, limit=len(expect) + 10).entries
+        n = st.match_count(league)
+        stored = {m.id for m in st.matches(league)}
+        got = st.leaderboard(league, limit=len(expect) + 10).entries
         h = rating_history.c
         with st.engine.connect() as conn:
             lid_hist = conn.execute(
                 select(func.count())
                 .select_from(rating_history.join(leagues, h.league_id == leagues.c.id))
-                .where(leagues.c.name == LEAGUE)
+                .where(leagues.c.name == league)
             ).scalar_one()
     ok = True
     if n != len(matches) or stored != {m.id for m in matches}:
@@ -496,6 +660,65 @@ def drop_postgres(url: str) -> str:
     return full
 
 
+def add_mix_options(ap: argparse.ArgumentParser) -> None:
+    g = ap.add_argument_group("adversarial mixes (run after the phases above, on a new server)")
+    g.add_argument(
+        "--mix",
+        default="none",
+        help=f"comma-separated: {', '.join(MIXES)}; 'all' for every one, 'none' (default)",
+    )
+    g.add_argument("--mix-matches", type=int, default=4000, help="single posts per run")
+    g.add_argument("--mix-ramp", type=float, default=2.0, help="seconds of attack before load")
+    g.add_argument("--slow-clients", type=int, default=4)
+    g.add_argument("--slow-size", type=int, default=64 * 1024, help="bytes of each slow body")
+    g.add_argument("--slow-piece", type=int, default=1, help="bytes sent at a time")
+    g.add_argument("--slow-interval", type=float, default=0.2, help="seconds between pieces")
+    g.add_argument("--compute-loops", type=int, default=8)
+    g.add_argument("--idle-connections", type=int, default=2000)
+    g.add_argument(
+        "--idle-sources",
+        type=int,
+        default=1,
+        help="loopback addresses the idle connections come from (127.0.1.1, ...)",
+    )
+    g.add_argument(
+        "--idle-half-sent", type=float, default=0.5, help="share sending half a request head"
+    )
+    g.add_argument(
+        "--late-league-matches",
+        type=int,
+        default=20_000,
+        help="matches already in the league the late posts go to",
+    )
+
+
+def parse_mixes(ap: argparse.ArgumentParser, text: str) -> list[str]:
+    if text == "none":
+        return []
+    if text == "all":
+        return list(MIXES)
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    bad = [n for n in names if n not in MIXES]
+    if bad or not names:
+        ap.error(f"--mix: unknown {bad or text!r}; choose from {', '.join(MIXES)}, all, none")
+    return list(dict.fromkeys(names))
+
+
+def raise_open_files(ap: argparse.ArgumentParser, need: int) -> None:
+    """Raise this process's soft limit of open files to ``need`` (the server, started later,
+    inherits it), up to the hard limit; an error naming both when that is not enough."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft >= need:
+        return
+    if hard != resource.RLIM_INFINITY and hard < need:
+        ap.error(
+            f"--idle-connections needs about {need} open files; this machine allows {hard} "
+            f"(ulimit -Hn): ask for fewer"
+        )
+    resource.setrlimit(resource.RLIMIT_NOFILE, (need, hard))
+    print(f"open-file limit raised from {soft} to {need}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--matches", type=int, default=20_000)
@@ -517,18 +740,26 @@ def main() -> int:
         default=None,
         help="the server's worker processes for large posts (default: the server's default)",
     )
+    add_mix_options(ap)
     args = ap.parse_args()
+    args.mix = parse_mixes(ap, args.mix)
+    if "idle-connections" in args.mix:
+        raise_open_files(ap, args.idle_connections + args.clients + args.compute_loops + 200)
     ok = True
     rows: list[str] = []
+    mixed: list[str] = []
     if not args.skip_sqlite:
         with tempfile.TemporaryDirectory() as d:
-            good, got = run_backend("SQLite", f"sqlite:///{os.path.join(d, 'load.db')}", args)
+            url = f"sqlite:///{os.path.join(d, 'load.db')}"
+            good, got, more = run_backend("SQLite", url, args)
             ok &= good
             rows += got
+            mixed += more
     if args.pg_url:
-        good, got = run_backend("PostgreSQL", drop_postgres(args.pg_url), args)
+        good, got, more = run_backend("PostgreSQL", drop_postgres(args.pg_url), args)
         ok &= good
         rows += got
+        mixed += more
     else:
         print("\n== PostgreSQL: skipped (give --pg-url or set MINDSPORT_TEST_POSTGRES_URL)")
     print(
@@ -538,6 +769,16 @@ def main() -> int:
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in rows:
         print(r)
+    if mixed:
+        print(
+            "\nnormal load (single posts) alone and beside each attack; targets for slow-body, "
+            "anonymous-compute, idle-connections: ratio >= 0.80 and p99 < 50 ms\n"
+            "\n| database | mix | matches/s | ratio | p50 ms | p99 ms | p99 ratio | refused "
+            "| exactly once | verdict | load before / after |"
+        )
+        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        for r in mixed:
+            print(r)
     print("\nALL OK" if ok else "\nFAILED")
     return 0 if ok else 1
 
