@@ -687,7 +687,7 @@ def add_mix_options(ap: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--late-league-matches",
         type=int,
-        default=20_000,
+        default=5_000,
         help="matches already in the league the late posts go to",
     )
 
