@@ -226,3 +226,30 @@ def test_the_last_admin_key_is_not_revoked(tmp_path: Path) -> None:
     assert r.exit_code == 0 and r.output.startswith("key 1 (")
     with Store(db) as st:
         assert [k.status() for k in st.list_keys()] == ["revoked", "active"]
+
+
+def test_the_late_result_policy_through_the_cli(tmp_path: Path) -> None:
+    """Set at creation, changed alone (nothing re-rated), shown by ``leagues list``; a bad one
+    is refused naming it."""
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    r = invoke("leagues", "create", "club", "--late", "refuse:30", "--db", db)
+    assert r.exit_code == 0 and "late results: refuse:30" in r.output, r.output
+    r = invoke("leagues", "create", "fast", "--late", "arrival", "--db", db)
+    assert r.exit_code == 0, r.output
+    with Store(db) as st:
+        st.add_matches("fast", [games(4)[3], *games(3)])  # the last three arrive late
+        before = st.states("fast")
+    r = invoke("leagues", "list", "--db", db)
+    assert "club\ttrueskill\t{}\t0 matches\tlate: refuse:30" in r.output
+    assert "fast\ttrueskill\t{}\t4 matches\tlate: arrival" in r.output
+    r = invoke("leagues", "set", "fast", "--late", "replay", "--db", db)
+    assert r.exit_code == 0 and "nothing re-rated" in r.output, r.output
+    with Store(db) as st:
+        assert st.get_league("fast").late.text() == "replay"
+        assert st.states("fast") == before
+    r = invoke("leagues", "set", "club", "--beta", "5", "--late", "arrival", "--db", db)
+    assert r.exit_code == 0 and "late results: arrival" in r.output, r.output
+    r = runner.invoke(app, ["leagues", "create", "x", "--late", "refuse", "--db", db])
+    assert r.exit_code != 0 and "needs refuse_older_than" in r.output
+    r = runner.invoke(app, ["leagues", "set", "club", "--late", "soon", "--db", db])
+    assert r.exit_code != 0 and "'soon'" in r.output

@@ -50,6 +50,12 @@ DEFAULT_LEAGUE = "main"
 
 LeagueOption = typer.Option(DEFAULT_LEAGUE, "--league", "-l", help="League name.")
 _MODELS_HELP = "see `mindsport leagues models`"
+_LATE_HELP = (
+    "Policy for late results (a match dated before the league's latest): 'replay' re-rates "
+    "what depends on it, 'arrival' rates matches in the order they arrive, 'refuse:AGE' "
+    "refuses one older than the latest by more than AGE (days for dated matches, else time "
+    "units) and replays one within it."
+)
 
 
 def _console() -> Console:
@@ -494,13 +500,16 @@ def leagues_create(
         list[str] | None,
         typer.Option(help="Model setting NAME=VALUE (see `mindsport leagues models`)."),
     ] = None,
+    late: str = typer.Option("replay", help=_LATE_HELP),
     db: str | None = DbOption,
 ) -> None:
     """Create a league."""
     params = _params(model, mu, sigma, beta, tau, draw_probability, param)
     with open_store(db, create=True) as store:
-        lg = store.create_league(name, model, params)
-    typer.echo(f"league {lg.name!r} created: {lg.model} {lg.params}")
+        lg = store.create_league(name, model, params, late=late)
+    typer.echo(
+        f"league {lg.name!r} created: {lg.model} {lg.params}, late results: {lg.late.text()}"
+    )
 
 
 @leagues_app.command("set")
@@ -515,16 +524,28 @@ def leagues_set(
     param: Annotated[
         list[str] | None, typer.Option(help="Other model parameter NAME=VALUE.")
     ] = None,
+    late: str | None = typer.Option(
+        None, help=_LATE_HELP + " Given alone, nothing is re-rated (default: keep)."
+    ),
     db: str | None = DbOption,
 ) -> None:
-    """Change a league's settings (merged into the current ones) and replay its matches."""
+    """Change a league's settings (merged into the current ones) and replay its matches, or
+    its policy for late results (given alone: nothing is re-rated)."""
+    given = (model, mu, sigma, beta, tau, draw_probability)
     with open_store(db, create=False) as store:
+        if late is not None and all(v is None for v in given) and not param:
+            lg = store.update_league(name, late=late)
+            typer.echo(f"league {lg.name!r}: late results: {lg.late.text()}; nothing re-rated")
+            return
         current = store.get_league(name)
         params = dict(current.params) if model is None or model == current.model else {}
         name_ = model or current.model
         params.update(_params(name_, mu, sigma, beta, tau, draw_probability, param))
-        lg = store.update_league(name, model=model, params=params)
-    typer.echo(f"league {lg.name!r}: {lg.model} {lg.params}; {lg.matches} matches replayed")
+        lg = store.update_league(name, model=model, params=params, late=late)
+    typer.echo(
+        f"league {lg.name!r}: {lg.model} {lg.params}, late results: {lg.late.text()}; "
+        f"{lg.matches} matches replayed"
+    )
 
 
 @leagues_app.command("models")
@@ -547,7 +568,9 @@ def leagues_list(db: str | None = DbOption) -> None:
     """List the leagues."""
     with open_store(db, create=False) as store:
         for lg in store.list_leagues():
-            typer.echo(f"{lg.name}\t{lg.model}\t{lg.params}\t{lg.matches} matches")
+            typer.echo(
+                f"{lg.name}\t{lg.model}\t{lg.params}\t{lg.matches} matches\tlate: {lg.late.text()}"
+            )
 
 
 def register(target: typer.Typer) -> None:

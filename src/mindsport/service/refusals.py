@@ -60,8 +60,8 @@ MEANING = {
     403: "The API key is unknown, revoked, expired or not allowed here",
     404: "No such league, player or key",
     408: "The body did not arrive in time (the connection is closed)",
-    409: "Conflicts with what is recorded (a match id with other data, a name taken, the last "
-    "active admin key)",
+    409: "Conflicts with what is recorded (a match id with other data, a match older than the "
+    "league's late-result policy accepts, a name taken, the last active admin key)",
     413: f"The body is larger than {MAX_BODY_BYTES} bytes",
     415: "The body is not sent as application/json (in UTF-8)",
     422: "The body or a parameter is malformed (each bad field named)",

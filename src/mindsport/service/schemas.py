@@ -9,12 +9,13 @@ rule), and unknown fields are refused.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, Strict
 
 from mindsport.match import ID_NOT_VISIBLE, ID_REFUSED, Match, text_problem
 from mindsport.rating.registry import MODELS
+from mindsport.store.values import MAX_LATE_AGE, LatePolicy
 
 if TYPE_CHECKING:
     from mindsport.store import LeaderboardPage, League, PlayerRecord
@@ -50,6 +51,10 @@ __all__ = [
     "KeyIn",
     "KeyOut",
     "KeysOut",
+    "LateArrival",
+    "LateOut",
+    "LateRefuse",
+    "LateReplay",
     "LeaderboardOut",
     "LeagueIn",
     "LeagueOut",
@@ -408,16 +413,72 @@ class PlayerOut(BaseModel):
         )
 
 
+class LateReplay(BaseModel):
+    """Late results re-rate what depends on them (ratings: a replay in time order)."""
+
+    model_config = _STRICT
+
+    policy: Literal["replay"]
+
+    def value(self) -> LatePolicy:
+        return LatePolicy(self.policy)
+
+
+class LateArrival(BaseModel):
+    """Matches are rated in the order they arrive, a late one from its players' current
+    ratings (ratings: a replay in arrival order). Not for a whole-history model (400)."""
+
+    model_config = _STRICT
+
+    policy: Literal["arrival"]
+
+    def value(self) -> LatePolicy:
+        return LatePolicy(self.policy)
+
+
+class LateRefuse(BaseModel):
+    """A post holding a match older than the league's latest time by more than
+    ``refuse_older_than`` (days for date and time values, else the time's own units) is refused
+    (409, nothing of it recorded); one within that age is replayed as under ``replay``."""
+
+    model_config = _STRICT
+
+    policy: Literal["refuse"]
+    refuse_older_than: Annotated[float, Strict(), Field(ge=0, le=MAX_LATE_AGE, allow_inf_nan=False)]
+
+    def value(self) -> LatePolicy:
+        return LatePolicy(self.policy, self.refuse_older_than)
+
+
+#: a league's policy for late results, as a body gives it
+LateIn = Annotated[LateReplay | LateArrival | LateRefuse, Field(discriminator="policy")]
+
+
+class LateOut(BaseModel):
+    """A league's policy for late results (``refuse_older_than``: ``refuse`` only)."""
+
+    policy: Literal["replay", "arrival", "refuse"]
+    refuse_older_than: float | None = None
+
+
 class LeagueOut(BaseModel):
     name: str
     model: str
     params: dict[str, Any]
     matches: int
+    late: LateOut
 
     @classmethod
     def of(cls, league: League) -> LeagueOut:
         return cls(
-            name=league.name, model=league.model, params=league.params, matches=league.matches
+            name=league.name,
+            model=league.model,
+            params=league.params,
+            matches=league.matches,
+            late=LateOut(
+                policy=league.late.policy,  # type: ignore[arg-type]
+                refuse_older_than=league.late.refuse_older_than,
+            ),
         )
 
 
@@ -431,11 +492,14 @@ class LeagueIn(BaseModel):
     name: Annotated[str, Strict(), Field(pattern=LEAGUE_PATTERN)]
     model: ModelName = "trueskill"
     params: Params = Field(default_factory=dict)
+    #: the league's policy for late results (default: replay)
+    late: LateIn = Field(default_factory=lambda: LateReplay(policy="replay"))
 
 
 class LeaguePatch(BaseModel):
     """A new model (its parameters start from ``params`` alone) or parameters merged into the
-    current ones (a null value removes a parameter)."""
+    current ones (a null value removes a parameter), and/or a new policy for late results
+    (``late``: given alone, nothing is re-rated)."""
 
     model_config = _STRICT
 
@@ -450,6 +514,7 @@ class LeaguePatch(BaseModel):
         ]
         | None
     ) = None
+    late: LateIn | None = None
 
 
 class KeyIn(BaseModel):

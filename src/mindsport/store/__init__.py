@@ -37,11 +37,13 @@ if TYPE_CHECKING:
     from mindsport.store.codec import PreparedMatches, prepare_matches
     from mindsport.store.database import DEFAULT_DATABASE_URL, resolve_url
     from mindsport.store.facade import Store
+    from mindsport.store.late import LateMatchError
     from mindsport.store.league_model import LeagueModel, PlayerState
     from mindsport.store.values import (
         CurvePoint,
         HistoryPoint,
         IngestResult,
+        LatePolicy,
         LeaderboardEntry,
         LeaderboardPage,
         League,
@@ -59,6 +61,8 @@ _EXPORTS = {
     "CurvePoint": "mindsport.store.values",
     "HistoryPoint": "mindsport.store.values",
     "IngestResult": "mindsport.store.values",
+    "LateMatchError": "mindsport.store.late",
+    "LatePolicy": "mindsport.store.values",
     "LeaderboardEntry": "mindsport.store.values",
     "LeaderboardPage": "mindsport.store.values",
     "League": "mindsport.store.values",
@@ -79,6 +83,8 @@ __all__ = [
     "CurvePoint",
     "HistoryPoint",
     "IngestResult",
+    "LateMatchError",
+    "LatePolicy",
     "LeaderboardEntry",
     "LeaderboardPage",
     "League",

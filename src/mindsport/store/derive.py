@@ -7,7 +7,9 @@ function of the log: the league's model replayed over its matches ordered by ``(
 A match that arrives late (its time earlier than the league's latest) is handled by replay: the
 derived rows of the matches that depend on it are deleted and those matches re-rated from the
 ratings every player had just before (read back from the history). A match no recorded match
-depends on is simply rated from the current ratings (:meth:`Deriver.append`).
+depends on is simply rated from the current ratings (:meth:`Deriver.append`). A league whose
+late-result policy is ``arrival`` (:mod:`mindsport.store.late`) orders its log by ``seq``
+alone: every new match is appended, late or not, and a rebuild replays the log in that order.
 
 A model whose replayer rates virtual players
 (:class:`~mindsport.store.league_model.VirtualPlayers`: ``cardplay``'s role advantages and
@@ -38,7 +40,7 @@ from mindsport.store.league_lock import LeagueLock, Player
 from mindsport.store.league_model import LeagueModel, LeagueModels, PlayerState
 from mindsport.store.match_log import FROM_POSITION, RATINGS_UPSERT, clear_derived, read_log
 from mindsport.store.schema import leagues, rating_history, ratings, virtual_ratings
-from mindsport.store.values import League, StoreError
+from mindsport.store.values import LatePolicy, League, StoreError
 from mindsport.store.whole_history import WholeHistory
 
 __all__ = ["Deriver", "rate_all"]
@@ -198,6 +200,11 @@ def rate_all(
     return history, set(last)
 
 
+def _time_order(row: dict[str, Any]) -> tuple[float, int]:
+    """A match's place in the replay order of time (time, then seq)."""
+    return (row["time_value"], row["seq"])
+
+
 def _latest_history(lid: int, names: Sequence[str], lateral: bool) -> Any:
     """The latest history row of each of the players ``names`` of league ``lid`` (none for a
     player without one): for each player one backward step of the key on (league, player,
@@ -333,11 +340,13 @@ class Deriver:
         new: list[dict[str, Any]],
         progress: Callable[[int, int], None] | None,
         players: dict[str, Player],
+        by_arrival: bool = False,
     ) -> Callable[[], None]:
         """Rate matches that no recorded match depends on (they come after every recorded match
         of their players) from ``players``, the current ratings of their players (updated in
-        place); returns the write of their derived rows."""
-        new = sorted(new, key=lambda r: (r["time_value"], r["seq"]))
+        place); returns the write of their derived rows. ``by_arrival``: the league rates in
+        arrival order (seq), so nothing recorded depends on any new match, late or not."""
+        new = sorted(new, key=(lambda r: r["seq"]) if by_arrival else _time_order)
         virtual = self._virtual(conn, lid, new) if model.virtual else None
         if self._db.is_sqlite or model.virtual:
             history, touched = rate_all(lid, model, new, players, progress, virtual)
@@ -365,8 +374,11 @@ class Deriver:
         pos: tuple[float, int] | None,
         progress: Callable[[int, int], None] | None = None,
         new_seqs: set[int] | None = None,
+        by_arrival: bool = False,
     ) -> int:
         """Rebuild the derived rows from position ``pos`` = (time, seq) on (None: everything).
+        ``by_arrival``: the league rates in arrival order (``arrival``): everything is rebuilt,
+        its log replayed in seq order.
 
         With ``new_seqs`` (the matches just inserted, the earliest at ``pos``) only the matches
         of the suffix that depend on them are re-rated: a match is affected when it is new or
@@ -386,11 +398,11 @@ class Deriver:
         """
         if model.smoothed:
             return self._smoother.smooth(conn, lid, model, None, progress)
-        if model.virtual:
+        if model.virtual or by_arrival:
             pos, new_seqs = None, None
         if pos is None:
             clear_derived(conn, lid)
-        rows = read_log(self._db, conn, lid, pos)
+        rows = read_log(self._db, conn, lid, pos, by_arrival)
         players: dict[str, Player] = {}
         if pos is not None:
             first: dict[str, tuple[float, int]] = {}  # affected player -> his first affected match
@@ -422,22 +434,36 @@ class Deriver:
         return len(rows)
 
     def update_league(
-        self, name: str, model: str | None, params: Mapping[str, Any] | None
+        self,
+        name: str,
+        model: str | None,
+        params: Mapping[str, Any] | None,
+        late: LatePolicy | None = None,
     ) -> League:
         """Change league ``name``'s model or parameters (``None``: kept) and rebuild its
-        ratings, in one transaction."""
+        ratings, in one transaction. ``late``: its new late-result policy (``None``: kept);
+        given alone (no model, no parameters) it re-rates nothing: the new policy applies to
+        the matches that arrive from now on."""
         with self._db.write() as conn:
             row = self._lock.lock_league(conn, name)
             new_model = row.model if model is None else model
             new_params = dict(row.params) if params is None else dict(params)
+            new_late = row.late if late is None else late
             lm = self._models.model_for(new_model, new_params)
+            new_late.check_model(lm.smoothed, new_model)
             conn.execute(
                 update(leagues)
                 .where(leagues.c.id == row.id)
-                .values(model=new_model, params=new_params)
+                .values(
+                    model=new_model,
+                    params=new_params,
+                    late=new_late.policy,
+                    late_limit=new_late.refuse_older_than,
+                )
             )
-            self.replay(conn, row.id, lm, None)
-            return League(name, new_model, new_params, row.last_seq)
+            if late is None or model is not None or params is not None:
+                self.replay(conn, row.id, lm, None, by_arrival=new_late.by_arrival)
+            return League(name, new_model, new_params, row.last_seq, new_late)
 
     def recompute(
         self, names: Sequence[str], progress: Callable[[int, int], None] | None = None
@@ -449,5 +475,7 @@ class Deriver:
             with self._db.write() as conn:
                 row = self._lock.lock_league(conn, name)
                 lm = self._models.model_for(row.model, row.params)
-                done[name] = self.replay(conn, row.id, lm, None, progress)
+                done[name] = self.replay(
+                    conn, row.id, lm, None, progress, by_arrival=row.late.by_arrival
+                )
         return done

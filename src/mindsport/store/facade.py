@@ -35,7 +35,14 @@ from mindsport.store.league_model import LeagueModel, LeagueModels, PlayerState
 from mindsport.store.leagues import Leagues
 from mindsport.store.migrations import open_tables
 from mindsport.store.queries import Queries
-from mindsport.store.values import IngestResult, LeaderboardPage, League, PlayerRecord
+from mindsport.store.values import (
+    IngestResult,
+    LatePolicy,
+    LeaderboardPage,
+    League,
+    PlayerRecord,
+    late_policy,
+)
 from mindsport.store.whole_history import WholeHistory
 
 __all__ = ["Store"]
@@ -57,6 +64,18 @@ class Store:
     engine :func:`mindsport.history.replay` runs): every registered model with every setting, e.g.
     TrueSkill's drift and sigma floor (elapsed time from the match times: days for ``datetime``
     times, the number itself otherwise) or Glicko-2's rating periods.
+
+    Late results: each league has a policy (:class:`~mindsport.store.values.LatePolicy`, set by
+    :meth:`create_league` and :meth:`update_league`, shown by :meth:`get_league`) for a match
+    dated before its latest one. ``replay`` (the default) re-rates what depends on it, so the
+    ratings equal a replay of the log in time order; ``arrival`` rates it from its players'
+    current ratings as if it had just been played, so the ratings equal a replay in arrival
+    order (not for a whole-history model, which re-derives everything from the whole log);
+    ``refuse:AGE`` refuses a post holding a match older than the league's latest time by more
+    than ``AGE`` (days for ``datetime`` times, the number itself otherwise) with
+    :class:`~mindsport.store.late.LateMatchError` (a :class:`~mindsport.errors.ConflictError`;
+    nothing of the post is written) and replays one within that age. Changing the policy
+    re-rates nothing by itself (:meth:`recompute` re-rates in the new policy's order).
     """
 
     def __init__(
@@ -128,16 +147,28 @@ class Store:
         return self._models.model_for(model, params)
 
     def create_league(
-        self, name: str, model: str = "trueskill", params: Mapping[str, Any] | None = None
+        self,
+        name: str,
+        model: str = "trueskill",
+        params: Mapping[str, Any] | None = None,
+        *,
+        late: LatePolicy | str | None = None,
     ) -> League:
-        """Create a league; its settings are checked by building the model first."""
-        return self._leagues.create(name, model, params)
+        """Create a league; its settings are checked by building the model first. ``late``: its
+        policy for late results, a :class:`LatePolicy` or its text (``"replay"``, the default;
+        ``"arrival"``; ``"refuse:AGE"``)."""
+        return self._leagues.create(name, model, params, late)
 
     def ensure_league(
-        self, name: str, model: str = "trueskill", params: Mapping[str, Any] | None = None
+        self,
+        name: str,
+        model: str = "trueskill",
+        params: Mapping[str, Any] | None = None,
+        *,
+        late: LatePolicy | str | None = None,
     ) -> League:
         """The league ``name``, created with the given settings when missing."""
-        return self._leagues.ensure(name, model, params)
+        return self._leagues.ensure(name, model, params, late)
 
     def get_league(self, name: str) -> League:
         return self._leagues.get(name)
@@ -149,10 +180,19 @@ class Store:
         return self._leagues.model(name)
 
     def update_league(
-        self, name: str, *, model: str | None = None, params: Mapping[str, Any] | None = None
+        self,
+        name: str,
+        *,
+        model: str | None = None,
+        params: Mapping[str, Any] | None = None,
+        late: LatePolicy | str | None = None,
     ) -> League:
-        """Change a league's model or parameters and rebuild its ratings (one transaction)."""
-        return self._deriver.update_league(name, model, params)
+        """Change a league's model or parameters and rebuild its ratings (one transaction).
+        ``late``: its new policy for late results (see :meth:`create_league`; ``None``: kept).
+        Changing only the policy re-rates nothing: it applies to the matches posted from then
+        on (:meth:`recompute` re-rates the log in the new policy's order)."""
+        policy = None if late is None else late_policy(late)
+        return self._deriver.update_league(name, model, params, policy)
 
     # -- API keys (mindsport.store.keys) -------------------------------------------------------
     def issue_key(
@@ -273,7 +313,8 @@ class Store:
 
     # -- reading (mindsport.store.queries) -----------------------------------------------------
     def matches(self, league: str) -> list[Match]:
-        """The league's match log in rating order (time, then commit sequence)."""
+        """The league's match log in time order (time, then commit sequence): the rating order,
+        except in a league whose late-result policy is ``arrival`` (rated in commit order)."""
         return self._queries.matches(league)
 
     def match_count(self, league: str) -> int:

@@ -1,7 +1,8 @@
 """Writing matches: a batch checked and queued for the group commit
 (:mod:`mindsport.store.commit`), then, league by league, one transaction that takes the league's
 lock, sorts out identical re-posts and conflicting ids by digest, appends the new matches to the
-log and brings the derived ratings up to it (rated on, or replayed after a late match).
+log and brings the derived ratings up to it (rated on, or replayed after a late match, as the
+league's late-result policy says: :mod:`mindsport.store.late`).
 
 Every write is one database transaction: an error anywhere (an unknown league, a conflicting
 match id, a model error on row 500 of a file) rolls back everything, including the match log.
@@ -29,6 +30,7 @@ from mindsport.store.codec import PreparedMatches, prepare_matches
 from mindsport.store.commit import GroupCommitter, Reservation, WorkItem
 from mindsport.store.database import Database, cursor
 from mindsport.store.derive import Deriver
+from mindsport.store.late import refusal
 from mindsport.store.league_lock import LeagueLock, LeagueRow, Player
 from mindsport.store.league_model import LeagueModels
 from mindsport.store.leagues import Leagues
@@ -227,6 +229,8 @@ class Ingest:
         per_request: list[list[dict[str, Any]] | MindsportError] = []
         seq = row.last_seq
         now = datetime.now(UTC)
+        policy = row.late
+        latest = row.max_time  # the league's latest time before each request (``refuse``)
         for r in requests:
             mine: list[dict[str, Any]] = []
             refused: MindsportError | None = None
@@ -253,9 +257,18 @@ class Ingest:
                         break
                     continue
                 mine.append(enc)
+            if refused is None and policy.refuse_older_than is not None:
+                # a request is refused whole when one of its new matches is too old
+                refused = next(
+                    (x for x in (refusal(policy, row.name, enc, latest) for enc in mine) if x),
+                    None,
+                )
             if refused is not None:
                 per_request.append(refused)
                 continue
+            if mine:
+                newest = max(enc["time_value"] for enc in mine)
+                latest = newest if latest is None else max(latest, newest)
             rows_r = []
             for enc in mine:
                 seq += 1
@@ -269,7 +282,12 @@ class Ingest:
             stamp = now.strftime("%Y-%m-%d %H:%M:%S.%f") if self._db.is_sqlite else now
             progress = requests[0].progress if len(requests) == 1 else None
             first = min(new, key=lambda r: (r["time_value"], r["seq"]))
-            independent = model.smoothed or old_max is None or first["time_value"] >= old_max
+            independent = (
+                model.smoothed
+                or policy.by_arrival
+                or old_max is None
+                or first["time_value"] >= old_max
+            )
             if not independent and not model.virtual:
                 # late, but maybe no recorded match comes after a new one of the same player:
                 # then nothing recorded depends on the new matches and they are appended
@@ -284,7 +302,9 @@ class Ingest:
             write_derived = (
                 None
                 if model.smoothed or not independent
-                else self._deriver.append(conn, lid, model, new, progress, current)
+                else self._deriver.append(
+                    conn, lid, model, new, progress, current, policy.by_arrival
+                )
             )
             insert_many(
                 self._db,

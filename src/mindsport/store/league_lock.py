@@ -31,7 +31,8 @@ from mindsport.errors import NotFoundError
 from mindsport.store.codec import from_json_text
 from mindsport.store.database import Database, chunks, cursor
 from mindsport.store.league_model import PlayerState
-from mindsport.store.leagues import check_league_name
+from mindsport.store.leagues import check_league_name, stored_policy
+from mindsport.store.values import LatePolicy
 
 __all__ = ["LeagueLock", "LeagueRow", "Player"]
 
@@ -49,6 +50,7 @@ class LeagueRow:
     params: dict[str, Any]
     last_seq: int
     max_time: float | None
+    late: LatePolicy  # its late-result policy (mindsport.store.late)
 
 
 @dataclass(slots=True)
@@ -61,14 +63,16 @@ class Player:
 
 
 _LEAGUE_ROW_SQL = (
-    "SELECT id, name, model, params, last_seq, max_time FROM ms_leagues WHERE name = ?"
+    "SELECT id, name, model, params, last_seq, max_time, late, late_limit FROM ms_leagues "
+    "WHERE name = ?"
 )
 
 
 def _league_row(row: Sequence[Any]) -> LeagueRow:
     """A league's row from the columns of :data:`_LEAGUE_ROW_SQL`."""
     params = json.loads(row[3]) if isinstance(row[3], str) else row[3]
-    return LeagueRow(int(row[0]), row[1], row[2], dict(params), int(row[4]), row[5])
+    late = stored_policy(row[6], row[7])
+    return LeagueRow(int(row[0]), row[1], row[2], dict(params), int(row[4]), row[5], late)
 
 
 _KNOWN_SQL = "SELECT match_id, digest FROM ms_matches WHERE league_id = "  # + id, condition

@@ -1,5 +1,5 @@
 """The league catalogue: league names, creating a league (its settings checked by building its
-model first), finding one, listing them.
+model first, with its policy for late results), finding one, listing them.
 
 Changing a league's settings rebuilds its ratings, which is :mod:`mindsport.store.derive`'s.
 """
@@ -18,9 +18,9 @@ from mindsport.errors import ConflictError, NotFoundError
 from mindsport.store.database import Database
 from mindsport.store.league_model import LeagueModel, LeagueModels
 from mindsport.store.schema import leagues
-from mindsport.store.values import League, StoreError
+from mindsport.store.values import LatePolicy, League, StoreError, late_policy
 
-__all__ = ["LEAGUE_NAME", "Leagues", "check_league_name"]
+__all__ = ["LEAGUE_NAME", "Leagues", "check_league_name", "stored_policy"]
 
 LEAGUE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
 
@@ -31,6 +31,18 @@ def check_league_name(name: str) -> None:
         raise NotFoundError(f"league {name!r} does not exist")
 
 
+def stored_policy(late: str | None, limit: float | None) -> LatePolicy:
+    """A league's late-result policy from its stored columns."""
+    return LatePolicy(late or "replay", None if limit is None else float(limit))
+
+
+def _league(row: Any) -> League:
+    """A league from its row of the league table."""
+    return League(
+        row.name, row.model, dict(row.params), row.last_seq, stored_policy(row.late, row.late_limit)
+    )
+
+
 class Leagues:
     """The leagues of ``db``, whose models are built by ``models``."""
 
@@ -38,22 +50,37 @@ class Leagues:
         self._db = db
         self._models = models
 
-    def check_new(self, name: str, model: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
+    def check_new(
+        self,
+        name: str,
+        model: str,
+        params: Mapping[str, Any] | None,
+        late: LatePolicy | str | None = None,
+    ) -> dict[str, Any]:
         """The settings of a new league ``name`` (a copy of ``params``), once its name is
-        allowed and its model builds with them."""
+        allowed, its model builds with them and its late-result policy ``late`` fits the
+        model."""
         if not isinstance(name, str) or not LEAGUE_NAME.match(name):
             raise StoreError(
                 f"league name {name!r}: use 1-100 letters, digits, '_', '.' or '-', "
                 "starting with a letter or digit"
             )
         out = dict(params or {})
-        self._models.model_for(model, out)
+        built = self._models.model_for(model, out)
+        late_policy(late).check_model(built.smoothed, model)
         return out
 
     @staticmethod
-    def insert(conn: Connection, name: str, model: str, params: dict[str, Any]) -> League:
+    def insert(
+        conn: Connection,
+        name: str,
+        model: str,
+        params: dict[str, Any],
+        late: LatePolicy | None = None,
+    ) -> League:
         """Insert a new league in the transaction of ``conn`` (:class:`ConflictError` if one has
-        the name)."""
+        the name); ``late``: its late-result policy (``None``: ``replay``)."""
+        late = late or LatePolicy()
         if conn.execute(select(leagues.c.id).where(leagues.c.name == name)).first():
             raise ConflictError(f"league {name!r} already exists")
         conn.execute(
@@ -64,30 +91,43 @@ class Leagues:
                 last_seq=0,
                 max_time=None,
                 created_at=datetime.now(UTC),
+                late=late.policy,
+                late_limit=late.refuse_older_than,
             )
         )
-        return League(name, model, params, 0)
+        return League(name, model, params, 0, late)
 
     def create(
-        self, name: str, model: str = "trueskill", params: Mapping[str, Any] | None = None
+        self,
+        name: str,
+        model: str = "trueskill",
+        params: Mapping[str, Any] | None = None,
+        late: LatePolicy | str | None = None,
     ) -> League:
-        """Create a league; its settings are checked by building the model first."""
-        params = self.check_new(name, model, params)
+        """Create a league; its settings are checked by building the model first. ``late``:
+        its late-result policy (:func:`~mindsport.store.values.late_policy`; default
+        ``replay``)."""
+        policy = late_policy(late)
+        params = self.check_new(name, model, params, policy)
         try:
             with self._db.write() as conn:
-                return self.insert(conn, name, model, params)
+                return self.insert(conn, name, model, params, policy)
         except IntegrityError as exc:  # lost a creation race on PostgreSQL
             raise ConflictError(f"league {name!r} already exists") from exc
 
     def ensure(
-        self, name: str, model: str = "trueskill", params: Mapping[str, Any] | None = None
+        self,
+        name: str,
+        model: str = "trueskill",
+        params: Mapping[str, Any] | None = None,
+        late: LatePolicy | str | None = None,
     ) -> League:
         """The league ``name``, created with the given settings when missing."""
         try:
             return self.get(name)
         except NotFoundError:
             try:
-                return self.create(name, model, params)
+                return self.create(name, model, params, late)
             except ConflictError:
                 return self.get(name)
 
@@ -98,13 +138,13 @@ class Leagues:
             row = conn.execute(select(leagues).where(leagues.c.name == name)).first()
         if row is None:
             raise NotFoundError(f"league {name!r} does not exist")
-        return League(row.name, row.model, dict(row.params), row.last_seq)
+        return _league(row)
 
     def all_leagues(self) -> list[League]:
         """Every league, by name."""
         with self._db.read() as conn:
             rows = conn.execute(select(leagues).order_by(leagues.c.name)).all()
-        return [League(r.name, r.model, dict(r.params), r.last_seq) for r in rows]
+        return [_league(r) for r in rows]
 
     def model(self, name: str) -> LeagueModel:
         """The model object of league ``name``'s settings."""

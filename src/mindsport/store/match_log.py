@@ -61,6 +61,8 @@ _REPLAY_SQL = (
 #: first condition bounds the index range on time
 FROM_POSITION = " AND time_value >= ? AND (time_value > ? OR seq >= ?)"
 _REPLAY_ORDER = " ORDER BY time_value, seq"
+#: the order of a league that rates matches as they arrive (late-result policy ``arrival``)
+_ARRIVAL_ORDER = " ORDER BY seq"
 _REPLAY_IS_JSON = tuple(n in _JSON_COLUMNS for n in _REPLAY_NAMES)
 
 
@@ -74,19 +76,25 @@ def _log_row(values: Sequence[Any]) -> dict[str, Any]:
 
 
 def read_log(
-    db: Database, conn: Connection, lid: int, pos: tuple[float, int] | None
+    db: Database,
+    conn: Connection,
+    lid: int,
+    pos: tuple[float, int] | None,
+    by_arrival: bool = False,
 ) -> list[dict[str, Any]]:
     """League ``lid``'s match log in replay order (time, then seq), from ``pos`` = (time, seq)
-    on (``None``: all of it), as dicts of the stored columns. Read through the driver: a replay
-    after a late match reads thousands of rows, and the general row objects and the driver's
-    own JSON parse of every column (nulls included) cost more than the replay."""
+    on (``None``: all of it), as dicts of the stored columns; with ``by_arrival`` all of it in
+    arrival order (seq: a league whose late-result policy is ``arrival``). Read through the
+    driver: a replay after a late match reads thousands of rows, and the general row objects
+    and the driver's own JSON parse of every column (nulls included) cost more than the
+    replay."""
     sql = _REPLAY_SQL
     args: list[Any] = [lid]
-    if pos is not None:
+    if pos is not None and not by_arrival:
         sql += FROM_POSITION
         args += [pos[0], pos[0], pos[1]]
     cur = cursor(conn)
-    cur.execute(db.sql(sql + _REPLAY_ORDER), args)
+    cur.execute(db.sql(sql + (_ARRIVAL_ORDER if by_arrival else _REPLAY_ORDER)), args)
     return [_log_row(r) for r in cur.fetchall()]
 
 

@@ -10,6 +10,8 @@ What changed over the versions (the tables themselves are :mod:`mindsport.store.
   :func:`mindsport.match.search_key`), computed in Python for the rows already there. Ids
   themselves are kept as stored: no id is rewritten to NFC (two stored spellings of one id
   would have to merge, and their leagues be rated again).
+* Leagues gained their policy for late results (``late``, ``late_limit``): the leagues already
+  there get ``replay``, what every league did before (:mod:`mindsport.store.late`).
 * PostgreSQL: the foreign keys from the match log and the derived tables to the league table,
   the row number column ``id`` of the match log and the rating history, and the index
   :data:`~mindsport.store.schema.DROPPED_INDEXES` are dropped (the schema's text says why).
@@ -40,6 +42,11 @@ __all__ = ["open_tables", "upgrade"]
 
 #: columns later versions added to the match log, with their SQL types
 _MATCH_COLUMNS = (("roles", "JSON"), ("deal", "VARCHAR(200)"), ("luck", "JSON"))
+#: columns later versions added to the league table, with their SQL types and defaults
+_LEAGUE_COLUMNS = (
+    ("late", "VARCHAR(16) NOT NULL DEFAULT 'replay'"),
+    ("late_limit", "DOUBLE PRECISION"),
+)
 
 
 def _upgrade_key_table(conn: Connection) -> None:
@@ -74,6 +81,15 @@ def _upgrade_match_table(conn: Connection) -> None:
     for name, sql_type in _MATCH_COLUMNS:
         if name not in columns:
             conn.execute(text(f"ALTER TABLE {matches.name} ADD COLUMN {name} {sql_type}"))
+
+
+def _upgrade_league_table(conn: Connection) -> None:
+    """Add the late-result policy to the league table of an earlier version: its leagues get
+    ``replay`` (what they did), without an age limit. Inside the caller's transaction."""
+    columns = {c["name"] for c in inspect(conn).get_columns(leagues.name)}
+    for name, sql_type in _LEAGUE_COLUMNS:
+        if name not in columns:
+            conn.execute(text(f"ALTER TABLE {leagues.name} ADD COLUMN {name} {sql_type}"))
 
 
 def _upgrade_rating_table(conn: Connection) -> None:
@@ -147,6 +163,7 @@ def upgrade(conn: Connection) -> None:
     metadata.create_all(conn)
     _upgrade_key_table(conn)
     _upgrade_match_table(conn)
+    _upgrade_league_table(conn)
     _upgrade_rating_table(conn)
     for table, key in _league_keys(conn):
         conn.execute(text(f'ALTER TABLE {table} DROP CONSTRAINT "{key}"'))
@@ -164,6 +181,8 @@ def _stale(conn: Connection, found: Any) -> bool:
         or "role" not in {c["name"] for c in found.get_columns(api_keys.name)}
         or not {n for n, _ in _MATCH_COLUMNS}
         <= {c["name"] for c in found.get_columns(matches.name)}
+        or not {n for n, _ in _LEAGUE_COLUMNS}
+        <= {c["name"] for c in found.get_columns(leagues.name)}
         or "search_key" not in {c["name"] for c in found.get_columns(ratings.name)}
         or bool(_league_keys(conn))
         or bool(_surrogate_ids(conn))

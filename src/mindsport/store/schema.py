@@ -2,7 +2,10 @@
 
 * ``leagues``: one rating pool each, with its model name and JSON parameters, plus the counters
   the writers maintain under the league lock (``last_seq``: the sequence number of the latest
-  committed match; ``max_time``: the latest match time).
+  committed match; ``max_time``: the latest match time) and its policy for late results
+  (``late``, ``late_limit``: :mod:`mindsport.store.late`; databases of earlier versions get
+  them added in place, their leagues ``replay``). In a league whose policy is ``arrival`` the
+  ratings are derived by replaying its matches in ``seq`` order instead.
 * ``matches``: the append-only match log, the source of truth. ``seq`` numbers a league's
   matches in commit order; ratings are derived by replaying matches ordered by
   ``(time_value, seq)``. ``digest`` is a SHA-256 of the normalised record, used to tell an
@@ -110,6 +113,9 @@ leagues = Table(
     Column("last_seq", Integer, nullable=False, default=0),
     Column("max_time", Double, nullable=True),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    # the policy for late results (mindsport.store.late) and its age limit (``refuse`` only)
+    Column("late", String(16), nullable=False, server_default="replay"),
+    Column("late_limit", Double, nullable=True),
 )
 
 matches = Table(

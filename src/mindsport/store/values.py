@@ -6,6 +6,7 @@ Plain frozen dataclasses, importable without the database layer (no SQLAlchemy h
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,9 +15,12 @@ from mindsport.rating.registry import Display
 from mindsport.store.league_model import PlayerState
 
 __all__ = [
+    "LATE_POLICIES",
+    "MAX_LATE_AGE",
     "CurvePoint",
     "HistoryPoint",
     "IngestResult",
+    "LatePolicy",
     "LeaderboardEntry",
     "LeaderboardPage",
     "League",
@@ -25,6 +29,7 @@ __all__ = [
     "PlayerRecord",
     "RoleAdvantage",
     "StoreError",
+    "late_policy",
 ]
 
 
@@ -50,14 +55,102 @@ class MatchConflictError(ConflictError):
         self.field = "id"
 
 
+#: the late-result policies, by name (:mod:`mindsport.store.late` says what each does)
+LATE_POLICIES = ("replay", "arrival", "refuse")
+#: the largest ``refuse_older_than`` (days or time units): about 27 million years in days
+MAX_LATE_AGE = 1e10
+
+
+@dataclass(frozen=True, slots=True)
+class LatePolicy:
+    """How a league treats late results: ``policy`` one of :data:`LATE_POLICIES`;
+    ``refuse_older_than`` (``refuse`` only, required there): the largest age accepted, in the
+    league's time units (days for date and time values), at least 0 and at most
+    :data:`MAX_LATE_AGE`."""
+
+    policy: str = "replay"
+    refuse_older_than: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.policy not in LATE_POLICIES:
+            raise StoreError(
+                f"late-result policy {self.policy!r}: use one of {', '.join(LATE_POLICIES)}"
+            )
+        age = self.refuse_older_than
+        if self.policy != "refuse":
+            if age is not None:
+                raise StoreError(
+                    f"refuse_older_than={age!r} applies only to the policy 'refuse', "
+                    f"not {self.policy!r}"
+                )
+            return
+        if isinstance(age, bool) or not isinstance(age, int | float):
+            raise StoreError(
+                "the late-result policy 'refuse' needs refuse_older_than: the largest age of "
+                "a match accepted (days for date and time values, else the time's own units)"
+            )
+        if not (math.isfinite(age) and 0 <= age <= MAX_LATE_AGE):
+            raise StoreError(f"refuse_older_than={age!r}: give a number from 0 to {MAX_LATE_AGE:g}")
+        object.__setattr__(self, "refuse_older_than", float(age))
+
+    @classmethod
+    def parse(cls, text: str) -> LatePolicy:
+        """A policy from its text: ``replay``, ``arrival`` or ``refuse:AGE`` (e.g.
+        ``refuse:30``)."""
+        name, sep, age = text.strip().partition(":")
+        if not sep:
+            return cls(name)
+        try:
+            value = float(age)
+        except ValueError:
+            raise StoreError(
+                f"late-result policy {text!r}: the age after 'refuse:' must be a number"
+            ) from None
+        return cls(name, value)
+
+    def text(self) -> str:
+        """The policy as :meth:`parse` reads it."""
+        if self.refuse_older_than is None:
+            return self.policy
+        return f"{self.policy}:{self.refuse_older_than:g}"
+
+    @property
+    def by_arrival(self) -> bool:
+        """Whether the league's ratings follow the order of arrival (``arrival``)."""
+        return self.policy == "arrival"
+
+    def check_model(self, smoothed: bool, model: str) -> None:
+        """Refuse ``arrival`` for a whole-history model (``smoothed``): it re-derives every
+        rating from the whole log, whatever the order of arrival."""
+        if smoothed and self.by_arrival:
+            raise StoreError(
+                f"model {model!r} estimates skills from the whole history at once: the "
+                "late-result policy 'arrival' does not apply to it (use 'replay' or 'refuse')"
+            )
+
+
+def late_policy(value: LatePolicy | str | None) -> LatePolicy:
+    """A policy given as a :class:`LatePolicy`, its text (:meth:`LatePolicy.parse`) or ``None``
+    (``replay``)."""
+    if value is None:
+        return LatePolicy()
+    if isinstance(value, LatePolicy):
+        return value
+    if isinstance(value, str):
+        return LatePolicy.parse(value)
+    raise StoreError(f"late-result policy {value!r}: give 'replay', 'arrival' or 'refuse:AGE'")
+
+
 @dataclass(frozen=True, slots=True)
 class League:
-    """A rating pool: its name, model name and model parameters."""
+    """A rating pool: its name, model name and model parameters, its number of matches and its
+    policy for late results (:mod:`mindsport.store.late`)."""
 
     name: str
     model: str
     params: dict[str, Any]
     matches: int
+    late: LatePolicy = LatePolicy()
 
 
 @dataclass(frozen=True, slots=True)

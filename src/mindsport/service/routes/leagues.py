@@ -1,5 +1,6 @@
 """Leagues: ``GET /api/leagues``; with an admin key ``POST /api/leagues`` (create) and
-``PATCH /api/leagues/{league}`` (change the model or its parameters, re-rating the matches)."""
+``PATCH /api/leagues/{league}`` (change the model or its parameters, re-rating the matches, or
+the policy for late results, re-rating nothing)."""
 
 from __future__ import annotations
 
@@ -30,9 +31,15 @@ async def list_leagues(runtime: RuntimeDep) -> LeaguesOut:
     tags=["admin"],
 )
 async def create_league(body: LeagueIn, runtime: RuntimeDep) -> LeagueOut:
-    """Create a league (admin key)."""
+    """Create a league (admin key), with its policy for late results (``late``; default
+    ``replay``)."""
     st = runtime.store
-    return LeagueOut.of(await runtime.run(st.create_league, body.name, body.model, body.params))
+
+    def create() -> LeagueOut:
+        lg = st.create_league(body.name, body.model, body.params, late=body.late.value())
+        return LeagueOut.of(lg)
+
+    return await runtime.run(create)
 
 
 @router.patch(
@@ -42,10 +49,15 @@ async def create_league(body: LeagueIn, runtime: RuntimeDep) -> LeagueOut:
     tags=["admin"],
 )
 async def configure_league(league: LeagueName, body: LeaguePatch, runtime: RuntimeDep) -> LeagueOut:
-    """Change a league's model or parameters and re-rate its matches (admin key)."""
+    """Change a league's model or parameters and re-rate its matches, and/or its policy for
+    late results (given alone, nothing is re-rated) (admin key)."""
     st = runtime.store
+    late = None if body.late is None else body.late.value()
 
     def change() -> LeagueOut:
+        if body.model is None and body.params is None:
+            st.update_league(league, late=late)  # the policy alone (or nothing): no re-rating
+            return LeagueOut.of(st.get_league(league))
         current = st.get_league(league)
         same = body.model is None or body.model == current.model
         params = dict(current.params) if same else {}
@@ -54,7 +66,7 @@ async def configure_league(league: LeagueName, body: LeaguePatch, runtime: Runti
                 params.pop(name, None)
             else:
                 params[name] = value
-        st.update_league(league, model=body.model, params=params)
+        st.update_league(league, model=body.model, params=params, late=late)
         return LeagueOut.of(st.get_league(league))
 
     return await runtime.run(change)
