@@ -62,6 +62,7 @@ __all__ = [
     "MAX_NAME_LENGTH",
     "MAX_OFFSET",
     "MAX_PARAMS",
+    "MAX_PARAM_ROWS",
     "MAX_PARAM_VALUE",
     "MAX_PLAYERS",
     "MAX_POOL",
@@ -177,6 +178,9 @@ MAX_NAME_LENGTH = 40
 MAX_PARAMS = 16
 #: largest magnitude of a numeric model parameter
 MAX_PARAM_VALUE = 1e6
+#: most rows of a table parameter (Tenhou's placement bonuses: a row per table size), and most
+#: numbers in a row (one per place)
+MAX_PARAM_ROWS = 16
 
 # -- predictions and matchmaking -------------------------------------------------------------------
 #: longest table shape text ("1v2", "2v2", "ffa4", ...)

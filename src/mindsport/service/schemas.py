@@ -30,6 +30,7 @@ from mindsport.service.limits import (
     MAX_LUCK,
     MAX_NAME_LENGTH,
     MAX_OFFSET,
+    MAX_PARAM_ROWS,
     MAX_PARAM_VALUE,
     MAX_PARAMS,
     MAX_POOL,
@@ -131,10 +132,20 @@ Time = Annotated[
 ParamName = Annotated[
     str, Field(min_length=1, max_length=MAX_NAME_LENGTH, pattern=PARAM_NAME_PATTERN)
 ]
+_ParamNumber = Annotated[float, Strict(), Field(ge=-MAX_PARAM_VALUE, le=MAX_PARAM_VALUE)]
 ParamValue = Annotated[
-    Annotated[float, Strict(), Field(ge=-MAX_PARAM_VALUE, le=MAX_PARAM_VALUE)]
-    | Annotated[str, Strict(), Field(min_length=1, max_length=MAX_NAME_LENGTH, pattern=ID_PATTERN)],
-    Field(description="A number (finite, at most 1e6 in magnitude) or a short name."),
+    Annotated[bool, Strict()]
+    | _ParamNumber
+    | Annotated[str, Strict(), Field(min_length=1, max_length=MAX_NAME_LENGTH, pattern=ID_PATTERN)]
+    | Annotated[
+        list[Annotated[list[_ParamNumber], Field(min_length=1, max_length=MAX_PARAM_ROWS)]],
+        Field(min_length=1, max_length=MAX_PARAM_ROWS),
+    ],
+    Field(
+        description="A boolean, a number (finite, at most 1e6 in magnitude), a short name, or "
+        f"a table: at most {MAX_PARAM_ROWS} rows of at most {MAX_PARAM_ROWS} such numbers "
+        "(Tenhou's placement bonuses). The model checks the value's kind and range (400)."
+    ),
 ]
 #: the schema of the names of a settings object: the whole rule of ParamName (pydantic states
 #: the pattern of dict keys only as patternProperties, which leaves other names allowed)
