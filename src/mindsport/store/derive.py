@@ -150,8 +150,9 @@ def rate_all(
         ids = index.ids
         names = [ids[c] for c in codes.tolist()]
         post = kept[: len(names), :width]  # the players' slots come first
-        # the last line of defence: nothing non-finite is written (names the match)
-        check_finite(post, (f"match {chunk[i]['match_id']!r}" for i in match_of.tolist()))
+        # the last line of defence: nothing non-finite is written (names the match; the names
+        # are made only when one is not finite)
+        check_finite(post, (f"match {chunk[int(i)]['match_id']!r}" for i in match_of))
         mus = post[:, 0].tolist()
         if plain:
             sigmas = [0.0] * len(names) if sigma_col is None else post[:, sigma_col].tolist()
