@@ -40,7 +40,12 @@ def test_post_forms_and_reference_ratings(setup: Any, reference: Any) -> None:
     ms = some_matches(40, 1)
     h = {"X-API-Key": key}
     r = client.post("/api/leagues/main/matches", json=as_json(ms[0]), headers=h)
-    assert r.status_code == 200 and r.json() == {"added": 1, "duplicates": 0, "replayed": 0}
+    assert r.status_code == 200 and r.json() == {
+        "added": 1,
+        "duplicates": 0,
+        "replayed": 0,
+        "updating": False,
+    }
     r = client.post("/api/leagues/main/matches", json=[as_json(m) for m in ms[1:20]], headers=h)
     assert r.json()["added"] == 19
     # late matches (earlier times) posted last, plus everything again
@@ -49,7 +54,7 @@ def test_post_forms_and_reference_ratings(setup: Any, reference: Any) -> None:
     r = client.post(
         "/api/leagues/main/matches", json={"matches": [*late, as_json(ms[0])]}, headers=h
     )
-    assert r.json() == {"added": 20, "duplicates": 1, "replayed": 0}
+    assert r.json() == {"added": 20, "duplicates": 1, "replayed": 0, "updating": False}
     final, hist = reference(ms)
     board = client.get("/api/leagues/main/leaderboard", params={"limit": 500}).json()
     assert board["total"] == len(final)

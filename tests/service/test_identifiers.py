@@ -34,7 +34,7 @@ def test_nfc_and_nfd_spellings_are_one_player(setup: Any) -> None:
     assert client.post(URL, json=again, headers=h).json()["added"] == 1
     again = {**posts[0], "id": M_ACUTE}
     assert client.post(URL, json=again, headers=h).json() == {
-        "added": 0, "duplicates": 1, "replayed": 0,
+        "added": 0, "duplicates": 1, "replayed": 0, "updating": False,
     }  # fmt: skip
     board = client.get("/api/leagues/main/leaderboard").json()
     assert sorted(i["player"] for i in board["items"]) == sorted(["bob", NFC])

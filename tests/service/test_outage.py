@@ -124,6 +124,7 @@ def test_a_full_disk_is_a_507_and_nothing_is_half_written(db_url: str, reference
                 "added": 40,
                 "duplicates": 0,
                 "replayed": 0,
+                "updating": False,
             }
             board = client.get("/api/leagues/main/leaderboard?limit=500").json()
             clear = _fill_disk(store, db_url)
@@ -160,9 +161,9 @@ def test_a_full_disk_is_a_507_and_nothing_is_half_written(db_url: str, reference
             assert store.match_count("main") == 40
             clear()
             again = client.post("/api/leagues/main/matches", json=big + small, headers=head)
-            assert again.json() == {"added": 650, "duplicates": 0, "replayed": 0}
+            assert again.json() == {"added": 650, "duplicates": 0, "replayed": 0, "updating": False}
             twice = client.post("/api/leagues/main/matches", json=big, headers=head)
-            assert twice.json() == {"added": 0, "duplicates": 600, "replayed": 0}
+            assert twice.json() == {"added": 0, "duplicates": 600, "replayed": 0, "updating": False}
         _assert_replay(store, first + big + small, reference)
     finally:
         store.close()
@@ -189,7 +190,7 @@ def test_a_sqlite_file_locked_past_the_busy_timeout_is_a_503(
             other.execute("ROLLBACK")
             other.close()
             r = client.post("/api/leagues/main/matches", json=_matches(0, 5), headers=head)
-            assert r.json() == {"added": 5, "duplicates": 0, "replayed": 0}
+            assert r.json() == {"added": 5, "duplicates": 0, "replayed": 0, "updating": False}
         _assert_replay(store, _matches(0, 5), reference)
     finally:
         store.close()
@@ -277,9 +278,9 @@ def test_postgresql_unavailable_is_a_503_on_every_route(
                 _assert_fault(r, 503, RETRY_UNAVAILABLE_SECONDS)
             refuse(False)
             r = client.post("/api/leagues/main/matches", json=later, headers=head)
-            assert r.json() == {"added": 300, "duplicates": 0, "replayed": 0}
+            assert r.json() == {"added": 300, "duplicates": 0, "replayed": 0, "updating": False}
             r = client.post("/api/leagues/main/matches", json=first, headers=head)
-            assert r.json() == {"added": 0, "duplicates": 30, "replayed": 0}
+            assert r.json() == {"added": 0, "duplicates": 30, "replayed": 0, "updating": False}
         _assert_replay(store, first + later, reference)
     finally:
         store.close()

@@ -92,11 +92,11 @@ def test_large_posts_prepared_by_a_worker_rate_as_the_reference(apps: Any, refer
     # the later half first, then the earlier half (late: the later half is re-rated), then all
     # of it again (duplicates)
     r = pooled.post(url, content=_body([as_json(m) for m in ms[1200:]]), headers=h)
-    assert r.json() == {"added": 1200, "duplicates": 0, "replayed": 0}
+    assert r.json() == {"added": 1200, "duplicates": 0, "replayed": 0, "updating": False}
     r = pooled.post(url, content=_body([as_json(m) for m in ms[:1200]]), headers=h)
     assert r.json()["added"] == 1200 and r.json()["replayed"] > 0
     r = pooled.post(url, content=_body({"matches": [as_json(m) for m in ms]}), headers=h)
-    assert r.json() == {"added": 0, "duplicates": 2400, "replayed": 0}
+    assert r.json() == {"added": 0, "duplicates": 2400, "replayed": 0, "updating": False}
     assert len(spy.answers) == 3
     assert all(isinstance(a, PreparedMatches) for a in spy.answers)  # the worker did them
     assert not apps[2]._committer._reserved  # their places in the group commit are given up

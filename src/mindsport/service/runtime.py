@@ -114,9 +114,12 @@ class Runtime:
             slots.release()
 
     def start(self) -> None:
-        """Start the worker processes (in the background) rather than at the first large post."""
+        """Start the worker processes (in the background) rather than at the first large post,
+        and the store's catch-up thread: a late result's long re-rating runs in the background,
+        in bounded pieces, never inside a request (:mod:`mindsport.store.catchup`)."""
         if self.prepare is not None:
             self.prepare.start()
+        self.store.start_catch_up()
 
     def close(self) -> None:
         """Stop the workers and the threads; close the store when the runtime opened it."""
@@ -127,3 +130,5 @@ class Runtime:
             self._threads = None
         if self.owns_store:
             self.store.close()
+        else:
+            self.store.stop_catch_up()

@@ -256,13 +256,19 @@ MatchPost = MatchIn | Annotated[list[MatchIn], Field(max_length=MAX_BATCH)] | Ma
 
 class MatchesOut(BaseModel):
     """What a post did: new matches stored, identical re-posts ignored, stored matches re-rated
-    because the new ones came earlier in time."""
+    because the new ones came earlier in time, and whether the re-rating was left to the
+    background."""
 
     model_config = _FROM_ATTRIBUTES
 
     added: int
     duplicates: int
     replayed: int
+    updating: bool = Field(
+        description="the league's re-rating after this post runs in the background (a late "
+        "result whose re-rating is longer than one request may take, or any post while one "
+        "runs): the matches are recorded and will be rated; the league shows updating until then"
+    )
 
 
 class PredictIn(BaseModel):
@@ -353,6 +359,11 @@ class LeaderboardOut(BaseModel):
         description="the league's learned role advantages, by role (a model that rates "
         "roles, such as cardplay, on matches carrying roles; otherwise empty)",
     )
+    updating: bool = Field(
+        description="the league is being brought up to date after a late result (its re-rating "
+        "runs in the background in bounded pieces): the ratings shown are the last consistent "
+        "ones until it is done"
+    )
 
     @classmethod
     def of(cls, page: LeaderboardPage, search: str) -> LeaderboardOut:
@@ -368,6 +379,7 @@ class LeaderboardOut(BaseModel):
             search=search,
             items=[LeaderboardItem.model_validate(e) for e in page.entries],
             roles=[RoleOut.model_validate(r) for r in page.roles],
+            updating=page.updating,
         )
 
 
@@ -408,6 +420,11 @@ class PlayerOut(BaseModel):
         description="The smoothed skill at each time step the player played in (whole-history "
         "leagues, model trueskill-history; empty in an online league)."
     )
+    updating: bool = Field(
+        description="the league is being brought up to date after a late result (its re-rating "
+        "runs in the background in bounded pieces): the ratings shown are the last consistent "
+        "ones until it is done"
+    )
 
     @classmethod
     def of(cls, rec: PlayerRecord) -> PlayerOut:
@@ -421,6 +438,7 @@ class PlayerOut(BaseModel):
             games=rec.games,
             history=[HistoryItem.model_validate(h) for h in rec.history],
             curve=[CurveItem.model_validate(c) for c in rec.curve],
+            updating=rec.updating,
         )
 
 
@@ -478,6 +496,11 @@ class LeagueOut(BaseModel):
     params: dict[str, Any]
     matches: int
     late: LateOut
+    updating: bool = Field(
+        description="the league is being brought up to date after a late result (its re-rating "
+        "runs in the background in bounded pieces): the ratings shown are the last consistent "
+        "ones until it is done"
+    )
 
     @classmethod
     def of(cls, league: League) -> LeagueOut:
@@ -490,6 +513,7 @@ class LeagueOut(BaseModel):
                 policy=league.late.policy,  # type: ignore[arg-type]
                 refuse_older_than=league.late.refuse_older_than,
             ),
+            updating=league.updating,
         )
 
 

@@ -43,7 +43,7 @@ from mindsport.store.schema import leagues, rating_history, ratings, virtual_rat
 from mindsport.store.values import LatePolicy, League, StoreError
 from mindsport.store.whole_history import WholeHistory
 
-__all__ = ["Deriver", "rate_all"]
+__all__ = ["HISTORY_INSERT", "Deriver", "current_rows", "rate_all"]
 
 #: matches rated per block when a league replays its log
 _REPLAY_CHUNK = 20_000
@@ -51,7 +51,8 @@ _REPLAY_CHUNK = 20_000
 #: rows streamed to the server while the next is rated
 _STREAM_BLOCK = 250
 
-_HISTORY_INSERT = (
+#: the insert of rating history rows (:func:`mindsport.store.bulk.insert_many`'s head and row)
+HISTORY_INSERT = (
     "INSERT INTO ms_rating_history (league_id, player, seq, time_value, mu, sigma, extra, games)",
     "(?, ?, ?, ?, ?, ?, JSON(?), ?)",
 )
@@ -93,7 +94,7 @@ def rate_all(
     block_size: int = _REPLAY_CHUNK,
 ) -> tuple[list[tuple[Any, ...]], set[str]]:
     """Replay ``rows`` (in order) on ``players`` through the model's replayer (the replay
-    engine's); returns the history rows (the columns of :data:`_HISTORY_INSERT`, league
+    engine's); returns the history rows (the columns of :data:`HISTORY_INSERT`, league
     ``lid``) and the touched players, whose entries of ``players`` it updates. A model that
     rates virtual players (:class:`~mindsport.store.league_model.VirtualPlayers`) starts from
     ``virtual`` (their states, updated in place). A match the model refuses raises
@@ -199,6 +200,21 @@ def rate_all(
         check_finite(list(states.values()), (f"virtual player {'/'.join(k)}" for k in states))
         virtual.update(states)
     return history, set(last)
+
+
+def current_rows(
+    lid: int, model: LeagueModel, players: Mapping[str, Player], touched: set[str]
+) -> list[tuple[Any, ...]]:
+    """The current-rating rows (:data:`~mindsport.store.match_log.RATINGS_UPSERT`'s columns) of
+    the players ``touched`` in league ``lid``, from ``players``."""
+    rows = []
+    for p in sorted(touched):
+        st = players[p].state
+        extra = "null" if st.extra is None else json.dumps(st.extra)
+        pl, key = players[p], search_key(p)
+        shown = model.exposed(st)
+        rows.append((lid, p, st.mu, st.sigma, extra, shown, pl.games, pl.last_time, key))
+    return rows
 
 
 def _time_order(row: dict[str, Any]) -> tuple[float, int]:
@@ -309,27 +325,12 @@ class Deriver:
         # driver-level statements: the SQL toolkit's per-row parameter work cost more than
         # the database's own
         cur = cursor(conn)
-        insert_many(self._db, cur, *_HISTORY_INSERT, history)
+        insert_many(self._db, cur, *HISTORY_INSERT, history)
         insert_many(
             self._db,
             cur,
             *RATINGS_UPSERT[:2],
-            [
-                (
-                    lid,
-                    p,
-                    players[p].state.mu,
-                    players[p].state.sigma,
-                    "null"
-                    if players[p].state.extra is None
-                    else json.dumps(players[p].state.extra),
-                    model.exposed(players[p].state),
-                    players[p].games,
-                    players[p].last_time,
-                    search_key(p),
-                )
-                for p in sorted(touched)
-            ],
+            current_rows(lid, model, players, touched),
             RATINGS_UPSERT[2],
         )
 
@@ -354,7 +355,7 @@ class Deriver:
         else:
             # PostgreSQL: the history rows of a block of matches are streamed to the server,
             # which stores them while the next block is rated
-            with copy_rows(cursor(conn), _HISTORY_INSERT[0]) as send:
+            with copy_rows(cursor(conn), HISTORY_INSERT[0]) as send:
                 history, touched = rate_all(
                     lid, model, new, players, progress, None, emit=send, block_size=_STREAM_BLOCK
                 )
@@ -366,6 +367,15 @@ class Deriver:
                 self._write_virtual(conn, lid, virtual)
 
         return write
+
+    def check(
+        self, lid: int, model: LeagueModel, new: list[dict[str, Any]], players: dict[str, Player]
+    ) -> None:
+        """Rate ``new`` from ``players`` (not changed) without writing anything: what the model
+        refuses in them raises :class:`StoreError` here (a post whose rating is left to a
+        catch-up, :mod:`mindsport.store.catchup`, is refused now, not the catch-up later)."""
+        virtual: _Virtual | None = {} if model.virtual else None
+        rate_all(lid, model, sorted(new, key=_time_order), dict(players), None, virtual)
 
     def replay(
         self,
@@ -402,7 +412,13 @@ class Deriver:
         if model.virtual or by_arrival:
             pos, new_seqs = None, None
         if pos is None:
-            clear_derived(conn, lid)
+            clear_derived(conn, lid)  # a catch-up's staged rows too
+            cursor(conn).execute(
+                self._db.sql(
+                    "UPDATE ms_leagues SET catchup_time = NULL, catchup_seq = NULL WHERE id = ?"
+                ),
+                (lid,),
+            )
         rows = read_log(self._db, conn, lid, pos, by_arrival)
         players: dict[str, Player] = {}
         if pos is not None:

@@ -24,6 +24,7 @@ from sqlalchemy.exc import ArgumentError, DBAPIError
 from mindsport.errors import DatabaseError, DatabaseFaultError
 from mindsport.match import Match
 from mindsport.rating.registry import MODELS, ModelSpec
+from mindsport.store.catchup import CatchUp, CatchUpWorker
 from mindsport.store.codec import PreparedMatches
 from mindsport.store.commit import Reservation, WorkItem
 from mindsport.store.database import Database, require_existing, resolve_url, shown_url, unusable
@@ -103,7 +104,12 @@ class Store:
         self._leagues = Leagues(self._db, self._models)
         self._keys = Keys(self._db, self._leagues)
         self._queries = Queries(self._db, self._leagues, self._models)
-        self._ingest = Ingest(self._db, self._leagues, self._models, lock, self._deriver, smoother)
+        self._catchup = CatchUp(self._db, self._models, lock)
+        self._worker = CatchUpWorker(self._catchup)
+        self._ingest = Ingest(
+            self._db, self._leagues, self._models, lock, self._deriver, smoother,
+            self._worker.wake,
+        )  # fmt: skip
         self._committer = self._ingest.committer
         try:
             open_tables(self._db, shown, create=create, create_tables=create_tables)
@@ -131,8 +137,11 @@ class Store:
         return self._db.read()
 
     def close(self) -> None:
-        """Finish queued writes and release the connection pool."""
+        """Finish queued writes, stop the catch-up worker (a league it was bringing up to date
+        continues at the next start, or with :meth:`catch_up`) and release the connection
+        pool."""
         self._ingest.close()
+        self._worker.stop()
         self._db.close()
 
     def __enter__(self) -> Store:
@@ -264,8 +273,16 @@ class Store:
 
         Concurrent calls are committed together (:mod:`mindsport.store.commit`); each returns
         once its own matches are committed.
+
+        A late match whose re-rating covers more than :data:`~mindsport.store.catchup.INLINE`
+        matches is re-rated in pieces after the commit (:mod:`mindsport.store.catchup`): here,
+        before returning, unless the catch-up worker runs (:meth:`start_catch_up`; then the
+        result says ``updating`` and the league is brought up to date in the background).
         """
-        return self.submit_matches(league, batch, progress=progress, create=create).result()
+        result = self.submit_matches(league, batch, progress=progress, create=create).result()
+        if result.updating and not self._worker.running:
+            self._catchup.run(league)
+        return result
 
     def submit_matches(
         self,
@@ -310,6 +327,25 @@ class Store:
         """
         names = [league] if league is not None else [lg.name for lg in self.list_leagues()]
         return self._deriver.recompute(names, progress)
+
+    def catch_up(
+        self, league: str | None = None, *, progress: Callable[[int], None] | None = None
+    ) -> dict[str, int]:
+        """Bring ``league`` (or every league being brought up to date) up to date after a late
+        result, piece by piece (:mod:`mindsport.store.catchup`); returns the matches re-rated
+        per league. ``progress(done)`` after each piece."""
+        names = [league] if league is not None else self._catchup.behind()
+        return {name: self._catchup.run(name, progress) for name in names}
+
+    def start_catch_up(self) -> None:
+        """Start the thread that brings leagues up to date after late results in the background
+        (what the HTTP service does): from now on a long re-rating never runs inside a write,
+        and leagues left marked by an earlier process are resumed."""
+        self._worker.start()
+
+    def stop_catch_up(self) -> None:
+        """Stop the catch-up thread after its current piece."""
+        self._worker.stop()
 
     # -- reading (mindsport.store.queries) -----------------------------------------------------
     def matches(self, league: str) -> list[Match]:

@@ -26,6 +26,7 @@ from sqlalchemy import Connection
 from mindsport.errors import DatabaseFaultError, MindsportError, NotFoundError
 from mindsport.match import Match
 from mindsport.store.bulk import insert_many
+from mindsport.store.catchup import INLINE, START, longer_than, mark
 from mindsport.store.codec import PreparedMatches, prepare_matches
 from mindsport.store.commit import GroupCommitter, Reservation, WorkItem
 from mindsport.store.database import Database, cursor
@@ -63,7 +64,9 @@ class _Request:
 class Ingest:
     """Takes matches into the leagues of ``db``: queues them for the group commit and commits
     each group (leagues from ``leagues``, locked by ``lock``, models built by ``models``, their
-    ratings derived by ``deriver`` or, for a whole-history league, ``smoother``)."""
+    ratings derived by ``deriver`` or, for a whole-history league, ``smoother``; ``behind`` is
+    called with the name of a league a commit left to its catch-up,
+    :mod:`mindsport.store.catchup`)."""
 
     def __init__(
         self,
@@ -73,8 +76,10 @@ class Ingest:
         lock: LeagueLock,
         deriver: Deriver,
         smoother: WholeHistory,
+        behind: Callable[[str], None] | None = None,
     ) -> None:
         self._db = db
+        self._behind = behind  # told the name of a league a commit left being brought up to date
         self._leagues = leagues
         self._models = models
         self._lock = lock
@@ -208,7 +213,12 @@ class Ingest:
                     return [exc for _ in requests]
                 self._leagues.insert(conn, league, made[0], dict(made[1]))
                 row, known, current = self._lock.lock_league(conn, league), {}, {}
-            return self._ingest(conn, row, requests, known, current)
+            outcomes = self._ingest(conn, row, requests, known, current)
+        if self._behind is not None and any(
+            isinstance(o, IngestResult) and o.updating for o in outcomes
+        ):
+            self._behind(league)
+        return outcomes
 
     def _ingest(
         self,
@@ -277,6 +287,7 @@ class Ingest:
             new.extend(rows_r)
             per_request.append(rows_r)
         replayed = 0
+        deferred = False
         old_max = row.max_time
         if new:
             stamp = now.strftime("%Y-%m-%d %H:%M:%S.%f") if self._db.is_sqlite else now
@@ -297,11 +308,25 @@ class Ingest:
                     for t in r["teams"]
                     for p in t
                 )
+            first_pos = (first["time_value"], first["seq"])
+            # left to the catch-up (mindsport.store.catchup): everything while the league is
+            # being brought up to date, and a late post that would re-rate too much
+            deferred = not model.smoothed and (
+                row.catchup is not None
+                or (
+                    not independent
+                    and longer_than(
+                        self._db, conn, lid, START if model.virtual else first_pos, INLINE
+                    )
+                )
+            )
+            if deferred:  # what the model refuses is this post's error, not the catch-up's
+                self._deriver.check(lid, model, new, current)
             # appended matches are rated first (PostgreSQL: their history rows are streamed to
             # the server meanwhile; a match the model refuses rolls the whole group back)
             write_derived = (
                 None
-                if model.smoothed or not independent
+                if model.smoothed or deferred or not independent
                 else self._deriver.append(
                     conn, lid, model, new, progress, current, policy.by_arrival
                 )
@@ -334,10 +359,11 @@ class Ingest:
                 write_derived()
             if model.smoothed:  # the past is revised in place, nothing is replayed
                 self._smoother.smooth(conn, lid, model, new, progress)
+            elif deferred:
+                mark(self._db, conn, lid, row.catchup, first_pos, model.virtual)
             elif write_derived is None:
-                pos = (first["time_value"], first["seq"])
                 new_seqs = {r["seq"] for r in new}
-                rerated = self._deriver.replay(conn, lid, model, pos, progress, new_seqs)
+                rerated = self._deriver.replay(conn, lid, model, first_pos, progress, new_seqs)
                 replayed = rerated - len(new)
         out: list[IngestResult | MindsportError] = []
         for r, got in zip(requests, per_request, strict=True):
@@ -345,5 +371,7 @@ class Ingest:
                 out.append(got)
                 continue
             late = replayed > 0 and any(x["time_value"] < old_max for x in got)
-            out.append(IngestResult(len(got), r.matches.size - len(got), replayed if late else 0))
+            out.append(
+                IngestResult(len(got), r.matches.size - len(got), replayed if late else 0, deferred)
+            )
         return out

@@ -2,7 +2,8 @@
 
 * ``replay`` (the default): the matches that depend on it are re-rated, so the league's ratings
   are a replay of its log in time order (:meth:`Deriver.replay
-  <mindsport.store.derive.Deriver.replay>`).
+  <mindsport.store.derive.Deriver.replay>` inside the post, or, when that is longer than one
+  post may take, the league's catch-up in bounded pieces: :mod:`mindsport.store.catchup`).
 * ``arrival``: matches are rated in the order they arrive (their commit sequence ``seq``); a
   late match is rated from its players' current ratings as if it had just been played, and its
   time is recorded as given. The league's ratings are a replay of its log in arrival order.

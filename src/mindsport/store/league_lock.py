@@ -51,6 +51,9 @@ class LeagueRow:
     last_seq: int
     max_time: float | None
     late: LatePolicy  # its late-result policy (mindsport.store.late)
+    #: where its catch-up after a late result has got to (mindsport.store.catchup): a position
+    #: (time, seq) in replay order, (None, 0) for the start of the log; None when up to date
+    catchup: tuple[float | None, int] | None = None
 
 
 @dataclass(slots=True)
@@ -63,8 +66,8 @@ class Player:
 
 
 _LEAGUE_ROW_SQL = (
-    "SELECT id, name, model, params, last_seq, max_time, late, late_limit FROM ms_leagues "
-    "WHERE name = ?"
+    "SELECT id, name, model, params, last_seq, max_time, late, late_limit, catchup_time, "
+    "catchup_seq FROM ms_leagues WHERE name = ?"
 )
 
 
@@ -72,7 +75,8 @@ def _league_row(row: Sequence[Any]) -> LeagueRow:
     """A league's row from the columns of :data:`_LEAGUE_ROW_SQL`."""
     params = json.loads(row[3]) if isinstance(row[3], str) else row[3]
     late = stored_policy(row[6], row[7])
-    return LeagueRow(int(row[0]), row[1], row[2], dict(params), int(row[4]), row[5], late)
+    catchup = None if row[9] is None else (row[8], int(row[9]))
+    return LeagueRow(int(row[0]), row[1], row[2], dict(params), int(row[4]), row[5], late, catchup)
 
 
 _KNOWN_SQL = "SELECT match_id, digest FROM ms_matches WHERE league_id = "  # + id, condition

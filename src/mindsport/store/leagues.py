@@ -39,7 +39,12 @@ def stored_policy(late: str | None, limit: float | None) -> LatePolicy:
 def _league(row: Any) -> League:
     """A league from its row of the league table."""
     return League(
-        row.name, row.model, dict(row.params), row.last_seq, stored_policy(row.late, row.late_limit)
+        row.name,
+        row.model,
+        dict(row.params),
+        row.last_seq,
+        stored_policy(row.late, row.late_limit),
+        row.catchup_seq is not None,
     )
 
 

@@ -16,7 +16,15 @@ from sqlalchemy import JSON, Connection, delete, select
 
 from mindsport.store.codec import digest, from_json_text
 from mindsport.store.database import Database, cursor
-from mindsport.store.schema import matches, rating_history, ratings, skill_curve, virtual_ratings
+from mindsport.store.schema import (
+    matches,
+    rating_history,
+    ratings,
+    ratings_pending,
+    skill_curve,
+    virtual_pending,
+    virtual_ratings,
+)
 
 __all__ = [
     "FROM_POSITION",
@@ -81,20 +89,25 @@ def read_log(
     lid: int,
     pos: tuple[float, int] | None,
     by_arrival: bool = False,
+    limit: int | None = None,
 ) -> list[dict[str, Any]]:
     """League ``lid``'s match log in replay order (time, then seq), from ``pos`` = (time, seq)
     on (``None``: all of it), as dicts of the stored columns; with ``by_arrival`` all of it in
     arrival order (seq: a league whose late-result policy is ``arrival``). Read through the
     driver: a replay after a late match reads thousands of rows, and the general row objects
     and the driver's own JSON parse of every column (nulls included) cost more than the
-    replay."""
+    replay. ``limit``: at most that many rows (the first ones in that order)."""
     sql = _REPLAY_SQL
     args: list[Any] = [lid]
     if pos is not None and not by_arrival:
         sql += FROM_POSITION
         args += [pos[0], pos[0], pos[1]]
     cur = cursor(conn)
-    cur.execute(db.sql(sql + (_ARRIVAL_ORDER if by_arrival else _REPLAY_ORDER)), args)
+    sql += _ARRIVAL_ORDER if by_arrival else _REPLAY_ORDER
+    if limit is not None:
+        sql += " LIMIT ?"
+        args.append(limit)
+    cur.execute(db.sql(sql), args)
     return [_log_row(r) for r in cur.fetchall()]
 
 
@@ -116,6 +129,8 @@ def stored_digest(conn: Connection, lid: int, match_id: str) -> str | None:
 
 
 def clear_derived(conn: Connection, lid: int) -> None:
-    """Delete every derived row of league ``lid`` (what any model keeps)."""
-    for table in (rating_history, ratings, virtual_ratings, skill_curve):
+    """Delete every derived row of league ``lid`` (what any model keeps, and what a catch-up
+    after a late result has staged)."""
+    derived = (rating_history, ratings, virtual_ratings, skill_curve)
+    for table in (*derived, ratings_pending, virtual_pending):
         conn.execute(delete(table).where(table.c.league_id == lid))

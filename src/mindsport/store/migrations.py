@@ -12,6 +12,9 @@ What changed over the versions (the tables themselves are :mod:`mindsport.store.
   would have to merge, and their leagues be rated again).
 * Leagues gained their policy for late results (``late``, ``late_limit``): the leagues already
   there get ``replay``, what every league did before (:mod:`mindsport.store.late`).
+* Leagues gained the position of their catch-up after a late result (``catchup_time``,
+  ``catchup_seq``: :mod:`mindsport.store.catchup`), null (up to date) in the leagues already
+  there.
 * PostgreSQL: the foreign keys from the match log and the derived tables to the league table,
   the row number column ``id`` of the match log and the rating history, and the index
   :data:`~mindsport.store.schema.DROPPED_INDEXES` are dropped (the schema's text says why).
@@ -46,6 +49,8 @@ _MATCH_COLUMNS = (("roles", "JSON"), ("deal", "VARCHAR(200)"), ("luck", "JSON"))
 _LEAGUE_COLUMNS = (
     ("late", "VARCHAR(16) NOT NULL DEFAULT 'replay'"),
     ("late_limit", "DOUBLE PRECISION"),
+    ("catchup_time", "DOUBLE PRECISION"),
+    ("catchup_seq", "INTEGER"),
 )
 
 

@@ -130,7 +130,9 @@ class Queries:
                 raise StoreError(f"search {search[:40]!r} {why}")
         with self._db.read() as conn:
             found = conn.execute(
-                select(leagues.c.id, leagues.c.model).where(leagues.c.name == league)
+                select(leagues.c.id, leagues.c.model, leagues.c.catchup_seq).where(
+                    leagues.c.name == league
+                )
             ).first()
             if found is None:
                 raise NotFoundError(f"league {league!r} does not exist")
@@ -162,9 +164,9 @@ class Queries:
             LeaderboardEntry(int(r.rank), r.player, r.mu, r.sigma, r.exposed, r.games) for r in rows
         ]
         spec = self._models.specs.get(model_name)
-        return LeaderboardPage(
-            league, total, offset, limit, entries, None if spec is None else spec.display, roles
-        )
+        display = None if spec is None else spec.display
+        updating = found.catchup_seq is not None
+        return LeaderboardPage(league, total, offset, limit, entries, display, roles, updating)
 
     def player(self, league: str, player: str, *, history: bool = True) -> PlayerRecord:
         """A player's current rating, overall rank and rating after each of their matches
@@ -175,6 +177,10 @@ class Queries:
         player = normal_id(player)
         with self._db.read() as conn:
             lid = self._leagues.id_of(conn, league)
+            updating = (
+                conn.execute(select(leagues.c.catchup_seq).where(leagues.c.id == lid)).scalar()
+                is not None
+            )
             ranked = _ranked(lid)
             row = conn.execute(select(ranked).where(ranked.c.player == player)).first()
             if row is None:
@@ -227,6 +233,7 @@ class Queries:
             row.games,
             points,
             curve,
+            updating,
         )
 
     def team_states(

@@ -5,7 +5,11 @@
   committed match; ``max_time``: the latest match time) and its policy for late results
   (``late``, ``late_limit``: :mod:`mindsport.store.late`; databases of earlier versions get
   them added in place, their leagues ``replay``). In a league whose policy is ``arrival`` the
-  ratings are derived by replaying its matches in ``seq`` order instead.
+  ratings are derived by replaying its matches in ``seq`` order instead. ``catchup_time`` and
+  ``catchup_seq``: where the re-rating after a late result has got to, while the league is
+  being brought up to date in bounded pieces (:mod:`mindsport.store.catchup`; null when it is
+  up to date), its pieces' new current ratings staged in ``ratings_pending`` and
+  ``virtual_pending``.
 * ``matches``: the append-only match log, the source of truth. ``seq`` numbers a league's
   matches in commit order; ratings are derived by replaying matches ordered by
   ``(time_value, seq)``. ``digest`` is a SHA-256 of the normalised record, used to tell an
@@ -88,7 +92,9 @@ __all__ = [
     "metadata",
     "rating_history",
     "ratings",
+    "ratings_pending",
     "skill_curve",
+    "virtual_pending",
     "virtual_ratings",
 ]
 
@@ -97,6 +103,7 @@ metadata = MetaData()
 #: the tables filled by writes to a league, whose league id has no foreign key (see above)
 LEAGUE_DATA = (
     "ms_matches", "ms_ratings", "ms_virtual_ratings", "ms_rating_history", "ms_skill_curve",
+    "ms_ratings_pending", "ms_virtual_pending",
 )  # fmt: skip
 #: the tables whose row number column ``id`` earlier versions had (see above)
 SURROGATE_ID_TABLES = ("ms_matches", "ms_rating_history")
@@ -116,6 +123,10 @@ leagues = Table(
     # the policy for late results (mindsport.store.late) and its age limit (``refuse`` only)
     Column("late", String(16), nullable=False, server_default="replay"),
     Column("late_limit", Double, nullable=True),
+    # where the re-rating after a late result has got to (mindsport.store.catchup): null seq
+    # when the league is up to date; seq 0 with a null time: from the start of the log
+    Column("catchup_time", Double, nullable=True),
+    Column("catchup_seq", Integer, nullable=True),
 )
 
 matches = Table(
@@ -165,6 +176,37 @@ ratings = Table(
 
 virtual_ratings = Table(
     "ms_virtual_ratings",
+    metadata,
+    _league_key(),
+    Column("key", Text, primary_key=True),
+    Column("kind", String(10), nullable=False),
+    Column("name", Text, nullable=False),
+    Column("deal", String(200), nullable=True),
+    Column("mu", Double, nullable=False),
+    Column("sigma", Double, nullable=False),
+)
+
+#: the new current ratings of the players re-rated so far by a league's catch-up after a late
+#: result (:mod:`mindsport.store.catchup`): moved into ``ms_ratings`` in one statement when the
+#: catch-up reaches the end of the log, so the league serves its last consistent ratings until then
+ratings_pending = Table(
+    "ms_ratings_pending",
+    metadata,
+    _league_key(),
+    Column("player", String(200), primary_key=True),
+    Column("mu", Double, nullable=False),
+    Column("sigma", Double, nullable=False),
+    Column("extra", JSON, nullable=True),
+    Column("exposed", Double, nullable=False),
+    Column("games", Integer, nullable=False),
+    Column("last_time", Double, nullable=False),
+    Column("search_key", Text, nullable=True),
+)
+
+#: the same for virtual players (a catch-up of a model that rates them starts from the first
+#: match: these are their states at the catch-up's position)
+virtual_pending = Table(
+    "ms_virtual_pending",
     metadata,
     _league_key(),
     Column("key", Text, primary_key=True),

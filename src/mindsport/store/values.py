@@ -151,19 +151,32 @@ class League:
     params: dict[str, Any]
     matches: int
     late: LatePolicy = LatePolicy()
+    #: being brought up to date after a late result (:mod:`mindsport.store.catchup`): the
+    #: ratings shown are the last consistent ones until it is done
+    updating: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class IngestResult:
     """What a write did: new matches, identical re-posts ignored, matches replayed because late
-    (none in a whole-history league: late results revise the smoothed past in place)."""
+    (none in a whole-history league: late results revise the smoothed past in place), and
+    whether the league's re-rating was left to its catch-up."""
 
     added: int
     duplicates: int
     replayed: int
+    #: the league's ratings are being brought up to date in the background (a late result whose
+    #: re-rating is too long for one request, or a post while that runs:
+    #: :mod:`mindsport.store.catchup`); its matches are recorded and will be rated
+    updating: bool = False
 
-    def as_dict(self) -> dict[str, int]:
-        return {"added": self.added, "duplicates": self.duplicates, "replayed": self.replayed}
+    def as_dict(self) -> dict[str, int | bool]:
+        return {
+            "added": self.added,
+            "duplicates": self.duplicates,
+            "replayed": self.replayed,
+            "updating": self.updating,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,6 +213,8 @@ class LeaderboardPage:
     entries: list[LeaderboardEntry]
     display: Display | None = None
     roles: tuple[RoleAdvantage, ...] = ()
+    #: the league is being brought up to date (:attr:`League.updating`)
+    updating: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,3 +251,6 @@ class PlayerRecord:
     games: int
     history: list[HistoryPoint] = field(default_factory=list)
     curve: list[CurvePoint] = field(default_factory=list)
+    #: the league is being brought up to date (:attr:`League.updating`): the rating is the last
+    #: consistent one, the history partly re-rated
+    updating: bool = False

@@ -135,6 +135,11 @@ def render_page(
         total = board.total
         columns = _columns(board.display)
         roles = _roles(board)
+        if board.updating:
+            message = (
+                "This league is being brought up to date after a late result: the ratings "
+                "shown are the last consistent ones until it is done."
+            )
         if board.total == 0 and not search:
             chart_title = "No matches yet"
         for e in board.entries:

@@ -1,0 +1,363 @@
+"""Bringing a league up to date after a late result, in bounded pieces.
+
+A late match (dated before matches already rated) changes the rating of every later match that
+depends on it. When that is at most :data:`INLINE` matches, the post's own transaction re-rates
+them (:meth:`Deriver.replay <mindsport.store.derive.Deriver.replay>`), as long as an ordinary
+group commit takes. When it is more, the post records the match, answers at once
+(``updating`` in its :class:`~mindsport.store.values.IngestResult`) and marks the league as
+being brought up to date from the late match's position (``catchup_time``, ``catchup_seq`` of
+``ms_leagues``). The re-rating then runs in pieces of at most :data:`PIECE` matches, each its
+own transaction holding the league's write lock no longer than one ordinary group commit
+(:meth:`CatchUp.step`):
+
+1. the piece: the next matches of the log from the position, in replay order (time, then seq);
+2. its players' ratings just before the position: each one's latest rating-history row before
+   it (every history row before the position is final);
+3. the piece's old history rows (from before the late result) are deleted, its matches rated
+   from those ratings by the store's one replay (:func:`~mindsport.store.derive.rate_all`),
+   the new history rows written and the players' new current ratings staged in
+   ``ms_ratings_pending``;
+4. the position moves past the piece. At the end of the log the staged ratings replace the
+   current ones in one statement and the mark is cleared.
+
+Meanwhile the league stays readable: ``ms_ratings`` keeps the last consistent ratings (those
+from before the late result) until the last piece, and the league, its leaderboard and its
+players are shown as ``updating``. Matches posted meanwhile are recorded (checked by the model
+first, so the post is refused rather than the catch-up stuck) and rated by the catch-up; a post
+holding a match earlier than the position moves the position back to it. Once the mark is
+cleared the ratings and history equal a replay of the log in time order.
+
+Crash-safe: the position, the history rows and the staged ratings are committed together, piece
+by piece; a restart continues from the position (the service's :class:`CatchUpWorker` looks for
+marked leagues when it starts and every :data:`RESCAN_SECONDS`). Several processes on one
+database may step one league: each piece takes the league's lock and reads the position under
+it.
+
+A model that rates virtual players (``cardplay``: a role takes part in every game of its role)
+catches up from the first match, the virtual players' states at the position staged in
+``ms_virtual_pending``; they replace the league's in the same last statement.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from sqlalchemy import Connection
+
+from mindsport.errors import MindsportError, NotFoundError
+from mindsport.store.bulk import insert_many
+from mindsport.store.codec import canonical_json, from_json_text
+from mindsport.store.database import Database, chunks, cursor
+from mindsport.store.derive import HISTORY_INSERT, current_rows, rate_all
+from mindsport.store.league_lock import LeagueLock, Player
+from mindsport.store.league_model import LeagueModel, LeagueModels, PlayerState
+from mindsport.store.match_log import FROM_POSITION, RATINGS_UPSERT, read_log
+
+__all__ = [
+    "INLINE",
+    "PIECE",
+    "RESCAN_SECONDS",
+    "START",
+    "CatchUp",
+    "CatchUpWorker",
+    "Position",
+]
+
+_log = logging.getLogger("mindsport.store")
+
+#: a late post whose re-rating covers at most this many recorded matches is re-rated in its own
+#: transaction; past it, the catch-up does it in pieces (an ordinary group commit on SQLite
+#: takes :data:`~mindsport.store.ingest.GROUP_MATCHES` = 2,000 matches)
+INLINE = 2_000
+#: matches re-rated per piece of a catch-up (one transaction each)
+PIECE = 2_000
+#: how often the worker looks for leagues left marked (by a crash, or another process)
+RESCAN_SECONDS = 30.0
+
+#: a position in a league's replay order: (time, seq); :data:`START` is before every match
+Position = tuple[float | None, int]
+START: Position = (None, 0)
+
+_PENDING_UPSERT = (
+    RATINGS_UPSERT[0].replace("ms_ratings", "ms_ratings_pending", 1),
+    *RATINGS_UPSERT[1:],
+)
+_COLUMNS = "league_id, player, mu, sigma, extra, exposed, games, last_time, search_key"
+#: the staged ratings become the current ones (one statement inside the database)
+_RATINGS_SWAP = (
+    f"INSERT INTO ms_ratings ({_COLUMNS}) SELECT {_COLUMNS} FROM ms_ratings_pending "
+    "WHERE league_id = ?" + RATINGS_UPSERT[2]
+)
+_VIRTUAL_COLUMNS = "league_id, key, kind, name, deal, mu, sigma"
+_VIRTUAL_SWAP = (
+    f"INSERT INTO ms_virtual_ratings ({_VIRTUAL_COLUMNS}) SELECT {_VIRTUAL_COLUMNS} "
+    "FROM ms_virtual_pending WHERE league_id = ?"
+)
+_VIRTUAL_PENDING_UPSERT = (
+    f"INSERT INTO ms_virtual_pending ({_VIRTUAL_COLUMNS})",
+    "(?, ?, ?, ?, ?, ?, ?)",
+    " ON CONFLICT (league_id, key) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma",
+)
+_HISTORY_DELETE = (
+    "DELETE FROM ms_rating_history WHERE league_id = ? AND player = ? AND time_value = ? "
+    "AND seq = ?"
+)
+_MARK = "UPDATE ms_leagues SET catchup_time = ?, catchup_seq = ? WHERE id = ?"
+#: a player's latest history row before a position (time, time, seq): SQLite, one per player
+_BEFORE_SQL = (
+    "SELECT mu, sigma, extra, games, time_value FROM ms_rating_history WHERE league_id = ? "
+    "AND player = ? AND time_value <= ? AND (time_value < ? OR seq < ?) "
+    "ORDER BY time_value DESC, seq DESC LIMIT 1"
+)
+#: the same for an array of players in one statement (PostgreSQL)
+_PG_BEFORE_SQL = (
+    "SELECT i.p, h.mu, h.sigma, h.extra::text, h.games, h.time_value FROM "
+    "unnest(%s::text[]) AS i(p), LATERAL (SELECT mu, sigma, extra, games, time_value FROM "
+    "ms_rating_history WHERE league_id = %s AND player = i.p AND time_value <= %s AND "
+    "(time_value < %s OR seq < %s) ORDER BY time_value DESC, seq DESC LIMIT 1) AS h"
+)
+
+
+def before(a: Position, b: Position) -> bool:
+    """Whether position ``a`` comes before position ``b`` in replay order."""
+    if a[0] is None or b[0] is None:
+        return a[0] is None and b[0] is not None
+    return (a[0], a[1]) < (b[0], b[1])
+
+
+def longer_than(db: Database, conn: Connection, lid: int, pos: Position, limit: int) -> bool:
+    """Whether league ``lid``'s log holds more than ``limit`` matches from ``pos`` on (counted
+    no further than that)."""
+    sql = "SELECT 1 FROM ms_matches WHERE league_id = ?"
+    args: list[Any] = [lid]
+    if pos[0] is not None:
+        sql += FROM_POSITION
+        args += [pos[0], pos[0], pos[1]]
+    cur = cursor(conn)
+    cur.execute(db.sql(f"SELECT COUNT(*) FROM ({sql} LIMIT ?) AS part"), [*args, limit + 1])
+    return int(cur.fetchone()[0]) > limit
+
+
+def mark(
+    db: Database, conn: Connection, lid: int, at: Position | None, pos: Position, virtual: bool
+) -> None:
+    """Mark league ``lid`` as being brought up to date from ``pos`` (a model with ``virtual``
+    players: from the start), unless its catch-up position ``at`` is there already or earlier.
+    Moving a virtual model's catch-up back drops the virtual players' staged states."""
+    new = START if virtual else pos
+    if at is not None and not before(new, at):
+        return
+    cur = cursor(conn)
+    if virtual:
+        cur.execute(db.sql("DELETE FROM ms_virtual_pending WHERE league_id = ?"), (lid,))
+    cur.execute(db.sql(_MARK), (new[0], new[1], lid))
+
+
+def clear(db: Database, conn: Connection, lid: int) -> None:
+    """Forget league ``lid``'s catch-up (its ratings were just rebuilt whole)."""
+    cur = cursor(conn)
+    cur.execute(db.sql("DELETE FROM ms_ratings_pending WHERE league_id = ?"), (lid,))
+    cur.execute(db.sql("DELETE FROM ms_virtual_pending WHERE league_id = ?"), (lid,))
+    cur.execute(db.sql(_MARK), (None, None, lid))
+
+
+class CatchUp:
+    """Runs the catch-ups of the leagues of ``db`` (models built by ``models``, leagues locked
+    by ``lock``), :data:`PIECE` matches (``piece``) a transaction."""
+
+    def __init__(
+        self, db: Database, models: LeagueModels, lock: LeagueLock, piece: int = PIECE
+    ) -> None:
+        if piece < 1:
+            raise ValueError(f"piece must be at least 1, got {piece}")
+        self._db = db
+        self._models = models
+        self._lock = lock
+        self._piece = piece
+
+    def behind(self) -> list[str]:
+        """The leagues being brought up to date, by name."""
+        with self._db.read() as conn:
+            cur = cursor(conn)
+            cur.execute("SELECT name FROM ms_leagues WHERE catchup_seq IS NOT NULL ORDER BY name")
+            return [r[0] for r in cur.fetchall()]
+
+    def run(self, name: str, progress: Callable[[int], None] | None = None) -> int:
+        """Step league ``name``'s catch-up until it is up to date; returns the matches
+        re-rated. ``progress(done)`` after each piece."""
+        done = 0
+        while True:
+            got = self.step(name)
+            if got is None:
+                return done
+            done += got[0]
+            if progress is not None:
+                progress(done)
+            if got[1]:
+                return done
+
+    def step(self, name: str) -> tuple[int, bool] | None:
+        """Re-rate the next piece of league ``name``'s catch-up in one transaction; returns the
+        matches re-rated and whether the league is now up to date, or ``None`` when it was
+        already (:class:`NotFoundError` for an unknown league)."""
+        with self._db.write() as conn:
+            row = self._lock.lock_league(conn, name)
+            if row.catchup is None:
+                return None
+            model = self._models.model_for(row.model, row.params)
+            lid, at = row.id, row.catchup
+            pos = None if at[0] is None else (float(at[0]), at[1])
+            rows = read_log(self._db, conn, lid, pos, limit=self._piece + 1)
+            piece = rows[: self._piece]
+            more = len(rows) > self._piece
+            slots = [(p, r["time_value"], r["seq"]) for r in piece for t in r["teams"] for p in t]
+            players = self._ratings_before(conn, lid, sorted({s[0] for s in slots}), at)
+            virtual = self._virtual_at(conn, lid) if model.virtual else None
+            cur = cursor(conn)
+            cur.executemany(self._db.sql(_HISTORY_DELETE), [(lid, *s) for s in slots])
+            history, touched = rate_all(lid, model, piece, players, None, virtual)
+            insert_many(self._db, cur, *HISTORY_INSERT, history)
+            staged = current_rows(lid, model, players, touched)
+            insert_many(self._db, cur, *_PENDING_UPSERT[:2], staged, _PENDING_UPSERT[2])
+            if virtual is not None:
+                self._stage_virtual(cur, lid, virtual)
+            if more:
+                last = piece[-1]
+                cur.execute(self._db.sql(_MARK), (last["time_value"], last["seq"] + 1, lid))
+            else:
+                self._finish(cur, lid, model)
+            return len(piece), not more
+
+    def _finish(self, cur: Any, lid: int, model: LeagueModel) -> None:
+        """The staged ratings (and virtual players) become the league's; the mark is cleared."""
+        cur.execute(self._db.sql(_RATINGS_SWAP), (lid,))
+        if model.virtual:
+            cur.execute(self._db.sql("DELETE FROM ms_virtual_ratings WHERE league_id = ?"), (lid,))
+            cur.execute(self._db.sql(_VIRTUAL_SWAP), (lid,))
+        cur.execute(self._db.sql("DELETE FROM ms_ratings_pending WHERE league_id = ?"), (lid,))
+        cur.execute(self._db.sql("DELETE FROM ms_virtual_pending WHERE league_id = ?"), (lid,))
+        cur.execute(self._db.sql(_MARK), (None, None, lid))
+
+    def _ratings_before(
+        self, conn: Connection, lid: int, names: Sequence[str], at: Position
+    ) -> dict[str, Player]:
+        """The ratings the players ``names`` had just before position ``at``: their latest
+        history rows before it (none at the start, or for a player without one)."""
+        if at[0] is None or not names:
+            return {}
+        t, seq = float(at[0]), at[1]
+        cur = cursor(conn)
+        found: list[Sequence[Any]] = []
+        if self._db.is_sqlite:
+            sql = self._db.sql(_BEFORE_SQL)
+            for p in names:
+                cur.execute(sql, (lid, p, t, t, seq))
+                one = cur.fetchone()
+                if one is not None:
+                    found.append((p, *one))
+        else:
+            for part in chunks(names, 5_000):
+                cur.execute(_PG_BEFORE_SQL, (list(part), lid, t, t, seq), prepare=False)
+                found.extend(cur.fetchall())
+        players: dict[str, Player] = {}
+        for p, mu, sigma, extra, games, time_value in found:
+            if isinstance(extra, str):
+                extra = from_json_text(extra)
+            players[p] = Player(PlayerState(mu, sigma, extra), games, time_value)
+        return players
+
+    def _virtual_at(self, conn: Connection, lid: int) -> dict[tuple[str, ...], tuple[float, float]]:
+        """The virtual players' states staged at the catch-up's position (none at the start)."""
+        cur = cursor(conn)
+        cur.execute(
+            self._db.sql("SELECT key, mu, sigma FROM ms_virtual_pending WHERE league_id = ?"),
+            (lid,),
+        )
+        return {tuple(json.loads(k)): (float(mu), float(s)) for k, mu, s in cur.fetchall()}
+
+    def _stage_virtual(
+        self, cur: Any, lid: int, states: dict[tuple[str, ...], tuple[float, float]]
+    ) -> None:
+        rows = [
+            (
+                lid,
+                canonical_json(list(key)),
+                key[0],
+                "/".join(key[1:]),
+                key[1] if key[0] == "deal" else None,
+                mu,
+                sigma,
+            )
+            for key, (mu, sigma) in sorted(states.items())
+        ]
+        insert_many(self._db, cur, *_VIRTUAL_PENDING_UPSERT[:2], rows, _VIRTUAL_PENDING_UPSERT[2])
+
+
+class CatchUpWorker:
+    """A thread that brings marked leagues up to date (:meth:`CatchUp.step`), one piece of each
+    in turn, so that no league waits for another's whole catch-up; woken by :meth:`wake`, and
+    looking for marked leagues every :data:`RESCAN_SECONDS` (``rescan``) as well."""
+
+    def __init__(self, catchup: CatchUp, rescan: float = RESCAN_SECONDS) -> None:
+        self._catchup = catchup
+        self._rescan = rescan
+        self._wake = threading.Event()
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None
+
+    def start(self) -> None:
+        """Start the thread (no-op when it runs)."""
+        with self._lock:
+            if self._thread is not None:
+                return
+            self._stopping.clear()
+            self._thread = threading.Thread(
+                target=self._loop, name="mindsport-catchup", daemon=True
+            )
+            self._thread.start()
+
+    def wake(self, league: str | None = None) -> None:
+        """A league (``league``, if named) was marked: look now."""
+        self._wake.set()
+
+    def stop(self) -> None:
+        """Stop after the piece in progress (what is left continues at the next start)."""
+        with self._lock:
+            thread, self._thread = self._thread, None
+        if thread is None:
+            return
+        self._stopping.set()
+        self._wake.set()
+        thread.join()
+
+    def _loop(self) -> None:
+        while not self._stopping.is_set():
+            self._wake.clear()
+            try:
+                names = self._catchup.behind()
+            except MindsportError as exc:  # the database is away: try again later
+                _log.warning("catch-up: cannot list the leagues to bring up to date: %s", exc)
+                self._stopping.wait(1.0)
+                continue
+            if not names:
+                self._wake.wait(self._rescan)
+                continue
+            for name in names:
+                if self._stopping.is_set():
+                    return
+                try:
+                    self._catchup.step(name)
+                except NotFoundError:
+                    continue
+                except MindsportError as exc:
+                    _log.warning("catch-up of league %r: %s (retrying)", name, exc)
+                    self._stopping.wait(1.0)
