@@ -29,7 +29,7 @@ from typing import Any
 from mindsport.history import Match
 
 MIXES = ("slow-body", "anonymous-compute", "idle-connections", "late-posts")
-GATED = MIXES[:3]  # the mixes the issue's targets apply to (late results are not yet bounded)
+GATED = MIXES  # the mixes the issue's targets apply to
 NETWORK_ERRORS = (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError)
 
 
@@ -269,6 +269,78 @@ async def late_posts(
         counts[f"HTTP {status}"] += 1
         if status == 200:
             acked.append(m)
-            counts["replayed"] += json.loads(answer).get("replayed", 0)
+            said = json.loads(answer)
+            counts["replayed"] += said.get("replayed", 0)
+            counts["left to the catch-up"] += bool(said.get("updating"))
         m = None
     _close(writer)
+
+
+def _attack(
+    name: str,
+    target: Target,
+    stop: asyncio.Event,
+    counts: Counter[str],
+    late: list[Match],
+    spec: dict[str, Any],
+) -> Any:
+    """The coroutine of the attack ``name`` with the settings of ``spec`` (see :func:`main`)."""
+    if name == "slow-body":
+        from load_service import make_matches  # the normal load's matches, made the same way
+
+        return slow_body(
+            target,
+            stop,
+            counts,
+            clients=spec["slow_clients"],
+            matches=make_matches(2000, spec["players_count"], spec["seed"] + 1, prefix="mix"),
+            size=spec["slow_size"],
+            piece=spec["slow_piece"],
+            interval=spec["slow_interval"],
+        )
+    if name == "anonymous-compute":
+        return anonymous_compute(
+            target, stop, counts, loops=spec["compute_loops"], seed=spec["seed"]
+        )
+    if name == "idle-connections":
+        return idle_connections(
+            target,
+            stop,
+            counts,
+            count=spec["idle_connections"],
+            sources=spec["idle_sources"],
+            half_sent=spec["idle_half_sent"],
+            retry=1.0,
+        )
+    if name == "late-posts":
+        return late_posts(target, stop, counts, late, seed=spec["seed"])
+    raise SystemExit(f"unknown attack {name!r}: use one of {', '.join(MIXES)}")
+
+
+def main() -> None:
+    """Run one attack in its own process, so that its CPU is not the normal load's:
+    ``python benchmarks/attackers.py SPEC.json OUT.json`` runs the attack ``SPEC['name']`` on
+    ``SPEC['port']`` (league, key, players and the attack's settings in SPEC) until SIGTERM, then
+    writes the server's answers counted and the late matches acknowledged to OUT.json."""
+    import signal
+    import sys
+
+    with open(sys.argv[1], encoding="utf-8") as fh:
+        spec = json.load(fh)
+    target = Target(spec["port"], spec["league"], spec["key"], tuple(spec["players"]))
+    counts: Counter[str] = Counter()
+    late: list[Match] = []
+
+    async def run() -> None:
+        stop = asyncio.Event()
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+        print("started", flush=True)
+        await _attack(spec["name"], target, stop, counts, late, spec)
+
+    asyncio.run(run())
+    with open(sys.argv[2], "w", encoding="utf-8") as fh:
+        json.dump({"counts": dict(counts), "late": [match_json(m) for m in late]}, fh)
+
+
+if __name__ == "__main__":
+    main()

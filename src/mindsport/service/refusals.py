@@ -59,15 +59,18 @@ MEANING = {
     401: "No API key",
     403: "The API key is unknown, revoked, expired or not allowed here",
     404: "No such league, player or key",
-    408: "The body did not arrive in time (the connection is closed)",
+    408: "The request head or body did not arrive in time (the connection is closed)",
     409: "Conflicts with what is recorded (a match id with other data, a match older than the "
     "league's late-result policy accepts, a name taken, the last active admin key)",
     413: f"The body is larger than {MAX_BODY_BYTES} bytes",
     415: "The body is not sent as application/json (in UTF-8)",
     422: "The body or a parameter is malformed (each bad field named)",
-    429: "Busy: too many computations waiting; retry after the Retry-After seconds",
-    503: "The database is unavailable (down, refusing connections, locked); nothing was "
-    "written; retry after the Retry-After seconds",
+    429: "Busy: too many computations waiting, or too many connections open from this "
+    "client address (the connection is closed); retry after the Retry-After seconds",
+    431: "The request head is too large (the connection is closed)",
+    503: "The database is unavailable (down, refusing connections, locked), or the server "
+    "has too many connections open (the connection is closed); nothing was written; retry "
+    "after the Retry-After seconds",
     507: "The database's disk is full; nothing was written; retry after the Retry-After seconds",
 }
 
@@ -137,14 +140,18 @@ def _fault_responses() -> dict[int | str, dict[str, Any]]:
     return {
         code: {
             "description": MEANING[code],
-            "headers": {"Retry-After": retry},
+            **({"headers": {"Retry-After": retry}} if code in (429, 503, 507) else {}),
             "content": {"application/json": {"schema": schema}},
         }
-        for code in (503, 507)
+        for code in (408, 429, 431, 503, 507)
     }
 
 
-#: the answers of the database's faults (503, 507: JSON whatever the route's own media type,
-#: with ``Retry-After``), documented on every route: each reads or writes the database (the
-#: app adds them to its routers' routes, see :mod:`mindsport.service.app`)
+#: the answers every route may give whatever it does (JSON whatever the route's own media
+#: type): the database's faults (503, 507, with ``Retry-After``), each route reading or
+#: writing the database; and the HTTP server's refusals of a connection before the app sees a
+#: request (:mod:`mindsport.service.serving`: a head late, 408, or too large, 431; too many
+#: connections from one address, 429, or in all, 503). The app adds them to its routers'
+#: routes (see :mod:`mindsport.service.app`); a route's own answer of the same code (a
+#: computation's 429) is documented by the route
 FAULT_RESPONSES = _fault_responses()
