@@ -7,8 +7,9 @@ group commit takes. When it is more, the post records the match, answers at once
 (``updating`` in its :class:`~mindsport.store.values.IngestResult`) and marks the league as
 being brought up to date from the late match's position (``catchup_time``, ``catchup_seq`` of
 ``ms_leagues``). The re-rating then runs in pieces of at most :data:`PIECE` matches, each its
-own transaction holding the league's write lock no longer than one ordinary group commit
-(:meth:`CatchUp.step`):
+own transaction holding the league's write lock for a fraction of an ordinary group commit
+(:meth:`CatchUp.step`), the worker resting between pieces (:data:`REST`) so that other posts
+keep their throughput:
 
 1. the piece: the next matches of the log from the position, in replay order (time, then seq);
 2. its players' ratings just before the position: each one's latest rating-history row before
@@ -43,6 +44,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -61,6 +63,7 @@ __all__ = [
     "INLINE",
     "PIECE",
     "RESCAN_SECONDS",
+    "REST",
     "START",
     "CatchUp",
     "CatchUpWorker",
@@ -73,8 +76,14 @@ _log = logging.getLogger("mindsport.store")
 #: transaction; past it, the catch-up does it in pieces (an ordinary group commit on SQLite
 #: takes :data:`~mindsport.store.ingest.GROUP_MATCHES` = 2,000 matches)
 INLINE = 2_000
-#: matches re-rated per piece of a catch-up (one transaction each)
-PIECE = 2_000
+#: matches re-rated per piece of a catch-up (one transaction each: on SQLite, whose one writer
+#: serves every league, a quarter of an ordinary group commit, so a post waiting behind a piece
+#: waits little)
+PIECE = 500
+#: after each piece the worker rests this many times as long as the piece took, so a catch-up
+#: takes at most a fifth of the time the database's writer (and the server's interpreter) has,
+#: and the posts of every league keep most of their throughput
+REST = 4.0
 #: how often the worker looks for leagues left marked (by a crash, or another process)
 RESCAN_SECONDS = 30.0
 
@@ -299,12 +308,16 @@ class CatchUp:
 
 class CatchUpWorker:
     """A thread that brings marked leagues up to date (:meth:`CatchUp.step`), one piece of each
-    in turn, so that no league waits for another's whole catch-up; woken by :meth:`wake`, and
-    looking for marked leagues every :data:`RESCAN_SECONDS` (``rescan``) as well."""
+    in turn, so that no league waits for another's whole catch-up, resting ``rest`` times as
+    long as each piece took (:data:`REST`); woken by :meth:`wake`, and looking for marked
+    leagues every :data:`RESCAN_SECONDS` (``rescan``) as well."""
 
-    def __init__(self, catchup: CatchUp, rescan: float = RESCAN_SECONDS) -> None:
+    def __init__(
+        self, catchup: CatchUp, rescan: float = RESCAN_SECONDS, rest: float = REST
+    ) -> None:
         self._catchup = catchup
         self._rescan = rescan
+        self._rest = rest
         self._wake = threading.Event()
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
@@ -354,6 +367,7 @@ class CatchUpWorker:
             for name in names:
                 if self._stopping.is_set():
                     return
+                began = time.perf_counter()
                 try:
                     self._catchup.step(name)
                 except NotFoundError:
@@ -361,3 +375,5 @@ class CatchUpWorker:
                 except MindsportError as exc:
                     _log.warning("catch-up of league %r: %s (retrying)", name, exc)
                     self._stopping.wait(1.0)
+                    continue
+                self._stopping.wait((time.perf_counter() - began) * self._rest)
