@@ -77,9 +77,9 @@ _log = logging.getLogger("mindsport.store")
 #: takes :data:`~mindsport.store.ingest.GROUP_MATCHES` = 2,000 matches)
 INLINE = 2_000
 #: matches re-rated per piece of a catch-up (one transaction each: on SQLite, whose one writer
-#: serves every league, a quarter of an ordinary group commit, so a post waiting behind a piece
+#: serves every league, an eighth of an ordinary group commit, so a post waiting behind a piece
 #: waits little)
-PIECE = 500
+PIECE = 250
 #: after each piece the worker rests this many times as long as the piece took, so a catch-up
 #: takes at most a fifth of the time the database's writer (and the server's interpreter) has,
 #: and the posts of every league keep most of their throughput
