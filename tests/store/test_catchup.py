@@ -210,3 +210,26 @@ def test_the_worker_brings_leagues_up_to_date_in_the_background(db_url: str, sma
         _assert_equals_replay(st, "lg", ms + early)
         st.stop_catch_up()
         assert not any(t.name == "mindsport-catchup" for t in threading.enumerate())
+
+
+def test_the_command_line_shows_a_league_being_brought_up_to_date(
+    tmp_path: Any, small: None
+) -> None:
+    from typer.testing import CliRunner
+
+    from mindsport.cli.ratings import app
+
+    db = str(tmp_path / "cli.db")
+    ms, early = _late(100, seed=10)
+    with Store(db) as st:
+        st.create_league("lg", "trueskill")
+        st.add_matches("lg", ms)
+        st.submit_matches("lg", early).result()
+    runner = CliRunner()
+    shown = runner.invoke(app, ["leaderboard", "--league", "lg", "--db", db]).output
+    assert "being brought up to date" in shown
+    assert runner.invoke(app, ["recompute", "--league", "lg", "--db", db]).exit_code == 0
+    shown = runner.invoke(app, ["leaderboard", "--league", "lg", "--db", db]).output
+    assert "being brought up to date" not in shown
+    with Store(db) as st:
+        _assert_equals_replay(st, "lg", ms + early)

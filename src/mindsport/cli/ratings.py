@@ -200,6 +200,13 @@ def leaderboard(
 
     console = _console()
     console.print(board_table(page))
+    if page.updating:
+        console.print(
+            f"League {league!r} is being brought up to date after a late result: these are its "
+            "last consistent ratings (the server re-rates it in the background; "
+            "`mindsport recompute` or Store.catch_up() finish it here).",
+            markup=False,
+        )
     lines = role_lines(page)
     if lines:
         console.print("Role advantages (learned):", markup=False)
