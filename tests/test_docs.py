@@ -175,3 +175,13 @@ def test_the_cli_guide_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert Path("ann.png").read_bytes().startswith(b"\x89PNG")
     assert Path("ann-curve.png").read_bytes().startswith(b"\x89PNG")  # a whole-history league
     assert Path("report/metrics.csv").exists() and Path("halo.jsonl").exists()
+
+
+def test_the_analysis_examples_run() -> None:
+    """docs/analysis.md's Python blocks run, in order, in one namespace."""
+    text = (DOCS / "analysis.md").read_text(encoding="utf-8")
+    code = blocks(text, "python")
+    assert code
+    namespace: dict[str, object] = {}
+    for k, block in enumerate(code):
+        exec(compile(block, f"docs/analysis.md block {k}", "exec"), namespace)

@@ -64,12 +64,15 @@ class MatchPrediction:
     ``pairs``: ``(i, j, p, outcome)`` for every pair of teams ``i < j`` whose relative order the
     result tells (both ranked, or exactly one unranked): ``p`` is the model's probability that
     team ``i`` finishes ahead of team ``j`` given that one of them does (draw-free), ``outcome`` is
-    1.0 if ``i`` finished ahead, 0.0 if behind, 0.5 for a tie.
+    1.0 if ``i`` finished ahead, 0.0 if behind, 0.5 for a tie. ``draws``: the model's
+    probability of a draw for each pair, in the order of ``pairs`` (empty when the model
+    predicts no draw probability of its own, e.g. Elo's expected score).
     """
 
     index: int
     match_id: str
     pairs: tuple[tuple[int, int, float, float], ...]
+    draws: tuple[float, ...] = ()
 
 
 class _Lazy(Sequence[T]):
@@ -104,8 +107,9 @@ class _Lazy(Sequence[T]):
 class Predictions(_Lazy[MatchPrediction]):
     """One :class:`MatchPrediction` per match, built when read from the arrays below.
 
-    ``pair_ptr[i]:pair_ptr[i+1]`` index match ``i``'s pairs in ``pair_a``, ``pair_b``, ``prob``
-    and ``outcome``; ``match_ids[i]`` is its id.
+    ``pair_ptr[i]:pair_ptr[i+1]`` index match ``i``'s pairs in ``pair_a``, ``pair_b``, ``prob``,
+    ``outcome`` and ``draw`` (NaN where the model predicts no draw probability); ``match_ids[i]``
+    is its id.
     """
 
     _what = "prediction"
@@ -118,6 +122,7 @@ class Predictions(_Lazy[MatchPrediction]):
         pair_b: NDArray[np.int32],
         prob: NDArray[np.float64],
         outcome: NDArray[np.float64],
+        draw: NDArray[np.float64] | None = None,
     ) -> None:
         self.match_ids = match_ids
         self.pair_ptr = pair_ptr
@@ -125,6 +130,7 @@ class Predictions(_Lazy[MatchPrediction]):
         self.pair_b = pair_b
         self.prob = prob
         self.outcome = outcome
+        self.draw = np.full(len(prob), np.nan) if draw is None else draw
 
     @classmethod
     def of(cls, items: Iterable[MatchPrediction]) -> Predictions:
@@ -134,6 +140,9 @@ class Predictions(_Lazy[MatchPrediction]):
         np.cumsum([len(mp.pairs) for mp in preds], out=ptr[1:])
         pairs = [p for mp in preds for p in mp.pairs]
         cols = list(zip(*pairs, strict=True)) if pairs else [(), (), (), ()]
+        draws = [
+            d for mp in preds for d in (mp.draws if mp.draws else (float("nan"),) * len(mp.pairs))
+        ]
         return cls(
             [mp.match_id for mp in preds],
             ptr,
@@ -141,6 +150,7 @@ class Predictions(_Lazy[MatchPrediction]):
             np.asarray(cols[1], np.int32),
             np.asarray(cols[2], np.float64),
             np.asarray(cols[3], np.float64),
+            np.asarray(draws, np.float64),
         )
 
     def __len__(self) -> int:
@@ -157,7 +167,9 @@ class Predictions(_Lazy[MatchPrediction]):
                 strict=True,
             )
         )
-        return MatchPrediction(i, self.match_ids[i], pairs)
+        d = self.draw[a:b]
+        draws = () if np.isnan(d).any() else tuple(d.tolist())
+        return MatchPrediction(i, self.match_ids[i], pairs, draws)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Sequence) and not isinstance(other, str):
@@ -330,7 +342,7 @@ def _predictions(ids: list[str], fed: list[Fed]) -> Predictions:
     if len(fed) == 1:
         f = fed[0]
         assert f.pair_ptr is not None
-        return Predictions(ids, f.pair_ptr, f.pair_a, f.pair_b, f.prob, f.outcome)
+        return Predictions(ids, f.pair_ptr, f.pair_a, f.pair_b, f.prob, f.outcome, f.draw)
     ptrs = [np.zeros(1, np.int64)]
     offset = 0
     for f in fed:
@@ -344,4 +356,5 @@ def _predictions(ids: list[str], fed: list[Fed]) -> Predictions:
         np.concatenate([f.pair_b for f in fed]) if fed else np.zeros(0, np.int32),
         np.concatenate([f.prob for f in fed]) if fed else np.zeros(0),
         np.concatenate([f.outcome for f in fed]) if fed else np.zeros(0),
+        np.concatenate([f.draw for f in fed]) if fed else np.zeros(0),
     )
