@@ -49,6 +49,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from mindsport.errors import MindsportError
+from mindsport.frames import frame
 from mindsport.history.calibration import CalibrationBin, calibration
 from mindsport.history.replay import MatchPrediction, Predictions, Replay, replay
 from mindsport.history.rolling import WholeHistoryModel, rolling_predictions
@@ -184,6 +185,12 @@ class Evaluation:
             )
             rows.append({"model": BASELINE, **pairwise, **self.baseline.as_dict()})
         return rows
+
+    def to_frame(self) -> Any:
+        """The rows of :meth:`table` as a pandas DataFrame indexed by ``model`` (None shown as
+        NaN)."""
+        rows = self.table()
+        return frame(rows, list(rows[0]), index="model")
 
 
 def _start_index(start: int | float, n: int) -> int:

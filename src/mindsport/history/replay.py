@@ -26,12 +26,13 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
-from typing import Any, TypeVar, overload
+from typing import Any, Literal, TypeVar, overload
 
 import numpy as np
 from numpy.typing import NDArray
 
 from mindsport.errors import MindsportError
+from mindsport.frames import frame, value_fields
 from mindsport.match import Match, pair_outcome
 from mindsport.rating.replay.blocks import MatchBlock, PlayerIndex
 from mindsport.rating.replay.driver import Chunk, drive, named_by
@@ -181,6 +182,30 @@ class Predictions(_Lazy[MatchPrediction]):
     def __repr__(self) -> str:
         return f"Predictions({len(self)} matches, {len(self.prob)} pairs)"
 
+    def to_frame(self) -> Any:
+        """A pandas DataFrame, one row per predicted pair: ``match_index``, ``match_id``,
+        ``team_a``, ``team_b`` (indices within the match), ``p`` (``team_a`` ahead, draws taken
+        out), ``outcome`` (1, 0.5, 0) and ``draw`` (the model's draw probability; NaN when it
+        predicts none)."""
+        counts = np.diff(self.pair_ptr)
+        index = np.repeat(np.arange(len(self), dtype=np.int64), counts)
+        ids = np.asarray(self.match_ids, dtype=object)
+        return frame(
+            {
+                "match_index": index,
+                "match_id": ids[index] if len(index) else np.zeros(0, object),
+                "team_a": self.pair_a,
+                "team_b": self.pair_b,
+                "p": self.prob,
+                "outcome": self.outcome,
+                "draw": self.draw,
+            },
+            _PREDICTION_COLUMNS,
+        )
+
+
+_PREDICTION_COLUMNS = ("match_index", "match_id", "team_a", "team_b", "p", "outcome", "draw")
+
 
 class History(_Lazy[tuple[str, dict[str, Any]]]):
     """``(match_id, {player: rating after the match})`` per match, built when read.
@@ -219,6 +244,18 @@ class History(_Lazy[tuple[str, dict[str, Any]]]):
     def __repr__(self) -> str:
         return f"History({len(self)} matches)"
 
+    def to_frame(self) -> Any:
+        """A pandas DataFrame of the skill history, one row per player per match:
+        ``match_index``, ``match_id``, ``player`` and the fields of his rating after the match
+        (``mu`` and ``sigma`` for TrueSkill, ``rating`` ... for Elo and Glicko-2)."""
+        rows = [
+            {"match_index": i, "match_id": mid, "player": player, **value_fields(value)}
+            for i, (mid, after) in enumerate(self)
+            for player, value in after.items()
+        ]
+        fields = list(rows[0]) if rows else ["match_index", "match_id", "player"]
+        return frame(rows, fields)
+
 
 class Ratings(Mapping[str, Any]):
     """Every player's rating after the last match, built when read (a read-only mapping)."""
@@ -244,6 +281,16 @@ class Ratings(Mapping[str, Any]):
     def __repr__(self) -> str:
         return f"Ratings({len(self)} players)"
 
+    def to_frame(self) -> Any:
+        """A pandas DataFrame of the ratings, indexed by ``player``, one column per field of
+        the rating value."""
+        return _ratings_frame(self)
+
+
+def _ratings_frame(ratings: Mapping[str, Any]) -> Any:
+    rows = [{"player": player, **value_fields(value)} for player, value in ratings.items()]
+    return frame(rows, list(rows[0]) if rows else ["player"], index="player")
+
 
 @dataclass(frozen=True)
 class Replay:
@@ -258,6 +305,27 @@ class Replay:
     ratings: Mapping[str, Any]
     predictions: Sequence[MatchPrediction] = field(default_factory=list)
     history: Sequence[tuple[str, dict[str, Any]]] = field(default_factory=list)
+
+    def to_frame(self, table: Literal["ratings", "predictions", "history"] = "ratings") -> Any:
+        """A pandas DataFrame of the final ``ratings`` (indexed by player), the
+        ``predictions`` (one row per predicted pair) or the skill ``history`` (one row per
+        player per match); see :meth:`Ratings.to_frame`, :meth:`Predictions.to_frame` and
+        :meth:`History.to_frame`."""
+        if table == "ratings":
+            return _ratings_frame(self.ratings)
+        if table == "predictions":
+            preds = self.predictions
+            return (preds if isinstance(preds, Predictions) else Predictions.of(preds)).to_frame()
+        if table == "history":
+            hist = self.history
+            if isinstance(hist, History):
+                return hist.to_frame()
+            if hist:
+                raise MindsportError("to_frame: this replay's history is not a History")
+            return frame([], ["match_index", "match_id", "player"])
+        raise MindsportError(
+            f"to_frame: table is 'ratings', 'predictions' or 'history', got {table!r}"
+        )
 
 
 def _choose(model: Any, initial: Mapping[str, Any], fast: bool | None) -> Replayer:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mindsport.errors import ConflictError, MindsportError
+from mindsport.frames import frame
 from mindsport.rating.registry import Display
 from mindsport.store.league_model import PlayerState
 
@@ -201,6 +202,25 @@ class LeaderboardPage:
     display: Display | None = None
     roles: tuple[RoleAdvantage, ...] = ()
 
+    def to_frame(self) -> Any:
+        """The page's entries as a pandas DataFrame: ``rank``, ``player``, ``mu``, ``sigma``,
+        ``exposed`` and ``games`` (what ``mu``, ``sigma`` and ``exposed`` mean for the
+        league's model: :attr:`display`; e.g. Elo's rating, no deviation)."""
+        return frame(
+            [
+                {
+                    "rank": e.rank,
+                    "player": e.player,
+                    "mu": e.mu,
+                    "sigma": e.sigma,
+                    "exposed": e.exposed,
+                    "games": e.games,
+                }
+                for e in self.entries
+            ],
+            ("rank", "player", "mu", "sigma", "exposed", "games"),
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class HistoryPoint:
@@ -236,3 +256,21 @@ class PlayerRecord:
     games: int
     history: list[HistoryPoint] = field(default_factory=list)
     curve: list[CurvePoint] = field(default_factory=list)
+
+    def to_frame(self) -> Any:
+        """How the rating went, as a pandas DataFrame: an online league's ``history`` (columns
+        ``match_id``, ``seq``, ``time``, ``mu``, ``sigma``: the rating after each match), a
+        whole-history league's ``curve`` (``time``, ``mu``, ``sigma``). ``time`` is on the match
+        log's axis (POSIX seconds for datetimes)."""
+        if self.curve:
+            return frame(
+                [{"time": c.time, "mu": c.mu, "sigma": c.sigma} for c in self.curve],
+                ("time", "mu", "sigma"),
+            )
+        return frame(
+            [
+                {"match_id": h.match_id, "seq": h.seq, "time": h.time, "mu": h.mu, "sigma": h.sigma}
+                for h in self.history
+            ],
+            ("match_id", "seq", "time", "mu", "sigma"),
+        )
