@@ -116,6 +116,8 @@ leagues = Table(
     # the policy for late results (mindsport.store.late) and its age limit (``refuse`` only)
     Column("late", String(16), nullable=False, server_default="replay"),
     Column("late_limit", Double, nullable=True),
+    # what the league's numeric match times mean (mindsport.store.values.TIME_UNITS): display
+    Column("time_unit", String(16), nullable=False, server_default="number"),
 )
 
 matches = Table(

@@ -8,16 +8,19 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from mindsport.errors import ConflictError, MindsportError
 from mindsport.frames import frame
+from mindsport.match import MAX_TIME, MIN_TIME
 from mindsport.rating.registry import Display
 from mindsport.store.league_model import PlayerState
 
 __all__ = [
     "LATE_POLICIES",
     "MAX_LATE_AGE",
+    "TIME_UNITS",
     "CurvePoint",
     "HistoryPoint",
     "IngestResult",
@@ -31,6 +34,8 @@ __all__ = [
     "RoleAdvantage",
     "StoreError",
     "late_policy",
+    "time_text",
+    "time_unit",
 ]
 
 
@@ -142,16 +147,63 @@ def late_policy(value: LatePolicy | str | None) -> LatePolicy:
     raise StoreError(f"late-result policy {value!r}: give 'replay', 'arrival' or 'refuse:AGE'")
 
 
+#: what a league's numeric match times may mean: ``number`` (not said: shown as numbers),
+#: ``seconds`` (POSIX seconds, since 1970-01-01 UTC: shown as dates; datetimes are stored so),
+#: ``days`` or ``rounds`` (day or round numbers)
+TIME_UNITS = ("number", "seconds", "days", "rounds")
+
+
+def time_unit(value: str | None) -> str:
+    """A league's time unit given by name (``None``: ``number``), else :class:`StoreError`
+    naming the allowed ones."""
+    if value is None:
+        return "number"
+    if isinstance(value, str) and value.strip().lower() in TIME_UNITS:
+        return value.strip().lower()
+    raise StoreError(f"time unit {value!r}: one of {', '.join(TIME_UNITS)}")
+
+
+def _number(x: float) -> str:
+    """A number written out in full: whole numbers without a fraction or an exponent."""
+    x = float(x)
+    if math.isfinite(x) and x.is_integer() and abs(x) < 1e18:
+        return str(int(x))
+    if math.isfinite(x) and abs(x) < 1e15:
+        return f"{x:.6f}".rstrip("0").rstrip(".")
+    return repr(x)
+
+
+def time_text(t: float, unit: str) -> str:
+    """A match time as a league of time unit ``unit`` shows it: a UTC date and time for
+    ``seconds``, ``day N`` or ``round N``, else the number in full.
+
+    >>> time_text(1795760000.0, "seconds"), time_text(3.0, "rounds")
+    ('2026-11-27 06:13:20', 'round 3')
+    >>> time_text(1795760000.0, "number"), time_text(2.5, "days")
+    ('1795760000', 'day 2.5')
+    """
+    if unit == "seconds" and math.isfinite(t) and MIN_TIME <= t < MAX_TIME:
+        when = datetime.fromtimestamp(t, UTC)
+        return when.strftime("%Y-%m-%d %H:%M:%S.%f" if when.microsecond else "%Y-%m-%d %H:%M:%S")
+    if unit == "days":
+        return f"day {_number(t)}"
+    if unit == "rounds":
+        return f"round {_number(t)}"
+    return _number(t)
+
+
 @dataclass(frozen=True, slots=True)
 class League:
-    """A rating pool: its name, model name and model parameters, its number of matches and its
-    policy for late results (:mod:`mindsport.store.late`)."""
+    """A rating pool: its name, model name and model parameters, its number of matches, its
+    policy for late results (:mod:`mindsport.store.late`) and what its numeric match times mean
+    (``time_unit``, one of :data:`TIME_UNITS`: how they are shown, never how they are rated)."""
 
     name: str
     model: str
     params: dict[str, Any]
     matches: int
     late: LatePolicy = LatePolicy()
+    time_unit: str = "number"
 
 
 @dataclass(frozen=True, slots=True)
