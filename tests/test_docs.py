@@ -84,6 +84,40 @@ def models_markdown() -> str:
     return "\n".join(out)
 
 
+def api_models_markdown() -> str:
+    """The generated part of docs/api.md: every model a league can use, its settings as
+    ``POST /api/leagues`` and ``GET /api/leagues`` write them, and a body that creates it."""
+    from mindsport.rating.registry import MODELS
+
+    out = [BEGIN, ""]
+    for spec in MODELS.values():
+        params = {p.name: p.default for p in spec.params if p.default is not None}
+        body = json.dumps({"name": "club", "model": spec.name, "params": params})
+        out += [f"#### `{spec.name}`: {spec.title}", ""]
+        out += ["| setting | default (JSON) | allowed |", "|---|---|---|"]
+        for p in spec.params:
+            default = json.dumps(p.default).replace("|", "\\|")
+            out.append(f"| `{p.name}` | `{default}` | {p.allowed()} |")
+        out += ["", "```json", body, "```", ""]
+    out.append(END)
+    return "\n".join(out)
+
+
+def test_the_api_guide_covers_every_model() -> None:
+    """docs/api.md lists every registered model with its settings, and each example body names
+    settings the model accepts as they are written."""
+    from mindsport.rating.registry import MODELS
+
+    text = (DOCS / "api.md").read_text(encoding="utf-8")
+    start, end = text.index(BEGIN), text.index(END) + len(END)
+    assert text[start:end] == api_models_markdown(), "run: python tests/test_docs.py"
+    bodies = [json.loads(b) for b in blocks(text[start:end], "json")]
+    assert sorted(b["model"] for b in bodies) == sorted(MODELS)
+    for b in bodies:
+        spec = MODELS[b["model"]]
+        spec.build(**spec.check(b["params"]))
+
+
 def test_the_model_reference_is_the_registry() -> None:
     text = (DOCS / "models.md").read_text(encoding="utf-8")
     start, end = text.index(BEGIN), text.index(END) + len(END)
@@ -111,10 +145,11 @@ def test_the_documents_point_nowhere_outside_the_repository(doc: str) -> None:
 
 
 if __name__ == "__main__":
-    path = DOCS / "models.md"
-    text = path.read_text(encoding="utf-8")
-    start, end = text.index(BEGIN), text.index(END) + len(END)
-    path.write_text(text[:start] + models_markdown() + text[end:], encoding="utf-8")
+    for name, make in (("models.md", models_markdown), ("api.md", api_models_markdown)):
+        path = DOCS / name
+        text = path.read_text(encoding="utf-8")
+        start, end = text.index(BEGIN), text.index(END) + len(END)
+        path.write_text(text[:start] + make() + text[end:], encoding="utf-8")
     sys.exit(0)
 
 
@@ -175,3 +210,13 @@ def test_the_cli_guide_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert Path("ann.png").read_bytes().startswith(b"\x89PNG")
     assert Path("ann-curve.png").read_bytes().startswith(b"\x89PNG")  # a whole-history league
     assert Path("report/metrics.csv").exists() and Path("halo.jsonl").exists()
+
+
+def test_the_analysis_examples_run() -> None:
+    """docs/analysis.md's Python blocks run, in order, in one namespace."""
+    text = (DOCS / "analysis.md").read_text(encoding="utf-8")
+    code = blocks(text, "python")
+    assert code
+    namespace: dict[str, object] = {}
+    for k, block in enumerate(code):
+        exec(compile(block, f"docs/analysis.md block {k}", "exec"), namespace)

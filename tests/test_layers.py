@@ -26,6 +26,7 @@ ALLOWED: dict[str, set[str]] = {
     "_jit": {"errors"},
     # writing a file whole or not at all
     "files": {"errors"},
+    "frames": {"errors"},
     "match": {"errors"},
     "rating": {"errors", "match", "_jit"},
     "history": {"errors", "match", "rating"},
@@ -69,10 +70,12 @@ ALLOWED: dict[str, set[str]] = {
 }
 # the command line sits on top of every part and may import any of them; no part imports it
 ALLOWED["cli"] = set(ALLOWED)
-# like the errors, writing files whole is at the bottom: any part above may use it
+# like the errors, writing files whole and making DataFrames are at the bottom: any part above
+# may use them
 for _part, _allowed in ALLOWED.items():
-    if _part not in {"errors", "files", "_jit"}:
+    if _part not in {"errors", "files", "frames", "_jit"}:
         _allowed.add("files")
+        _allowed.add("frames")
 # the package root and ``python -m mindsport`` may import anything
 TOP = {"__init__", "__main__"}
 # the only part that may import typer (and its click)

@@ -32,6 +32,7 @@ __all__ = [
     "InvalidMatchError",
     "Match",
     "check_id",
+    "check_roles",
     "id_problem",
     "normal_id",
     "pair_outcome",
@@ -536,6 +537,21 @@ def _checked_roles(
             raise bad("roles", f"one role per player of team {list(team)}, got {_short(rs)}")
         out.append(_distinct(rs, seen, _label_problem, ("roles", "role", "role"), bad))
     return tuple(out)
+
+
+def check_roles(
+    roles: Sequence[Sequence[str]], teams: Sequence[Sequence[str]]
+) -> tuple[tuple[str, ...], ...]:
+    """``roles`` for a game of ``teams`` (one printable, short, distinct name per player, in
+    the shape of ``teams``, in NFC), as a match takes them; else :class:`InvalidMatchError`
+    naming what is wrong (field ``roles``)."""
+
+    def bad(field: str, message: str) -> InvalidMatchError:
+        return InvalidMatchError(f"{field}: {message}", field)
+
+    checked = _checked_roles(roles, [tuple(t) for t in teams], bad)
+    assert checked is not None
+    return checked
 
 
 def _distinct(

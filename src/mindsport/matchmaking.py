@@ -98,10 +98,12 @@ class MatchmakingError(MindsportError):
 
 @dataclass(frozen=True, slots=True)
 class Table:
-    """One seated game: teams of player ids, in the order of the shape, and its quality."""
+    """One seated game: teams of player ids, in the order of the shape, and its quality;
+    ``roles``: each team's roles (seats) when the tables were seated with roles."""
 
     teams: tuple[tuple[str, ...], ...]
     quality: float
+    roles: tuple[tuple[str, ...], ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -49,6 +49,7 @@ def test_leagues_over_http(admin: Any, reference: Any) -> None:
         "matches": 0,
         "late": {"policy": "replay", "refuse_older_than": None},
         "updating": False,
+        "time_unit": "number",
     }
     assert client.post("/api/leagues", json={"name": "club"}, headers=h).status_code == 409
     r = client.post("/api/leagues", json={"name": "x", "model": "chess9"}, headers=h)

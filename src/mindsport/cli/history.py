@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
     from mindsport.history.evaluate import Metrics
     from mindsport.history.replay import MatchPrediction
+    from mindsport.history.threeway import ThreeWay
     from mindsport.match import Match
 
 __all__ = ["evaluate_command", "import_command", "run_evaluation"]
@@ -180,11 +181,48 @@ def _predictions_csv(replays: dict[str, Sequence[MatchPrediction]], start: int) 
     return buf.getvalue()
 
 
-def _metrics_csv(metrics: dict[str, Metrics], params: dict[str, dict[str, Any]]) -> str:
+_WDL_COLUMNS = (
+    "wdl_matches",
+    "wdl_log_loss",
+    "wdl_brier",
+    "draw_rate_predicted",
+    "draw_rate_observed",
+    "ahead_rate_predicted",
+    "ahead_rate_observed",
+    "wdl_source",
+    "nu",
+)
+
+
+def _wdl_cells(tw: ThreeWay | None) -> list[str]:
+    if tw is None:
+        return [""] * len(_WDL_COLUMNS)
+    d = tw.as_dict()
+    return [
+        "" if d[k] is None else repr(d[k]) if isinstance(d[k], float) else str(d[k])
+        for k in _WDL_COLUMNS
+    ]
+
+
+def _metrics_csv(
+    metrics: dict[str, Metrics],
+    params: dict[str, dict[str, Any]],
+    baseline: ThreeWay | None = None,
+) -> str:
     buf = io.StringIO()
     wr = csv.writer(buf, lineterminator="\n")
     wr.writerow(
-        ["model", "matches", "pairs", "log_loss", "brier", "accuracy", "prediction_error", "params"]
+        [
+            "model",
+            "matches",
+            "pairs",
+            "log_loss",
+            "brier",
+            "accuracy",
+            "prediction_error",
+            "params",
+            *_WDL_COLUMNS,
+        ]
     )
     for name, m in metrics.items():
         d = m.as_dict()
@@ -201,9 +239,22 @@ def _metrics_csv(metrics: dict[str, Metrics], params: dict[str, dict[str, Any]])
                     f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
                     for k, v in params.get(name, {}).items()
                 ),
+                *_wdl_cells(m.three_way),
             ]
         )
+    if baseline is not None:
+        wr.writerow(["constant", "", "", "", "", "", "", "", *_wdl_cells(baseline)])
     return buf.getvalue()
+
+
+def _wdl_row(tw: ThreeWay | None) -> list[str]:
+    if tw is None:
+        return ["-", "-", "-"]
+    return [
+        f"{tw.log_loss:.4f}",
+        f"{tw.brier:.4f}",
+        f"{tw.draw_rate_predicted:.3f}/{tw.draw_rate_observed:.3f}",
+    ]
 
 
 def evaluate_command(
@@ -240,11 +291,14 @@ def evaluate_command(
     ] = None,
 ) -> None:
     """Replay a match history through rating models and compare their one-step-ahead predictions
-    (log-loss, Brier, accuracy, prediction error, calibration)."""
+    (log-loss, Brier, accuracy, prediction error, calibration of decisive pairs; for two-team
+    matches also the win/draw/loss log-loss and Brier and the draw rate predicted against the
+    observed, beside a constant baseline of the training part's rates; see docs/models.md)."""
     from rich.console import Console
     from rich.table import Table
 
     from mindsport.history.importers import import_matches
+    from mindsport.history.threeway import constant_baseline
     from mindsport.rating.registry import get_spec
 
     console = Console()
@@ -259,8 +313,13 @@ def evaluate_command(
     metrics, replays, skipped, params, s_idx = run_evaluation(
         matches, names, do_fit=do_fit, train_fraction=train, start=start, console=err
     )
+    baseline = constant_baseline(matches, s_idx)
+    wdl = baseline is not None or any(m.three_way is not None for m in metrics.values())
     table = Table(title=f"{file} — {len(matches)} matches, scored from #{s_idx}")
-    for col in ("model", "pairs", "log-loss", "Brier", "accuracy", "pred. error", "settings"):
+    cols = ["model", "pairs", "log-loss", "Brier", "accuracy", "pred. error"]
+    if wdl:
+        cols += ["W/D/L log-loss", "W/D/L Brier", "draws pred./obs."]
+    for col in [*cols, "settings"]:
         table.add_column(col, justify="left" if col in ("model", "settings") else "right")
     best = min((m.log_loss for m in metrics.values() if not math.isnan(m.log_loss)), default=None)
     for name, m in metrics.items():
@@ -271,22 +330,28 @@ def evaluate_command(
             f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
             for k, v in params.get(name, {}).items()
         )
-        table.add_row(
+        if m.three_way is not None and m.three_way.nu is not None:
+            settings = ", ".join(x for x in (settings, f"Davidson nu={m.three_way.nu:.4g}") if x)
+        row = [
             name,
             str(m.pairs),
             ll,
             f"{m.brier:.4f}",
             f"{m.accuracy:.4f}",
             f"{m.prediction_error:.4f}",
-            settings,
-        )
+        ]
+        if wdl:
+            row += _wdl_row(m.three_way)
+        table.add_row(*row, settings)
+    if baseline is not None:
+        table.add_row("constant", "", "", "", "", "", *_wdl_row(baseline), "training rates")
     console.print(table)
     for name, why in skipped.items():
         err.print(f"[yellow]skipped {name}:[/] {why}")
     if out is not None and metrics:
         _plot_calibration(out / "calibration.png", metrics)
         _write_text(out / "predictions.csv", _predictions_csv(replays, s_idx))
-        _write_text(out / "metrics.csv", _metrics_csv(metrics, params))
+        _write_text(out / "metrics.csv", _metrics_csv(metrics, params, baseline))
         console.print(
             f"wrote {out / 'calibration.png'}, {out / 'predictions.csv'}, {out / 'metrics.csv'}"
         )

@@ -50,6 +50,11 @@ DEFAULT_LEAGUE = "main"
 
 LeagueOption = typer.Option(DEFAULT_LEAGUE, "--league", "-l", help="League name.")
 _MODELS_HELP = "see `mindsport leagues models`"
+_TIME_UNIT_HELP = (
+    "What the league's numeric match times mean, for showing them: 'number' (not said), "
+    "'seconds' since 1970-01-01 UTC (shown as dates; dated matches are stored so), 'days' or "
+    "'rounds' (shown as day N, round N)."
+)
 _LATE_HELP = (
     "Policy for late results (a match dated before the league's latest): 'replay' re-rates "
     "what depends on it, 'arrival' rates matches in the order they arrive, 'refuse:AGE' "
@@ -110,6 +115,21 @@ def _table(**kwargs: Any) -> Any:
 
 def _teams(text: str, what: str) -> list[str]:
     return parse_names(text, what, "player ids")
+
+
+def _roles(texts: list[str] | None) -> list[list[str]] | None:
+    """``--roles``, one per team: each team's roles, comma-separated."""
+    if not texts:
+        return None
+    return [parse_names(t, f"--roles (team {i + 1})", "roles") for i, t in enumerate(texts)]
+
+
+RolesOption = typer.Option(
+    None,
+    "--roles",
+    help="A team's roles (seats), comma-separated, one per player; repeat once per team in "
+    "order (--roles home --roles away). Only for a league whose model rates roles (cardplay).",
+)
 
 
 # -- commands -----------------------------------------------------------------------------
@@ -233,9 +253,12 @@ def player(
     In a whole-history league (model ``trueskill-history``) the history is the player's smoothed
     skill curve: his skill at each time step he played in, given every game of the league.
     """
+    from mindsport.store.values import time_text
+
     with open_store(db, create=False) as store:
         rec = store.player(league, player_id)
         lm = store.league_model(league)
+        unit = store.get_league(league).time_unit
         d = lm.display
     console = _console()
     dev = f", {d.deviation_label} {rec.state.sigma:.3f}" if d.deviation_label else ""
@@ -250,7 +273,7 @@ def player(
         for col in cols:
             table.add_column(col, justify="right")
         for c in rec.curve[-last:]:
-            table.add_row(f"{c.time:g}", f"{c.mu:.3f}", f"{c.sigma:.3f}")
+            table.add_row(time_text(c.time, unit), f"{c.mu:.3f}", f"{c.sigma:.3f}")
         console.print(table)
     elif last and rec.history:
         table = _table()
@@ -258,27 +281,36 @@ def player(
         for col in cols:
             table.add_column(col, justify="left" if col == "match" else "right")
         for h in rec.history[-last:]:
-            row = [h.match_id, f"{h.time:g}", f"{h.mu:.3f}"]
+            row = [h.match_id, time_text(h.time, unit), f"{h.mu:.3f}"]
             table.add_row(*row, *([f"{h.sigma:.3f}"] if d.deviation_label else []))
         console.print(table)
     if plot is not None:
-        fig = rating_figure(rec.player, rec.curve if lm.smoothed else rec.history, d, lm.smoothed)
+        points = rec.curve if lm.smoothed else rec.history
+        fig = rating_figure(rec.player, points, d, lm.smoothed, unit)
         _save(fig, plot)
         console.print(f"plot written to {plot}")
 
 
-def rating_figure(name: str, points: list[Any], display: Display, smoothed: bool) -> Any:
+def rating_figure(
+    name: str, points: list[Any], display: Display, smoothed: bool, unit: str = "number"
+) -> Any:
     """A matplotlib figure of a player's rating over time: ``points`` (each with ``time``,
     ``mu``, ``sigma``) as a line, with a ``mu ± sigma`` band when the model has a deviation
-    (``smoothed``: a whole-history league's skill curve, with a ``mu ± 2 sigma`` band)."""
+    (``smoothed``: a whole-history league's skill curve, with a ``mu ± 2 sigma`` band). The
+    time axis as the league's time ``unit`` says: dates (UTC) for ``seconds``, day or round
+    numbers, else plain numbers (never an exponent or an offset)."""
     import matplotlib
 
     matplotlib.use("Agg")
+    from datetime import UTC, datetime
+
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(8, 4), dpi=100)
     ax = fig.add_subplot()
-    t = [h.time for h in points]
+    t: list[Any] = [h.time for h in points]
+    if unit == "seconds":
+        t = [datetime.fromtimestamp(x, UTC) for x in t]
     mu = [h.mu for h in points]
     value = f"smoothed {display.value_label}" if smoothed else display.value_label
     if display.deviation_label is not None:
@@ -293,7 +325,11 @@ def rating_figure(name: str, points: list[Any], display: Display, smoothed: bool
         )
     ax.plot(t, mu, marker=".", label=value)
     ax.set_title(f"{name}: {'smoothed skill curve' if smoothed else 'rating history'}")
-    ax.set_xlabel("time")
+    if unit == "seconds":
+        fig.autofmt_xdate()
+    else:
+        ax.ticklabel_format(axis="x", style="plain", useOffset=False)
+    ax.set_xlabel({"seconds": "date (UTC)", "days": "day", "rounds": "round"}.get(unit, "time"))
     ax.set_ylabel(display.value_label)
     ax.legend(loc="best")
     fig.tight_layout()
@@ -311,18 +347,22 @@ def predict(
     teams: Annotated[list[str], typer.Argument(help="Two or more teams, each 'a,b,c'.")],
     league: str = LeagueOption,
     allow_new: bool = typer.Option(False, "--allow-new", help="Unknown players get the prior."),
+    roles: list[str] | None = RolesOption,
     db: str | None = DbOption,
 ) -> None:
-    """Win probability and match quality of TEAM_A against TEAM_B (comma-separated ids)."""
+    """Win probability and match quality of TEAM_A against TEAM_B (comma-separated ids), with
+    their roles (seats) where the league's model rates roles."""
     if len(teams) < 2:
         raise MindsportError(f"predict: need at least two teams, got {teams!r}")
     parsed = [_teams(t, f"team {i + 1}") for i, t in enumerate(teams)]
     from mindsport import forecast
 
     with open_store(db, create=False) as store:
-        pr = forecast.predict(store, league, parsed, allow_new=allow_new)
+        pr = forecast.predict(store, league, parsed, roles=_roles(roles), allow_new=allow_new)
     console = _console()
     names = [",".join(t) for t in pr.teams]
+    if pr.roles is not None:
+        names = [f"{n} ({','.join(r)})" for n, r in zip(names, pr.roles, strict=True)]
     if pr.win_probability is not None:
         lose = pr.pairwise[1][0]
         draw = None if lose is None else max(0.0, 1.0 - pr.win_probability - lose)
@@ -344,14 +384,21 @@ def matchmake(
     shape: str = typer.Option("1v1", help="1v1, 2v2, 1v2 (landlord vs two farmers) or ffa4."),
     league: str = LeagueOption,
     allow_new: bool = typer.Option(False, "--allow-new", help="Unknown players get the prior."),
+    roles: list[str] | None = RolesOption,
     db: str | None = DbOption,
 ) -> None:
-    """Seat waiting players at balanced tables (maximise the worst table's quality)."""
+    """Seat waiting players at balanced tables (maximise the worst table's quality); with
+    --roles (the shape's seats) each table also takes the best assignment of roles to teams."""
     from mindsport import forecast
 
     with open_store(db, create=False) as store:
         plan = forecast.matchmake(
-            store, league, _teams(players, "--players"), shape, allow_new=allow_new
+            store,
+            league,
+            _teams(players, "--players"),
+            shape,
+            roles=_roles(roles),
+            allow_new=allow_new,
         )
     console = _console()
     table = _table(
@@ -361,7 +408,10 @@ def matchmake(
     table.add_column("teams")
     table.add_column("quality", justify="right")
     for i, tb in enumerate(plan.tables, 1):
-        table.add_row(str(i), "  vs  ".join(",".join(t) for t in tb.teams), f"{tb.quality:.4f}")
+        teams = [",".join(t) for t in tb.teams]
+        if tb.roles is not None:
+            teams = [f"{t} ({','.join(r)})" for t, r in zip(teams, tb.roles, strict=True)]
+        table.add_row(str(i), "  vs  ".join(teams), f"{tb.quality:.4f}")
     console.print(table)
     if plan.waiting:
         console.print(f"still waiting: {', '.join(plan.waiting)}")
@@ -505,17 +555,22 @@ def leagues_create(
     draw_probability: float | None = typer.Option(None, help="TrueSkill draw probability."),
     param: Annotated[
         list[str] | None,
-        typer.Option(help="Model setting NAME=VALUE (see `mindsport leagues models`)."),
+        typer.Option(
+            help="Model setting NAME=VALUE (see `mindsport leagues models`): a number, "
+            "true/false, none, a name, or a table as JSON ([[30,10,-10,-30],[30,0,-30]])."
+        ),
     ] = None,
     late: str = typer.Option("replay", help=_LATE_HELP),
+    time_unit: str = typer.Option("number", "--time-unit", help=_TIME_UNIT_HELP),
     db: str | None = DbOption,
 ) -> None:
     """Create a league."""
     params = _params(model, mu, sigma, beta, tau, draw_probability, param)
     with open_store(db, create=True) as store:
-        lg = store.create_league(name, model, params, late=late)
+        lg = store.create_league(name, model, params, late=late, time_unit=time_unit)
     typer.echo(
-        f"league {lg.name!r} created: {lg.model} {lg.params}, late results: {lg.late.text()}"
+        f"league {lg.name!r} created: {lg.model} {lg.params}, late results: {lg.late.text()}, "
+        f"times: {lg.time_unit}"
     )
 
 
@@ -534,21 +589,31 @@ def leagues_set(
     late: str | None = typer.Option(
         None, help=_LATE_HELP + " Given alone, nothing is re-rated (default: keep)."
     ),
+    time_unit: str | None = typer.Option(
+        None, "--time-unit", help=_TIME_UNIT_HELP + " Never re-rates (default: keep)."
+    ),
     db: str | None = DbOption,
 ) -> None:
     """Change a league's settings (merged into the current ones) and replay its matches, or
-    its policy for late results (given alone: nothing is re-rated)."""
+    its policy for late results or its time unit (given alone: nothing is re-rated)."""
     given = (model, mu, sigma, beta, tau, draw_probability)
     with open_store(db, create=False) as store:
-        if late is not None and all(v is None for v in given) and not param:
-            lg = store.update_league(name, late=late)
-            typer.echo(f"league {lg.name!r}: late results: {lg.late.text()}; nothing re-rated")
+        if (
+            (late is not None or time_unit is not None)
+            and all(v is None for v in given)
+            and not param
+        ):
+            lg = store.update_league(name, late=late, time_unit=time_unit)
+            typer.echo(
+                f"league {lg.name!r}: late results: {lg.late.text()}, times: {lg.time_unit}; "
+                "nothing re-rated"
+            )
             return
         current = store.get_league(name)
         params = dict(current.params) if model is None or model == current.model else {}
         name_ = model or current.model
         params.update(_params(name_, mu, sigma, beta, tau, draw_probability, param))
-        lg = store.update_league(name, model=model, params=params, late=late)
+        lg = store.update_league(name, model=model, params=params, late=late, time_unit=time_unit)
     typer.echo(
         f"league {lg.name!r}: {lg.model} {lg.params}, late results: {lg.late.text()}; "
         f"{lg.matches} matches replayed"
@@ -571,13 +636,40 @@ def leagues_models() -> None:
 
 
 @leagues_app.command("list")
-def leagues_list(db: str | None = DbOption) -> None:
+def leagues_list(
+    as_json: bool = typer.Option(
+        False,
+        "--json",
+        help='One JSON object as GET /api/leagues answers it ({"leagues": [...]}, every '
+        "setting as data; each can be given back as --param NAME=VALUE).",
+    ),
+    db: str | None = DbOption,
+) -> None:
     """List the leagues."""
+    import json
+
     with open_store(db, create=False) as store:
-        for lg in store.list_leagues():
-            typer.echo(
-                f"{lg.name}\t{lg.model}\t{lg.params}\t{lg.matches} matches\tlate: {lg.late.text()}"
-            )
+        leagues = store.list_leagues()
+    if as_json:
+        typer.echo(json.dumps({"leagues": [_league_json(lg) for lg in leagues]}))
+        return
+    for lg in leagues:
+        typer.echo(
+            f"{lg.name}\t{lg.model}\t{lg.params}\t{lg.matches} matches\tlate: {lg.late.text()}"
+            f"\ttimes: {lg.time_unit}"
+        )
+
+
+def _league_json(lg: Any) -> dict[str, Any]:
+    """A league as ``GET /api/leagues`` shows it (tables as lists)."""
+    return {
+        "name": lg.name,
+        "model": lg.model,
+        "params": lg.params,
+        "matches": lg.matches,
+        "late": {"policy": lg.late.policy, "refuse_older_than": lg.late.refuse_older_than},
+        "time_unit": lg.time_unit,
+    }
 
 
 def register(target: typer.Typer) -> None:

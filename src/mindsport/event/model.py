@@ -15,9 +15,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from mindsport.errors import MindsportError
+from mindsport.frames import frame
 from mindsport.match import id_problem, normal_id
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "Scoring",
     "Seat",
     "Standing",
+    "Standings",
     "Table",
     "TieBreak",
     "check_event_name",
@@ -305,3 +307,28 @@ class Standing:
     rounds: int
     byes: int
     withdrawn: bool
+
+
+_STANDING_COLUMNS = (
+    "place",
+    "player",
+    "rank_points",
+    "score",
+    "opponents",
+    "rounds",
+    "byes",
+    "withdrawn",
+)
+
+
+class Standings(list[Standing]):
+    """The standings, best first: a list of :class:`Standing` that also gives itself as a
+    table."""
+
+    def to_frame(self) -> Any:
+        """A pandas DataFrame, one row per player in order: ``place``, ``player``,
+        ``rank_points``, ``score``, ``opponents`` (the rank points of everyone met), ``rounds``,
+        ``byes``, ``withdrawn``."""
+        return frame(
+            [{c: getattr(s, c) for c in _STANDING_COLUMNS} for s in self], _STANDING_COLUMNS
+        )

@@ -25,6 +25,7 @@ from mindsport.event.model import (
     Round,
     Scoring,
     Standing,
+    Standings,
     Table,
     TieBreak,
 )
@@ -116,8 +117,9 @@ def standings(
     players: Sequence[Player],
     rounds: Sequence[Round],
     results: Mapping[tuple[int, int], Result],
-) -> list[Standing]:
-    """The standings after the complete rounds, best first (ties by lot)."""
+) -> Standings:
+    """The standings after the complete rounds, best first (ties by lot; a list with a
+    ``to_frame()``)."""
     done = complete_rounds(rounds, results)
     points = {p.name: 0 for p in players}
     score = {p.name: 0.0 for p in players}
@@ -144,7 +146,7 @@ def standings(
 
     names = [p.name for p in players]
     if not names:
-        return []
+        return Standings()
     keys = [key(p) for p in names]
     # competition ranking on the key tuples: equal tuples share the best place
     order = sorted(range(len(names)), key=lambda i: keys[i], reverse=True)
@@ -167,7 +169,7 @@ def standings(
         for i, n in enumerate(names)
     ]
     rows.sort(key=lambda s: (s.place, lot(spec.seed, s.player)))
-    return rows
+    return Standings(rows)
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ from mindsport.event.model import (
     Player,
     Result,
     Round,
-    Standing,
+    Standings,
     Table,
     check_event_name,
     check_player_name,
@@ -89,7 +89,7 @@ class EventState:
         """Rounds with every table's result in."""
         return complete_rounds(self.rounds, self.results)
 
-    def standings(self, after: int | None = None) -> list[Standing]:
+    def standings(self, after: int | None = None) -> Standings:
         """The standings after the complete rounds, or after round ``after`` of them."""
         if after is None:
             return standings(self.spec, self.players, self.rounds, self.results)

@@ -5,7 +5,8 @@
 * :mod:`.replay`: chronological replay through a rating model (on the one replay driver of
   :mod:`mindsport.rating.replay.driver`); :mod:`.evaluate`: one-step-ahead prediction metrics;
   :mod:`.fit`: settings by predictive likelihood; :mod:`.rolling`: refits of whole-history
-  models before each block of matches.
+  models before each block of matches; :mod:`.threeway`: win/draw/loss forecasts and scores of
+  two-team matches; :mod:`.calibration`: calibration curves.
 
 This package may import :mod:`mindsport.errors`, :mod:`mindsport.match`, :mod:`mindsport.files`
 and the rating models (:mod:`mindsport.rating`), its commands also the command-line boundary;
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     )
     from mindsport.history.io import MatchFileError, iter_matches, read_matches, write_matches
     from mindsport.history.replay import MatchPrediction, Replay, replay
+    from mindsport.history.threeway import ThreeWay
     from mindsport.match import InvalidMatchError, Match, ranks_from_scores
 
 # what the package exports, by module: imported on first use (see mindsport.lazy_exports)
@@ -38,6 +40,7 @@ _EXPORTS = {
     "Evaluation": "mindsport.history.evaluate",
     "Metrics": "mindsport.history.evaluate",
     "evaluate": "mindsport.history.evaluate",
+    "ThreeWay": "mindsport.history.threeway",
     "FitResult": "mindsport.history.fit",
     "fit": "mindsport.history.fit",
     "Dropped": "mindsport.history.importers",
@@ -74,6 +77,7 @@ __all__ = [
     "MatchPrediction",
     "Metrics",
     "Replay",
+    "ThreeWay",
     "evaluate",
     "fit",
     "import_matches",

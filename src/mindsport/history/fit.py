@@ -14,6 +14,13 @@ changes; cheaper than the full product, ``search="product"`` tries every combina
 A whole-history model (:class:`~mindsport.history.rolling.WholeHistoryModel`) is scored the same
 way, except that its predictions come from refits before each block of matches
 (:func:`~mindsport.history.rolling.rolling_predictions`) instead of a replay.
+Objective: with ``objective="auto"`` (the default) the log-loss is the **three-way** one
+(win/draw/loss of the two-team matches, :mod:`mindsport.history.threeway`) when the training part
+has drawn two-team matches, so that a model's draw setting (TrueSkill's ``draw_probability``) is
+chosen by how well it predicts draws; else the pairwise log-loss of decisive pairs.
+``objective="pairwise"`` or ``"three-way"`` choose one. A model that predicts no draw
+probability of its own (Elo, Glicko-2) is scored three-way through Davidson's draw model, its
+``nu`` fitted on the training part too (and reported in ``FitResult.test.three_way.nu``).
 Models given by name are built from the model registry (:mod:`mindsport.rating.registry`:
 ``trueskill elo fide glicko2 tenhou pairwise`` and any model registered there), which also holds
 each model's default grid.
@@ -30,10 +37,14 @@ from typing import Any, Literal
 from mindsport.errors import MindsportError
 from mindsport.history.evaluate import Metrics, score_predictions
 from mindsport.history.rolling import model_predictions
+from mindsport.history.threeway import three_way, two_team_outcomes
 from mindsport.match import Match
 from mindsport.rating.registry import default_grid, get_spec
 
-__all__ = ["FitResult", "fit", "train_log_loss"]
+__all__ = ["FitResult", "Objective", "fit", "train_log_loss"]
+
+#: what :func:`fit` minimises (see the module docstring)
+Objective = Literal["auto", "pairwise", "three-way"]
 
 
 @dataclass(frozen=True)
@@ -46,6 +57,8 @@ class FitResult:
     test: Metrics
     n_train: int
     tried: tuple[tuple[tuple[tuple[str, Any], ...], float], ...]
+    #: the log-loss minimised: "pairwise" or "three-way"
+    objective: str = "pairwise"
 
 
 def _factory(model_factory: Callable[..., Any] | str) -> Callable[..., Any]:
@@ -59,11 +72,32 @@ def _factory(model_factory: Callable[..., Any] | str) -> Callable[..., Any]:
     return model_factory
 
 
-def train_log_loss(model: Any, matches: Sequence[Match]) -> float:
+def train_log_loss(model: Any, matches: Sequence[Match], objective: str = "pairwise") -> float:
     """One-step-ahead log-loss of ``model`` on ``matches`` (all scored; a whole-history model
-    refitted before each block, see :mod:`mindsport.history.rolling`)."""
-    ll = score_predictions(model_predictions(model, matches)).log_loss
+    refitted before each block, see :mod:`mindsport.history.rolling`): of the decisive pairs,
+    or with ``objective="three-way"`` of the two-team matches' three outcomes (Davidson's
+    ``nu``, for a model without draw probabilities, fitted on these same matches)."""
+    preds = model_predictions(model, matches)
+    if objective == "three-way":
+        tw = three_way(preds, 0, train_end=len(matches))
+        return math.inf if tw is None or not math.isfinite(tw.log_loss) else tw.log_loss
+    ll = score_predictions(preds).log_loss
     return math.inf if math.isnan(ll) else ll
+
+
+def _objective(objective: str, train: Sequence[Match]) -> str:
+    if objective not in ("auto", "pairwise", "three-way"):
+        raise MindsportError(
+            f"fit: objective is 'auto', 'pairwise' or 'three-way', got {objective!r}"
+        )
+    _idx, cls = two_team_outcomes(train)
+    if objective == "three-way" and len(cls) == 0:
+        raise MindsportError(
+            "fit: objective 'three-way' needs two-team matches in the training part"
+        )
+    if objective == "auto":
+        return "three-way" if bool((cls == 1).any()) else "pairwise"
+    return objective
 
 
 def fit(
@@ -76,6 +110,7 @@ def fit(
     max_sweeps: int = 3,
     fixed: Mapping[str, Any] | None = None,
     fit_window: int | None = None,
+    objective: Objective = "auto",
     progress: Callable[[dict[str, Any], float], None] | None = None,
 ) -> FitResult:
     """Choose settings by training log-likelihood, then score on the held-out rest.
@@ -84,8 +119,8 @@ def fit(
     model name. ``grid``: candidate values per setting (default: the model's registered grid).
     ``fixed``: settings passed to every candidate. ``fit_window``: search on the last
     ``fit_window`` training matches only (replayed from fresh ratings), to bound the cost on long
-    histories; the test score still replays everything. ``progress(params, log_loss)`` is called
-    after each candidate.
+    histories; the test score still replays everything. ``objective``: the log-loss minimised
+    (see the module docstring). ``progress(params, log_loss)`` is called after each candidate.
     """
     ms = list(matches)
     if not 0 < train_fraction < 1:
@@ -108,13 +143,14 @@ def fit(
         if fit_window < 1:
             raise MindsportError(f"fit: fit_window must be >= 1, got {fit_window!r}")
         train = train[-fit_window:]
+    goal = _objective(objective, train)
     cache: dict[tuple[tuple[str, Any], ...], float] = {}
 
-    def objective(params: dict[str, Any]) -> float:
+    def loss(params: dict[str, Any]) -> float:
         key = tuple(sorted(params.items()))
         if key not in cache:
             try:
-                cache[key] = train_log_loss(make(**base, **params), train)
+                cache[key] = train_log_loss(make(**base, **params), train, goal)
             except MindsportError:
                 # settings that cannot describe the data (e.g. no draws while the data has
                 # ties) are infeasible, not fatal
@@ -126,24 +162,24 @@ def fit(
     names = list(g)
     if not names:
         best: dict[str, Any] = {}
-        objective(best)
+        loss(best)
     elif search == "product":
         best = {}
         best_v = math.inf
         for combo in itertools.product(*(g[k] for k in names)):
             p = dict(zip(names, combo, strict=True))
-            v = objective(p)
+            v = loss(p)
             if v < best_v:
                 best, best_v = p, v
     elif search == "coordinate":
         best = {k: g[k][len(g[k]) // 2] for k in names}
-        best_v = objective(best)
+        best_v = loss(best)
         for _ in range(max_sweeps):
             changed = False
             for k in names:
                 for val in g[k]:
                     cand = {**best, k: val}
-                    v = objective(cand)
+                    v = loss(cand)
                     if v < best_v - 1e-12:
                         best, best_v, changed = cand, v, True
             if not changed:
@@ -152,7 +188,7 @@ def fit(
         raise MindsportError(f"fit: search is 'coordinate' or 'product', got {search!r}")
     if not math.isfinite(cache[tuple(sorted(best.items()))]):
         # report why, using the best (infeasible) candidate
-        train_log_loss(make(**base, **best), train)
+        train_log_loss(make(**base, **best), train, goal)
         raise MindsportError("fit: no candidate setting could be evaluated on the data")
     model = make(**base, **best)
     test = score_predictions(model_predictions(model, ms, start=n_train), start=n_train)
@@ -163,4 +199,5 @@ def fit(
         test,
         n_train,
         tuple(cache.items()),
+        goal,
     )

@@ -26,12 +26,13 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
-from typing import Any, TypeVar, overload
+from typing import Any, Literal, TypeVar, overload
 
 import numpy as np
 from numpy.typing import NDArray
 
 from mindsport.errors import MindsportError
+from mindsport.frames import frame, value_fields
 from mindsport.match import Match, pair_outcome
 from mindsport.rating.replay.blocks import MatchBlock, PlayerIndex
 from mindsport.rating.replay.driver import Chunk, drive, named_by
@@ -64,12 +65,15 @@ class MatchPrediction:
     ``pairs``: ``(i, j, p, outcome)`` for every pair of teams ``i < j`` whose relative order the
     result tells (both ranked, or exactly one unranked): ``p`` is the model's probability that
     team ``i`` finishes ahead of team ``j`` given that one of them does (draw-free), ``outcome`` is
-    1.0 if ``i`` finished ahead, 0.0 if behind, 0.5 for a tie.
+    1.0 if ``i`` finished ahead, 0.0 if behind, 0.5 for a tie. ``draws``: the model's
+    probability of a draw for each pair, in the order of ``pairs`` (empty when the model
+    predicts no draw probability of its own, e.g. Elo's expected score).
     """
 
     index: int
     match_id: str
     pairs: tuple[tuple[int, int, float, float], ...]
+    draws: tuple[float, ...] = ()
 
 
 class _Lazy(Sequence[T]):
@@ -104,8 +108,9 @@ class _Lazy(Sequence[T]):
 class Predictions(_Lazy[MatchPrediction]):
     """One :class:`MatchPrediction` per match, built when read from the arrays below.
 
-    ``pair_ptr[i]:pair_ptr[i+1]`` index match ``i``'s pairs in ``pair_a``, ``pair_b``, ``prob``
-    and ``outcome``; ``match_ids[i]`` is its id.
+    ``pair_ptr[i]:pair_ptr[i+1]`` index match ``i``'s pairs in ``pair_a``, ``pair_b``, ``prob``,
+    ``outcome`` and ``draw`` (NaN where the model predicts no draw probability); ``match_ids[i]``
+    is its id.
     """
 
     _what = "prediction"
@@ -118,6 +123,7 @@ class Predictions(_Lazy[MatchPrediction]):
         pair_b: NDArray[np.int32],
         prob: NDArray[np.float64],
         outcome: NDArray[np.float64],
+        draw: NDArray[np.float64] | None = None,
     ) -> None:
         self.match_ids = match_ids
         self.pair_ptr = pair_ptr
@@ -125,6 +131,7 @@ class Predictions(_Lazy[MatchPrediction]):
         self.pair_b = pair_b
         self.prob = prob
         self.outcome = outcome
+        self.draw = np.full(len(prob), np.nan) if draw is None else draw
 
     @classmethod
     def of(cls, items: Iterable[MatchPrediction]) -> Predictions:
@@ -134,6 +141,9 @@ class Predictions(_Lazy[MatchPrediction]):
         np.cumsum([len(mp.pairs) for mp in preds], out=ptr[1:])
         pairs = [p for mp in preds for p in mp.pairs]
         cols = list(zip(*pairs, strict=True)) if pairs else [(), (), (), ()]
+        draws = [
+            d for mp in preds for d in (mp.draws if mp.draws else (float("nan"),) * len(mp.pairs))
+        ]
         return cls(
             [mp.match_id for mp in preds],
             ptr,
@@ -141,6 +151,7 @@ class Predictions(_Lazy[MatchPrediction]):
             np.asarray(cols[1], np.int32),
             np.asarray(cols[2], np.float64),
             np.asarray(cols[3], np.float64),
+            np.asarray(draws, np.float64),
         )
 
     def __len__(self) -> int:
@@ -157,7 +168,9 @@ class Predictions(_Lazy[MatchPrediction]):
                 strict=True,
             )
         )
-        return MatchPrediction(i, self.match_ids[i], pairs)
+        d = self.draw[a:b]
+        draws = () if np.isnan(d).any() else tuple(d.tolist())
+        return MatchPrediction(i, self.match_ids[i], pairs, draws)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Sequence) and not isinstance(other, str):
@@ -168,6 +181,30 @@ class Predictions(_Lazy[MatchPrediction]):
 
     def __repr__(self) -> str:
         return f"Predictions({len(self)} matches, {len(self.prob)} pairs)"
+
+    def to_frame(self) -> Any:
+        """A pandas DataFrame, one row per predicted pair: ``match_index``, ``match_id``,
+        ``team_a``, ``team_b`` (indices within the match), ``p`` (``team_a`` ahead, draws taken
+        out), ``outcome`` (1, 0.5, 0) and ``draw`` (the model's draw probability; NaN when it
+        predicts none)."""
+        counts = np.diff(self.pair_ptr)
+        index = np.repeat(np.arange(len(self), dtype=np.int64), counts)
+        ids = np.asarray(self.match_ids, dtype=object)
+        return frame(
+            {
+                "match_index": index,
+                "match_id": ids[index] if len(index) else np.zeros(0, object),
+                "team_a": self.pair_a,
+                "team_b": self.pair_b,
+                "p": self.prob,
+                "outcome": self.outcome,
+                "draw": self.draw,
+            },
+            _PREDICTION_COLUMNS,
+        )
+
+
+_PREDICTION_COLUMNS = ("match_index", "match_id", "team_a", "team_b", "p", "outcome", "draw")
 
 
 class History(_Lazy[tuple[str, dict[str, Any]]]):
@@ -207,6 +244,18 @@ class History(_Lazy[tuple[str, dict[str, Any]]]):
     def __repr__(self) -> str:
         return f"History({len(self)} matches)"
 
+    def to_frame(self) -> Any:
+        """A pandas DataFrame of the skill history, one row per player per match:
+        ``match_index``, ``match_id``, ``player`` and the fields of his rating after the match
+        (``mu`` and ``sigma`` for TrueSkill, ``rating`` ... for Elo and Glicko-2)."""
+        rows = [
+            {"match_index": i, "match_id": mid, "player": player, **value_fields(value)}
+            for i, (mid, after) in enumerate(self)
+            for player, value in after.items()
+        ]
+        fields = list(rows[0]) if rows else ["match_index", "match_id", "player"]
+        return frame(rows, fields)
+
 
 class Ratings(Mapping[str, Any]):
     """Every player's rating after the last match, built when read (a read-only mapping)."""
@@ -232,6 +281,16 @@ class Ratings(Mapping[str, Any]):
     def __repr__(self) -> str:
         return f"Ratings({len(self)} players)"
 
+    def to_frame(self) -> Any:
+        """A pandas DataFrame of the ratings, indexed by ``player``, one column per field of
+        the rating value."""
+        return _ratings_frame(self)
+
+
+def _ratings_frame(ratings: Mapping[str, Any]) -> Any:
+    rows = [{"player": player, **value_fields(value)} for player, value in ratings.items()]
+    return frame(rows, list(rows[0]) if rows else ["player"], index="player")
+
 
 @dataclass(frozen=True)
 class Replay:
@@ -246,6 +305,27 @@ class Replay:
     ratings: Mapping[str, Any]
     predictions: Sequence[MatchPrediction] = field(default_factory=list)
     history: Sequence[tuple[str, dict[str, Any]]] = field(default_factory=list)
+
+    def to_frame(self, table: Literal["ratings", "predictions", "history"] = "ratings") -> Any:
+        """A pandas DataFrame of the final ``ratings`` (indexed by player), the
+        ``predictions`` (one row per predicted pair) or the skill ``history`` (one row per
+        player per match); see :meth:`Ratings.to_frame`, :meth:`Predictions.to_frame` and
+        :meth:`History.to_frame`."""
+        if table == "ratings":
+            return _ratings_frame(self.ratings)
+        if table == "predictions":
+            preds = self.predictions
+            return (preds if isinstance(preds, Predictions) else Predictions.of(preds)).to_frame()
+        if table == "history":
+            hist = self.history
+            if isinstance(hist, History):
+                return hist.to_frame()
+            if hist:
+                raise MindsportError("to_frame: this replay's history is not a History")
+            return frame([], ["match_index", "match_id", "player"])
+        raise MindsportError(
+            f"to_frame: table is 'ratings', 'predictions' or 'history', got {table!r}"
+        )
 
 
 def _choose(model: Any, initial: Mapping[str, Any], fast: bool | None) -> Replayer:
@@ -330,7 +410,7 @@ def _predictions(ids: list[str], fed: list[Fed]) -> Predictions:
     if len(fed) == 1:
         f = fed[0]
         assert f.pair_ptr is not None
-        return Predictions(ids, f.pair_ptr, f.pair_a, f.pair_b, f.prob, f.outcome)
+        return Predictions(ids, f.pair_ptr, f.pair_a, f.pair_b, f.prob, f.outcome, f.draw)
     ptrs = [np.zeros(1, np.int64)]
     offset = 0
     for f in fed:
@@ -344,4 +424,5 @@ def _predictions(ids: list[str], fed: list[Fed]) -> Predictions:
         np.concatenate([f.pair_b for f in fed]) if fed else np.zeros(0, np.int32),
         np.concatenate([f.prob for f in fed]) if fed else np.zeros(0),
         np.concatenate([f.outcome for f in fed]) if fed else np.zeros(0),
+        np.concatenate([f.draw for f in fed]) if fed else np.zeros(0),
     )

@@ -86,16 +86,18 @@ def _predict(model: Any, history: Any, block: Sequence[Match], first: int) -> li
             teams.append([Rating(float(mu[k + i]), float(sd[k + i])) for i in range(len(t))])
             k += len(t)
         pairs = []
+        draws = []
         n = len(m.teams)
         for i in range(n):
             for j in range(i + 1, n):
                 y = pair_outcome(m.ranks[i], m.ranks[j])
                 if y is None:
                     continue
-                win, _draw, loss = model.outcome_probabilities(teams[i], teams[j])
+                win, draw, loss = model.outcome_probabilities(teams[i], teams[j])
                 p = 0.5 if win + loss <= 0 else win / (win + loss)
                 pairs.append((i, j, p, y))
-        out.append(MatchPrediction(first + x, m.id, tuple(pairs)))
+                draws.append(float(draw))
+        out.append(MatchPrediction(first + x, m.id, tuple(pairs), tuple(draws)))
     return out
 
 

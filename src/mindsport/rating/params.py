@@ -196,6 +196,23 @@ class Param:
             return tuple(tuple(float(x) for x in row) for row in rows)
         return value
 
+    def text(self, value: object) -> str:
+        """``value`` written as :meth:`parse` reads it back (``none``, ``true``/``false``,
+        numbers as Python writes them, a table as JSON, a name as it is): what a command line's
+        ``--param NAME=TEXT`` takes for it.
+
+        >>> p = Param("bonuses", Kind.TABLE, ((30.0, -30.0),), "placement bonuses")
+        >>> p.text(((30.0, -30.0),)), p.parse(p.text(((30.0, -30.0),)))
+        ('[[30.0, -30.0]]', ((30.0, -30.0),))
+        """
+        if value is None:
+            return "none"
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if self.kind is Kind.TABLE and isinstance(value, Sequence) and not isinstance(value, str):
+            return json.dumps([list(row) for row in value])
+        return str(value) if isinstance(value, str) else repr(value)
+
     def parse(self, text: str) -> object:
         """The value written as ``text`` on a command line (numbers, true/false, none, JSON)."""
         t = text.strip()

@@ -168,7 +168,7 @@ _SPECS = (
         {
             "beta": (2.0, 3.0, 25 / 6, 6.0, 9.0, 13.0, 18.0),
             "tau": (0.0, 0.04, 25 / 300, 0.2, 0.4, 0.7, 1.0),
-            "draw_probability": (0.0, 0.1, 0.2),
+            "draw_probability": (0.0, 0.1, 0.2, 0.3, 0.45),
         },
         _GAUSSIAN,
         "Bayesian skill by message passing on a factor graph (teams, ties, partial play)",
@@ -226,7 +226,7 @@ _SPECS = (
         {
             "beta": (25 / 6, 9.0, 14.0, 20.0, 30.0, 45.0),
             "tau": (0.0, 0.04, 25 / 300, 0.2),
-            "draw_probability": (0.0, 0.1),
+            "draw_probability": (0.0, 0.1, 0.2, 0.3),
         },
         _GAUSSIAN,
         "the naive every-pair-repeated TrueSkill update (a baseline)",
@@ -241,7 +241,7 @@ _SPECS = (
             "beta": (2.0, 25 / 6, 6.0, 9.0),
             "role_sigma": (2.0, 25 / 6, 8.0),
             "luck_scale": (0.0, 3.0, 25 / 6 * 3**0.5, 12.0),
-            "draw_probability": (0.0, 0.1),
+            "draw_probability": (0.0, 0.1, 0.2, 0.3, 0.45),
         },
         _GAUSSIAN,
         "TrueSkill with learned role (seat) advantages, deal luck as a known offset, "
@@ -258,7 +258,7 @@ _SPECS = (
             "sigma": (2.0, 4.0, 6.0, 25 / 3),
             "beta": (2.0, 3.0, 25 / 6, 6.0, 9.0, 13.0),
             "drift": (0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5),
-            "draw_probability": (0.0, 0.1, 0.2),
+            "draw_probability": (0.0, 0.1, 0.2, 0.3),
         },
         _GAUSSIAN,
         "TrueSkill Through Time: each player's skill a chain through time, smoothed over all games",

@@ -114,6 +114,16 @@ Team = Annotated[list[Id], Field(min_length=1, max_length=MAX_TEAM_SIZE)]
 Teams = Annotated[list[Team], Field(min_length=2, max_length=MAX_TEAMS)]
 Rank = Annotated[int, Strict(), Field(ge=0, le=MAX_RANK)]
 Label = Annotated[str, Strict(), Field(min_length=1, max_length=MAX_LABEL, pattern=ID_PATTERN)]
+#: one role per player, in the shape of the teams (a league whose model rates roles)
+Roles = Annotated[
+    list[Annotated[list[Label], Field(min_length=1, max_length=MAX_TEAM_SIZE)]],
+    Field(
+        min_length=2,
+        max_length=MAX_TEAMS,
+        description="one role (seat) per player, in the shape of the teams; only for a league "
+        "whose model rates roles (cardplay), else 400",
+    ),
+]
 Score = Annotated[float, Strict(), Field(ge=-MAX_SCORE, le=MAX_SCORE, allow_inf_nan=False)]
 Luck = Annotated[float, Strict(), Field(ge=-MAX_LUCK, le=MAX_LUCK, allow_inf_nan=False)]
 Weight = Annotated[float, Strict(), Field(ge=0.0, le=1.0)]
@@ -275,6 +285,7 @@ class PredictIn(BaseModel):
     model_config = _STRICT
 
     teams: Teams
+    roles: Roles | None = None
     allow_new: Annotated[bool, Strict()] = False
 
 
@@ -289,6 +300,7 @@ class PredictOut(BaseModel):
     )
     quality: float | None
     new_players: list[str]
+    roles: list[list[str]] | None = Field(description="the roles predicted with, if any")
 
 
 class MatchmakeIn(BaseModel):
@@ -298,6 +310,17 @@ class MatchmakeIn(BaseModel):
     shape: Annotated[str, Strict(), Field(max_length=MAX_SHAPE_LENGTH, pattern=SHAPE_PATTERN)] = (
         "1v1"
     )
+    roles: (
+        Annotated[
+            Roles,
+            Field(
+                description="the roles of the shape's seats, one list per team (a league whose "
+                "model rates roles, else 400); each table takes the best assignment of these "
+                "role sets to its teams"
+            ),
+        ]
+        | None
+    ) = None
     allow_new: Annotated[bool, Strict()] = False
 
 
@@ -306,6 +329,9 @@ class TableOut(BaseModel):
 
     teams: list[list[str]]
     quality: float
+    roles: list[list[str]] | None = Field(
+        description="each team's roles, when seated with roles (in the order of teams)"
+    )
 
 
 class MatchmakeOut(BaseModel):
@@ -490,6 +516,16 @@ class LateOut(BaseModel):
     refuse_older_than: float | None = None
 
 
+#: what a league's numeric match times mean (how they are shown, never how they are rated)
+TimeUnit = Annotated[
+    Literal["number", "seconds", "days", "rounds"],
+    Field(
+        description="what the league's numeric match times mean: number (not said), seconds "
+        "since 1970-01-01 UTC (shown as dates; datetimes are stored so), days or rounds"
+    ),
+]
+
+
 class LeagueOut(BaseModel):
     name: str
     model: str
@@ -501,6 +537,7 @@ class LeagueOut(BaseModel):
         "runs in the background in bounded pieces): the ratings shown are the last consistent "
         "ones until it is done"
     )
+    time_unit: TimeUnit
 
     @classmethod
     def of(cls, league: League) -> LeagueOut:
@@ -514,6 +551,7 @@ class LeagueOut(BaseModel):
                 refuse_older_than=league.late.refuse_older_than,
             ),
             updating=league.updating,
+            time_unit=league.time_unit,  # type: ignore[arg-type]
         )
 
 
@@ -529,12 +567,14 @@ class LeagueIn(BaseModel):
     params: Params = Field(default_factory=dict)
     #: the league's policy for late results (default: replay)
     late: LateIn = Field(default_factory=lambda: LateReplay(policy="replay"))
+    time_unit: TimeUnit = "number"
 
 
 class LeaguePatch(BaseModel):
     """A new model (its parameters start from ``params`` alone) or parameters merged into the
     current ones (a null value removes a parameter), and/or a new policy for late results
-    (``late``: given alone, nothing is re-rated)."""
+    (``late``: given alone, nothing is re-rated), and/or what the league's numeric times mean
+    (``time_unit``: never re-rates)."""
 
     model_config = _STRICT
 
@@ -550,6 +590,7 @@ class LeaguePatch(BaseModel):
         | None
     ) = None
     late: LateIn | None = None
+    time_unit: TimeUnit | None = None
 
 
 class KeyIn(BaseModel):

@@ -478,9 +478,11 @@ class Deriver:
                     late_limit=new_late.refuse_older_than,
                 )
             )
-            if late is None or model is not None or params is not None:
+            rebuilt = late is None or model is not None or params is not None
+            if rebuilt:
                 self.replay(conn, row.id, lm, None, by_arrival=new_late.by_arrival)
-            return League(name, new_model, new_params, row.last_seq, new_late)
+            updating = row.catchup is not None and not rebuilt  # a rebuild ends a catch-up
+            return League(name, new_model, new_params, row.last_seq, new_late, updating)
 
     def recompute(
         self, names: Sequence[str], progress: Callable[[int, int], None] | None = None

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future
 from contextlib import AbstractContextManager
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -43,6 +44,9 @@ from mindsport.store.values import (
     League,
     PlayerRecord,
     late_policy,
+)
+from mindsport.store.values import (
+    time_unit as time_unit_of,
 )
 from mindsport.store.whole_history import WholeHistory
 
@@ -162,11 +166,14 @@ class Store:
         params: Mapping[str, Any] | None = None,
         *,
         late: LatePolicy | str | None = None,
+        time_unit: str | None = None,
     ) -> League:
         """Create a league; its settings are checked by building the model first. ``late``: its
         policy for late results, a :class:`LatePolicy` or its text (``"replay"``, the default;
-        ``"arrival"``; ``"refuse:AGE"``)."""
-        return self._leagues.create(name, model, params, late)
+        ``"arrival"``; ``"refuse:AGE"``). ``time_unit``: what its numeric match times mean
+        (``number``, the default; ``seconds`` since 1970; ``days``; ``rounds``): how they are
+        shown."""
+        return self._leagues.create(name, model, params, late, time_unit)
 
     def ensure_league(
         self,
@@ -175,9 +182,10 @@ class Store:
         params: Mapping[str, Any] | None = None,
         *,
         late: LatePolicy | str | None = None,
+        time_unit: str | None = None,
     ) -> League:
         """The league ``name``, created with the given settings when missing."""
-        return self._leagues.ensure(name, model, params, late)
+        return self._leagues.ensure(name, model, params, late, time_unit)
 
     def get_league(self, name: str) -> League:
         return self._leagues.get(name)
@@ -195,13 +203,22 @@ class Store:
         model: str | None = None,
         params: Mapping[str, Any] | None = None,
         late: LatePolicy | str | None = None,
+        time_unit: str | None = None,
     ) -> League:
         """Change a league's model or parameters and rebuild its ratings (one transaction).
         ``late``: its new policy for late results (see :meth:`create_league`; ``None``: kept).
         Changing only the policy re-rates nothing: it applies to the matches posted from then
-        on (:meth:`recompute` re-rates the log in the new policy's order)."""
+        on (:meth:`recompute` re-rates the log in the new policy's order). ``time_unit``: what
+        its numeric times mean (``None``: kept); it changes how times are shown only."""
         policy = None if late is None else late_policy(late)
-        return self._deriver.update_league(name, model, params, policy)
+        if time_unit is not None:
+            unit = time_unit_of(time_unit)  # refused before anything is written
+            if model is None and params is None and policy is None:
+                return self._leagues.set_time_unit(name, unit)
+        out = self._deriver.update_league(name, model, params, policy)
+        if time_unit is not None:
+            return self._leagues.set_time_unit(name, unit)
+        return replace(out, time_unit=self._leagues.get(name).time_unit)
 
     # -- API keys (mindsport.store.keys) -------------------------------------------------------
     def issue_key(
@@ -376,6 +393,11 @@ class Store:
     def player(self, league: str, player: str, *, history: bool = True) -> PlayerRecord:
         """A player's current rating, overall rank and rating after each of their matches."""
         return self._queries.player(league, player, history=history)
+
+    def role_states(self, league: str) -> dict[str, tuple[float, float]]:
+        """The league's learned role advantages, ``(mu, sigma)`` by role (a model that rates
+        roles, ``cardplay``; else empty)."""
+        return self._queries.role_states(league)
 
     def team_states(
         self, league: str, teams: Sequence[Sequence[str]], *, allow_new: bool = False

@@ -182,21 +182,52 @@ class LeagueModel:
         return float(self.model.expose(self.to_rating(state)))
 
     # operations --------------------------------------------------------------------------
-    def win_probability(
-        self, team_a: Sequence[PlayerState], team_b: Sequence[PlayerState]
-    ) -> float:
-        return float(
-            self.model.win_probability(
-                tuple(self.to_rating(s) for s in team_a), tuple(self.to_rating(s) for s in team_b)
-            )
-        )
+    @property
+    def has_roles(self) -> bool:
+        """Whether the model rates roles (seats): ``cardplay``'s role advantages."""
+        return self.virtual and hasattr(self.model, "role_rating")
 
-    def quality(self, teams: Sequence[Sequence[PlayerState]]) -> float:
+    def role_ratings(
+        self, roles: Sequence[Sequence[str]], learned: Mapping[str, VirtualState]
+    ) -> list[list[Any]]:
+        """Per team, the ratings of its roles: the ``learned`` advantage ``(mu, sigma)`` of a
+        role the league has seen, else the model's prior for a role."""
+        if not self.has_roles:
+            raise MindsportError(
+                f"model {self.name!r} has no roles (seats): only a model that rates roles "
+                "(cardplay) takes them"
+            )
+        prior = self.model.role_rating()
+        make = type(prior)
+        return [[make(*learned[r]) if r in learned else prior for r in team] for team in roles]
+
+    def _teams(self, teams: Sequence[Sequence[PlayerState]]) -> list[tuple[Any, ...]]:
+        return [tuple(self.to_rating(s) for s in team) for team in teams]
+
+    def _virtual(self, virtual: Sequence[Sequence[Any]] | None) -> dict[str, Any]:
+        return {} if virtual is None else {"virtual": virtual}
+
+    def win_probability(
+        self,
+        team_a: Sequence[PlayerState],
+        team_b: Sequence[PlayerState],
+        virtual: Sequence[Sequence[Any]] | None = None,
+    ) -> float:
+        """P(``team_a`` ahead of ``team_b``); ``virtual``: the two teams' role ratings
+        (:meth:`role_ratings`; a model with roles only)."""
+        a, b = self._teams([team_a, team_b])
+        return float(self.model.win_probability(a, b, **self._virtual(virtual)))
+
+    def quality(
+        self,
+        teams: Sequence[Sequence[PlayerState]],
+        virtual: Sequence[Sequence[Any]] | None = None,
+    ) -> float:
         """The model's match quality; for a model without one, the worst pair's
-        ``1 - |2p - 1|`` (1 for a coin flip)."""
+        ``1 - |2p - 1|`` (1 for a coin flip). ``virtual``: per team, its role ratings."""
         fn = getattr(self.model, "quality", None)
         if fn is not None:
-            return float(fn([tuple(self.to_rating(s) for s in team) for team in teams]))
+            return float(fn(self._teams(teams), **self._virtual(virtual)))
         worst = 1.0
         for i in range(len(teams)):
             for j in range(i + 1, len(teams)):
@@ -204,11 +235,15 @@ class LeagueModel:
                 worst = min(worst, 1.0 - abs(2.0 * p - 1.0))
         return worst
 
-    def rank_probabilities(self, teams: Sequence[Sequence[PlayerState]]) -> Any:
+    def rank_probabilities(
+        self,
+        teams: Sequence[Sequence[PlayerState]],
+        virtual: Sequence[Sequence[Any]] | None = None,
+    ) -> Any:
         fn = getattr(self.model, "rank_probabilities", None)
         if fn is None:
             return None
-        return fn([tuple(self.to_rating(s) for s in team) for team in teams])
+        return fn(self._teams(teams), **self._virtual(virtual))
 
 
 class LeagueModels:

@@ -11,14 +11,14 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, insert, select
+from sqlalchemy import Connection, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from mindsport.errors import ConflictError, NotFoundError
 from mindsport.store.database import Database
 from mindsport.store.league_model import LeagueModel, LeagueModels
 from mindsport.store.schema import leagues
-from mindsport.store.values import LatePolicy, League, StoreError, late_policy
+from mindsport.store.values import LatePolicy, League, StoreError, late_policy, time_unit
 
 __all__ = ["LEAGUE_NAME", "Leagues", "check_league_name", "stored_policy"]
 
@@ -45,6 +45,7 @@ def _league(row: Any) -> League:
         row.last_seq,
         stored_policy(row.late, row.late_limit),
         row.catchup_seq is not None,
+        row.time_unit or "number",
     )
 
 
@@ -82,9 +83,11 @@ class Leagues:
         model: str,
         params: dict[str, Any],
         late: LatePolicy | None = None,
+        unit: str = "number",
     ) -> League:
         """Insert a new league in the transaction of ``conn`` (:class:`ConflictError` if one has
-        the name); ``late``: its late-result policy (``None``: ``replay``)."""
+        the name); ``late``: its late-result policy (``None``: ``replay``); ``unit``: what its
+        numeric times mean (:data:`~mindsport.store.values.TIME_UNITS`)."""
         late = late or LatePolicy()
         if conn.execute(select(leagues.c.id).where(leagues.c.name == name)).first():
             raise ConflictError(f"league {name!r} already exists")
@@ -98,9 +101,10 @@ class Leagues:
                 created_at=datetime.now(UTC),
                 late=late.policy,
                 late_limit=late.refuse_older_than,
+                time_unit=unit,
             )
         )
-        return League(name, model, params, 0, late)
+        return League(name, model, params, 0, late, time_unit=unit)
 
     def create(
         self,
@@ -108,15 +112,17 @@ class Leagues:
         model: str = "trueskill",
         params: Mapping[str, Any] | None = None,
         late: LatePolicy | str | None = None,
+        unit: str | None = None,
     ) -> League:
         """Create a league; its settings are checked by building the model first. ``late``:
         its late-result policy (:func:`~mindsport.store.values.late_policy`; default
-        ``replay``)."""
+        ``replay``); ``unit``: what its numeric times mean (default ``number``)."""
         policy = late_policy(late)
+        checked_unit = time_unit(unit)
         params = self.check_new(name, model, params, policy)
         try:
             with self._db.write() as conn:
-                return self.insert(conn, name, model, params, policy)
+                return self.insert(conn, name, model, params, policy, checked_unit)
         except IntegrityError as exc:  # lost a creation race on PostgreSQL
             raise ConflictError(f"league {name!r} already exists") from exc
 
@@ -126,13 +132,14 @@ class Leagues:
         model: str = "trueskill",
         params: Mapping[str, Any] | None = None,
         late: LatePolicy | str | None = None,
+        unit: str | None = None,
     ) -> League:
         """The league ``name``, created with the given settings when missing."""
         try:
             return self.get(name)
         except NotFoundError:
             try:
-                return self.create(name, model, params, late)
+                return self.create(name, model, params, late, unit)
             except ConflictError:
                 return self.get(name)
 
@@ -144,6 +151,19 @@ class Leagues:
         if row is None:
             raise NotFoundError(f"league {name!r} does not exist")
         return _league(row)
+
+    def set_time_unit(self, name: str, unit: str) -> League:
+        """Declare what league ``name``'s numeric times mean (nothing is re-rated: the unit
+        changes how times are shown only)."""
+        checked = time_unit(unit)
+        check_league_name(name)
+        with self._db.write() as conn:
+            done = conn.execute(
+                update(leagues).where(leagues.c.name == name).values(time_unit=checked)
+            )
+            if done.rowcount == 0:
+                raise NotFoundError(f"league {name!r} does not exist")
+        return self.get(name)
 
     def all_leagues(self) -> list[League]:
         """Every league, by name."""

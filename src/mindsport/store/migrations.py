@@ -11,7 +11,8 @@ What changed over the versions (the tables themselves are :mod:`mindsport.store.
   themselves are kept as stored: no id is rewritten to NFC (two stored spellings of one id
   would have to merge, and their leagues be rated again).
 * Leagues gained their policy for late results (``late``, ``late_limit``): the leagues already
-  there get ``replay``, what every league did before (:mod:`mindsport.store.late`).
+  there get ``replay``, what every league did before (:mod:`mindsport.store.late`). Then what
+  their numeric times mean (``time_unit``): the leagues already there get ``number`` (not said).
 * Leagues gained the position of their catch-up after a late result (``catchup_time``,
   ``catchup_seq``: :mod:`mindsport.store.catchup`), null (up to date) in the leagues already
   there.
@@ -51,6 +52,7 @@ _LEAGUE_COLUMNS = (
     ("late_limit", "DOUBLE PRECISION"),
     ("catchup_time", "DOUBLE PRECISION"),
     ("catchup_seq", "INTEGER"),
+    ("time_unit", "VARCHAR(16) NOT NULL DEFAULT 'number'"),
 )
 
 
@@ -89,8 +91,9 @@ def _upgrade_match_table(conn: Connection) -> None:
 
 
 def _upgrade_league_table(conn: Connection) -> None:
-    """Add the late-result policy to the league table of an earlier version: its leagues get
-    ``replay`` (what they did), without an age limit. Inside the caller's transaction."""
+    """Add the late-result policy and the time unit to the league table of an earlier version:
+    its leagues get ``replay`` (what they did), without an age limit, and the time unit
+    ``number``. Inside the caller's transaction."""
     columns = {c["name"] for c in inspect(conn).get_columns(leagues.name)}
     for name, sql_type in _LEAGUE_COLUMNS:
         if name not in columns:

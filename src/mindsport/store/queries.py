@@ -236,6 +236,20 @@ class Queries:
             updating,
         )
 
+    def role_states(self, league: str) -> dict[str, tuple[float, float]]:
+        """The learned role advantages of a league whose model rates roles: ``(mu, sigma)`` by
+        role name (empty for another model, or before any match with roles)."""
+        with self._db.read() as conn:
+            found = conn.execute(select(leagues.c.id).where(leagues.c.name == league)).first()
+            if found is None:
+                raise NotFoundError(f"league {league!r} does not exist")
+            v = virtual_ratings.c
+            rows = conn.execute(
+                select(v.name, v.mu, v.sigma).where(v.league_id == int(found.id), v.kind == "role")
+            ).all()
+        _served([(r.mu, r.sigma) for r in rows], league, [f"role {r.name}" for r in rows])
+        return {r.name: (float(r.mu), float(r.sigma)) for r in rows}
+
     def team_states(
         self, league: str, teams: Sequence[Sequence[str]], *, allow_new: bool = False
     ) -> tuple[LeagueModel, list[list[PlayerState]]]:

@@ -127,6 +127,8 @@ leagues = Table(
     # when the league is up to date; seq 0 with a null time: from the start of the log
     Column("catchup_time", Double, nullable=True),
     Column("catchup_seq", Integer, nullable=True),
+    # what the league's numeric match times mean (mindsport.store.values.TIME_UNITS): display
+    Column("time_unit", String(16), nullable=False, server_default="number"),
 )
 
 matches = Table(

@@ -8,15 +8,19 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from mindsport.errors import ConflictError, MindsportError
+from mindsport.frames import frame
+from mindsport.match import MAX_TIME, MIN_TIME
 from mindsport.rating.registry import Display
 from mindsport.store.league_model import PlayerState
 
 __all__ = [
     "LATE_POLICIES",
     "MAX_LATE_AGE",
+    "TIME_UNITS",
     "CurvePoint",
     "HistoryPoint",
     "IngestResult",
@@ -30,6 +34,8 @@ __all__ = [
     "RoleAdvantage",
     "StoreError",
     "late_policy",
+    "time_text",
+    "time_unit",
 ]
 
 
@@ -141,10 +147,56 @@ def late_policy(value: LatePolicy | str | None) -> LatePolicy:
     raise StoreError(f"late-result policy {value!r}: give 'replay', 'arrival' or 'refuse:AGE'")
 
 
+#: what a league's numeric match times may mean: ``number`` (not said: shown as numbers),
+#: ``seconds`` (POSIX seconds, since 1970-01-01 UTC: shown as dates; datetimes are stored so),
+#: ``days`` or ``rounds`` (day or round numbers)
+TIME_UNITS = ("number", "seconds", "days", "rounds")
+
+
+def time_unit(value: str | None) -> str:
+    """A league's time unit given by name (``None``: ``number``), else :class:`StoreError`
+    naming the allowed ones."""
+    if value is None:
+        return "number"
+    if isinstance(value, str) and value.strip().lower() in TIME_UNITS:
+        return value.strip().lower()
+    raise StoreError(f"time unit {value!r}: one of {', '.join(TIME_UNITS)}")
+
+
+def _number(x: float) -> str:
+    """A number written out in full: whole numbers without a fraction or an exponent."""
+    x = float(x)
+    if math.isfinite(x) and x.is_integer() and abs(x) < 1e18:
+        return str(int(x))
+    if math.isfinite(x) and abs(x) < 1e15:
+        return f"{x:.6f}".rstrip("0").rstrip(".")
+    return repr(x)
+
+
+def time_text(t: float, unit: str) -> str:
+    """A match time as a league of time unit ``unit`` shows it: a UTC date and time for
+    ``seconds``, ``day N`` or ``round N``, else the number in full.
+
+    >>> time_text(1795760000.0, "seconds"), time_text(3.0, "rounds")
+    ('2026-11-27 06:13:20', 'round 3')
+    >>> time_text(1795760000.0, "number"), time_text(2.5, "days")
+    ('1795760000', 'day 2.5')
+    """
+    if unit == "seconds" and math.isfinite(t) and MIN_TIME <= t < MAX_TIME:
+        when = datetime.fromtimestamp(t, UTC)
+        return when.strftime("%Y-%m-%d %H:%M:%S.%f" if when.microsecond else "%Y-%m-%d %H:%M:%S")
+    if unit == "days":
+        return f"day {_number(t)}"
+    if unit == "rounds":
+        return f"round {_number(t)}"
+    return _number(t)
+
+
 @dataclass(frozen=True, slots=True)
 class League:
-    """A rating pool: its name, model name and model parameters, its number of matches and its
-    policy for late results (:mod:`mindsport.store.late`)."""
+    """A rating pool: its name, model name and model parameters, its number of matches, its
+    policy for late results (:mod:`mindsport.store.late`) and what its numeric match times mean
+    (``time_unit``, one of :data:`TIME_UNITS`: how they are shown, never how they are rated)."""
 
     name: str
     model: str
@@ -154,6 +206,7 @@ class League:
     #: being brought up to date after a late result (:mod:`mindsport.store.catchup`): the
     #: ratings shown are the last consistent ones until it is done
     updating: bool = False
+    time_unit: str = "number"
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,6 +269,25 @@ class LeaderboardPage:
     #: the league is being brought up to date (:attr:`League.updating`)
     updating: bool = False
 
+    def to_frame(self) -> Any:
+        """The page's entries as a pandas DataFrame: ``rank``, ``player``, ``mu``, ``sigma``,
+        ``exposed`` and ``games`` (what ``mu``, ``sigma`` and ``exposed`` mean for the
+        league's model: :attr:`display`; e.g. Elo's rating, no deviation)."""
+        return frame(
+            [
+                {
+                    "rank": e.rank,
+                    "player": e.player,
+                    "mu": e.mu,
+                    "sigma": e.sigma,
+                    "exposed": e.exposed,
+                    "games": e.games,
+                }
+                for e in self.entries
+            ],
+            ("rank", "player", "mu", "sigma", "exposed", "games"),
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class HistoryPoint:
@@ -254,3 +326,21 @@ class PlayerRecord:
     #: the league is being brought up to date (:attr:`League.updating`): the rating is the last
     #: consistent one, the history partly re-rated
     updating: bool = False
+
+    def to_frame(self) -> Any:
+        """How the rating went, as a pandas DataFrame: an online league's ``history`` (columns
+        ``match_id``, ``seq``, ``time``, ``mu``, ``sigma``: the rating after each match), a
+        whole-history league's ``curve`` (``time``, ``mu``, ``sigma``). ``time`` is on the match
+        log's axis (POSIX seconds for datetimes)."""
+        if self.curve:
+            return frame(
+                [{"time": c.time, "mu": c.mu, "sigma": c.sigma} for c in self.curve],
+                ("time", "mu", "sigma"),
+            )
+        return frame(
+            [
+                {"match_id": h.match_id, "seq": h.seq, "time": h.time, "mu": h.mu, "sigma": h.sigma}
+                for h in self.history
+            ],
+            ("match_id", "seq", "time", "mu", "sigma"),
+        )

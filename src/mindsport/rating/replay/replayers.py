@@ -40,6 +40,7 @@ __all__ = [
     "Outputs",
     "Replayer",
     "block_kernels",
+    "pair_forecast",
     "pair_probability",
     "refusal",
     "refuse_teams",
@@ -67,7 +68,8 @@ class Fed:
     history is not kept). ``pair_ptr[i]:pair_ptr[i+1]`` (None without predictions) are match
     ``i``'s decided pairs of teams ``pair_a < pair_b`` (indices within the match), ``prob`` the
     pre-game probability that ``pair_a`` finishes ahead (draws taken out), ``outcome`` 1, 0.5
-    or 0 as it finished.
+    or 0 as it finished, ``draw`` the pre-game probability of a draw (NaN: the model predicts
+    no draw probability of its own, e.g. Elo's expected score).
     """
 
     post: NDArray[Any] | None
@@ -76,18 +78,21 @@ class Fed:
     pair_b: NDArray[np.int32]
     prob: F64
     outcome: F64
+    draw: F64
 
 
 class Outputs(NamedTuple):
     """What a compiled replay writes, by name: per player slot the state after its match
     (``post``, with ``keep``), per decided pair of teams (with ``predict``) the teams, the
-    pre-game probability and the outcome (see :class:`Fed`)."""
+    pre-game probability, the outcome and the draw probability (see :class:`Fed`; a kernel of a
+    model without draws leaves ``draw`` NaN)."""
 
     post: NDArray[np.float64]
     pair_a: NDArray[np.int32]
     pair_b: NDArray[np.int32]
     prob: F64
     outcome: F64
+    draw: F64
 
 
 @runtime_checkable
@@ -138,12 +143,18 @@ def pair_probability(model: Any, team_a: Any, team_b: Any) -> float:
     Uses ``model.outcome_probabilities`` (win, draw, loss) when the model has it, normalising
     away the draw; otherwise ``model.win_probability``.
     """
+    return pair_forecast(model, team_a, team_b)[0]
+
+
+def pair_forecast(model: Any, team_a: Any, team_b: Any) -> tuple[float, float]:
+    """:func:`pair_probability` and the probability of a draw (NaN when the model has no
+    ``outcome_probabilities``)."""
     op = getattr(model, "outcome_probabilities", None)
     if op is not None:
-        win, _draw, loss = op(team_a, team_b)
+        win, draw, loss = op(team_a, team_b)
         s = win + loss
-        return 0.5 if s <= 0 else win / s
-    return float(model.win_probability(team_a, team_b))
+        return (0.5 if s <= 0 else win / s), float(draw)
+    return float(model.win_probability(team_a, team_b)), math.nan
 
 
 def _rank(x: float) -> float | int | None:
@@ -315,7 +326,7 @@ class ArrayReplayer(_Defaults):
     def outputs(self, fed: Fed) -> Outputs:
         """Where the kernel writes what ``fed`` holds (``post`` empty when no history is kept)."""
         post = fed.post if fed.post is not None else self.table[:0]
-        return Outputs(post, fed.pair_a, fed.pair_b, fed.prob, fed.outcome)
+        return Outputs(post, fed.pair_a, fed.pair_b, fed.prob, fed.outcome, fed.draw)
 
     def run(self, block: MatchBlock, fed: Fed, predict: bool, keep: bool) -> None:
         """Rate the block with the kernel, into ``fed``."""
@@ -336,6 +347,7 @@ class ArrayReplayer(_Defaults):
             np.empty(n_pairs, np.int32),
             np.empty(n_pairs),
             np.empty(n_pairs),
+            np.full(n_pairs, np.nan),
         )
         if len(block) == 0:
             return fed
@@ -395,6 +407,7 @@ class ObjectReplayer(_Defaults):
         pair_b: list[int] = []
         prob: list[float] = []
         outcome: list[float] = []
+        draw: list[float] = []
         team_ptr = block.team_ptr.tolist()
         player_ptr = block.player_ptr.tolist()
         players = block.players.tolist()
@@ -414,7 +427,9 @@ class ObjectReplayer(_Defaults):
                             if o is not None:
                                 pair_a.append(a)
                                 pair_b.append(b)
-                                prob.append(pair_probability(model, teams[a], teams[b]))
+                                p, d = pair_forecast(model, teams[a], teams[b])
+                                prob.append(p)
+                                draw.append(d)
                                 outcome.append(o)
                     pair_ptr.append(len(prob))
                 w = [tuple(weights[s] for s in sl) for sl in slots]
@@ -450,6 +465,7 @@ class ObjectReplayer(_Defaults):
             np.asarray(pair_b, np.int32),
             np.asarray(prob, np.float64),
             np.asarray(outcome, np.float64),
+            np.asarray(draw, np.float64),
         )
 
 

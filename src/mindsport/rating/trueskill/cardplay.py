@@ -67,6 +67,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from mindsport.match import Match
+from mindsport.rating.formulas import margin_from_quantile, win_loss
 from mindsport.rating.params import MAX_SCALE, MIN_SCALE, Kind, Param, check_settings
 from mindsport.rating.rating import InvalidRatingError, Rating, trusted_rating
 from mindsport.rating.replay.blocks import MatchBlock, PlayerIndex, encode_matches
@@ -86,6 +87,7 @@ from mindsport.rating.trueskill.model import (
 from mindsport.rating.trueskill.model import (
     PARAMS as TRUESKILL_PARAMS,
 )
+from mindsport.rating.trueskill.predictions import place_probabilities, quality
 
 __all__ = ["PARAMS", "CardBlock", "CardPlay", "CardPlayReplayer", "VirtualArrays"]
 
@@ -146,6 +148,65 @@ class CardPlay(TrueSkill):
     def role_rating(self) -> Rating:
         """A role's advantage before any game: ``N(0, role_sigma^2)``."""
         return Rating(0.0, self.role_sigma)
+
+    def _virtual(
+        self, virtual: Sequence[Sequence[Any]] | None, n_teams: int
+    ) -> list[tuple[Rating, ...]]:
+        if virtual is None:
+            return [()] * n_teams
+        if isinstance(virtual, str) or len(virtual) != n_teams:
+            raise InvalidGameError(
+                f"virtual must have one list per team ({n_teams}), got {virtual!r}"
+            )
+        return [tuple(ratings_of(list(v), i)) for i, v in enumerate(virtual)]
+
+    def outcome_probabilities(
+        self, team_a: Any, team_b: Any, virtual: Sequence[Sequence[Any]] | None = None
+    ) -> tuple[float, float, float]:
+        """``(P(a ahead), P(draw), P(b ahead))`` as TrueSkill's; ``virtual``: the two teams'
+        virtual players (role advantages, e.g. ``[[home], [away]]`` from
+        :meth:`CardPlayReplayer.roles`), whose skill and uncertainty join their team's
+        performance without noise (as in the replay's predictions)."""
+        vs = self._virtual(virtual, 2)
+        mu_a, var_a = self._team_perf(team_a)
+        mu_b, var_b = self._team_perf(team_b)
+        mu_a += sum(v.mu for v in vs[0])
+        var_a += sum(v.sigma**2 for v in vs[0])
+        mu_b += sum(v.mu for v in vs[1])
+        var_b += sum(v.sigma**2 for v in vs[1])
+        e = margin_from_quantile(self._quantile, len(team_a) + len(team_b), self.beta)
+        win, loss = win_loss(mu_a - mu_b, math.sqrt(var_a + var_b), e)
+        return win, max(0.0, 1.0 - win - loss), loss
+
+    def win_probability(
+        self, team_a: Any, team_b: Any, virtual: Sequence[Sequence[Any]] | None = None
+    ) -> float:
+        """Probability that ``team_a`` finishes ahead of ``team_b`` (a draw is not a win),
+        ``virtual`` as in :meth:`outcome_probabilities`."""
+        return self.outcome_probabilities(team_a, team_b, virtual)[0]
+
+    def quality(
+        self,
+        teams: Sequence[Any],
+        weights: Sequence[Any] | None = None,
+        virtual: Sequence[Sequence[Any]] | None = None,
+    ) -> float:
+        """TrueSkill's match quality with each team's virtual players (``virtual``, one list
+        per team) in its performance, without noise."""
+        game = validate_game(teams, weights, None)
+        return quality(game, self.beta, self._virtual(virtual, len(game.ratings)))
+
+    def rank_probabilities(
+        self,
+        teams: Sequence[Any],
+        weights: Sequence[Any] | None = None,
+        points: int = 4001,
+        virtual: Sequence[Sequence[Any]] | None = None,
+    ) -> NDArray[np.float64]:
+        """TrueSkill's place probabilities with each team's virtual players (``virtual``)."""
+        game = validate_game(teams, weights, None)
+        vs = self._virtual(virtual, len(game.ratings))
+        return place_probabilities(game, self.tau, self.beta, points, vs)
 
     def margin(self, scores: Sequence[float] | None) -> float | None:
         """The observed performance difference of team 0 over team 1 that ``scores`` of a

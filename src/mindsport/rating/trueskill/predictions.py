@@ -9,26 +9,43 @@ model's performance noise ``beta`` and dynamics ``tau``.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import NDArray
 
+from mindsport.rating.rating import Rating
 from mindsport.rating.trueskill.game import Game
 
 __all__ = ["place_probabilities", "quality"]
 
 
-def quality(game: Game, beta: float) -> float:
+def quality(game: Game, beta: float, virtual: Sequence[Sequence[Rating]] | None = None) -> float:
     """The draw probability of ``game`` relative to that of equal, certain teams (see
-    :meth:`~mindsport.rating.trueskill.model.TrueSkill.quality`)."""
-    mus = np.array([r.mu for rs in game.ratings for r in rs])
-    var = np.array([r.sigma**2 for rs in game.ratings for r in rs])
-    ws = [w for ws in game.weight_rows() for w in ws]
+    :meth:`~mindsport.rating.trueskill.model.TrueSkill.quality`). ``virtual``: per team, virtual
+    players (role advantages) whose skill and uncertainty join the team's performance without
+    performance noise: they enter the differences, not the ``beta`` term."""
+    extra = [()] * len(game.ratings) if virtual is None else [tuple(v) for v in virtual]
+    members = [(*rs, *vs) for rs, vs in zip(game.ratings, extra, strict=True)]
+    mus = np.array([r.mu for rs in members for r in rs])
+    var = np.array([r.sigma**2 for rs in members for r in rs])
+    ws = [
+        w
+        for row, vs in zip(game.weight_rows(), extra, strict=True)
+        for w in (*row, *([1.0] * len(vs)))
+    ]
+    noisy = np.array(
+        [
+            x
+            for rs, vs in zip(game.ratings, extra, strict=True)
+            for x in (*([1.0] * len(rs)), *([0.0] * len(vs)))
+        ]
+    )
     n_teams = len(game.ratings)
     a = np.zeros((len(mus), n_teams - 1))
     start = 0
     bounds = []
-    for rs in game.ratings:
+    for rs in members:
         bounds.append((start, start + len(rs)))
         start += len(rs)
     for k in range(n_teams - 1):
@@ -36,21 +53,31 @@ def quality(game: Game, beta: float) -> float:
         s1, e1 = bounds[k + 1]
         a[s0:e0, k] = ws[s0:e0]
         a[s1:e1, k] = [-x for x in ws[s1:e1]]
-    ata = beta**2 * (a.T @ a)
+    a_noisy = noisy[:, None] * a
+    ata = beta**2 * (a_noisy.T @ a_noisy)
     middle = ata + a.T @ (var[:, None] * a)
     e_arg = -0.5 * float(mus @ a @ np.linalg.solve(middle, a.T @ mus))
     s_arg = float(np.linalg.det(ata) / np.linalg.det(middle))
     return math.exp(e_arg) * math.sqrt(s_arg)
 
 
-def place_probabilities(game: Game, tau: float, beta: float, points: int) -> NDArray[np.float64]:
+def place_probabilities(
+    game: Game,
+    tau: float,
+    beta: float,
+    points: int,
+    virtual: Sequence[Sequence[Rating]] | None = None,
+) -> NDArray[np.float64]:
     """``P[i, k]``: probability that team ``i`` of ``game`` finishes in place ``k``, by
     quadrature on ``points`` performances (see
-    :meth:`~mindsport.rating.trueskill.model.TrueSkill.rank_probabilities`)."""
+    :meth:`~mindsport.rating.trueskill.model.TrueSkill.rank_probabilities`); ``virtual`` as in
+    :func:`quality`."""
+    extra = [()] * len(game.ratings) if virtual is None else [tuple(v) for v in virtual]
     mus_vars = []
-    for rs, ws in zip(game.ratings, game.weight_rows(), strict=True):
-        mu = sum(w * r.mu for r, w in zip(rs, ws, strict=True))
+    for rs, ws, vs in zip(game.ratings, game.weight_rows(), extra, strict=True):
+        mu = sum(w * r.mu for r, w in zip(rs, ws, strict=True)) + sum(v.mu for v in vs)
         var = sum(w * w * (r.sigma**2 + tau**2 + beta**2) for r, w in zip(rs, ws, strict=True))
+        var += sum(v.sigma**2 for v in vs)
         mus_vars.append((mu, var))
     from scipy.special import ndtr
 

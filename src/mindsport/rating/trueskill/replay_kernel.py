@@ -78,7 +78,8 @@ def predict_pairs(
 ) -> int:
     """Pre-game predictions of every decided pair ``a < b`` of one match (team ``t`` holds the
     slots ``ptr[t]:ptr[t+1]`` of ``mu``/``sigma`` and has the rank ``rank[t]``), written to
-    ``out`` from position ``k`` on: ``P(a ahead of b)`` with the draw taken out, under
+    ``out`` from position ``k`` on: ``P(a ahead of b)`` with the draw taken out (and the
+    probability of a draw, ``out.draw``), under
     TrueSkill's performance model (every player counts fully; ``noise`` and the teams' known
     ``offset`` as in :class:`~.trueskill_kernel.Slots` and :class:`~.trueskill_kernel.Known`: a
     virtual player, noise 0, adds its skill and its uncertainty but neither noise nor dynamics).
@@ -127,23 +128,34 @@ def predict_pairs(
             k += 1
             filled += 1
             if filled == PART:
-                _ahead(pairs, filled, out.prob, k)
+                _ahead(pairs, filled, out.prob, out.draw, k)
                 filled = 0
     if filled > 0:
-        _ahead(pairs, filled, out.prob, k)
+        _ahead(pairs, filled, out.prob, out.draw, k)
     return k
 
 
 @inline
-def _ahead(pairs: np.ndarray, filled: int, prob: np.ndarray, k: int) -> None:
+def _ahead(pairs: np.ndarray, filled: int, prob: np.ndarray, draw: np.ndarray, k: int) -> None:
     """``prob[k - filled + q]`` for the pairs ``q < filled`` laid out in ``pairs`` (difference,
     its variance, draw margin): :func:`ahead_probability` with the tails on lanes (the lanes
-    beyond ``filled`` hold stale values, computed and dropped)."""
+    beyond ``filled`` hold stale values, computed and dropped); ``draw[...]`` the probability
+    of a draw (:func:`draw_given`)."""
     proto = part_zeros()
     c = math.sqrt(load(proto, pairs, 0, 1, 0))
     win, loss = win_loss(load(proto, pairs, 0, 0, 0), c, load(proto, pairs, 0, 2, 0))
     for q in range(filled):
-        prob[k - filled + q] = ahead_given(simd.lane(win, q), simd.lane(loss, q))
+        w = simd.lane(win, q)
+        lo = simd.lane(loss, q)
+        prob[k - filled + q] = ahead_given(w, lo)
+        draw[k - filled + q] = draw_given(w, lo)
+
+
+@inline
+def draw_given(win: float, loss: float) -> float:
+    """The probability of a draw from the two tails of :func:`win_loss` (never negative)."""
+    d = 1.0 - win - loss
+    return d if d > 0.0 else 0.0
 
 
 @jit
@@ -331,6 +343,7 @@ def replay_trueskill(
     pair_b = out.pair_b
     prob = out.prob
     outcome = out.outcome
+    draw = out.draw
     pending = 0  # matches laid out in the lanes, not yet rated
     # the players of the matches in the lanes: a set with room for twice as many as they hold
     room = 16
@@ -400,6 +413,7 @@ def replay_trueskill(
                 pair_a[k] = 0
                 pair_b[k] = 1
                 prob[k] = ahead_given(win, loss)
+                draw[k] = draw_given(win, loss)
                 outcome[k] = 0.5 if tied else (0.0 if b_ahead else 1.0)
                 k += 1
                 if cp == c:

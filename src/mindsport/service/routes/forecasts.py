@@ -40,11 +40,14 @@ _ANSWERS = responses(400, 401, 403, 404, 408, 413, 415, 422, 429)
 async def predict(
     league: LeagueName, body: PredictIn, runtime: RuntimeDep, keyed: Keyed
 ) -> PredictOut:
-    """Win and place probabilities and the match quality of a game between ``teams``."""
+    """Win and place probabilities and the match quality of a game between ``teams``, with
+    their players' ``roles`` (seats) in a league whose model rates roles (cardplay)."""
     st = runtime.store
     async with runtime.compute_slot(anonymous=not keyed):
         pr = await runtime.run(
-            lambda: forecast.predict(st, league, body.teams, allow_new=body.allow_new)
+            lambda: forecast.predict(
+                st, league, body.teams, roles=body.roles, allow_new=body.allow_new
+            )
         )
     return PredictOut.model_validate(pr)
 
@@ -54,13 +57,21 @@ async def matchmake(
     league: LeagueName, body: MatchmakeIn, runtime: RuntimeDep, keyed: Keyed
 ) -> MatchmakeOut:
     """Balanced tables of ``shape`` from the waiting ``players`` (the worst table as good as
-    possible); ``exact`` tells whether the seating is provably the best."""
+    possible); ``exact`` tells whether the seating is provably the best. With ``roles`` (the
+    shape's seats, in a league whose model rates roles) each table takes the best assignment of
+    the role sets to its teams, and says it."""
     st = runtime.store
     async with runtime.compute_slot(anonymous=not keyed):
         deadline = time.monotonic() + COMPUTE_SECONDS
         plan = await runtime.run(
             lambda: forecast.matchmake(
-                st, league, body.players, body.shape, allow_new=body.allow_new, deadline=deadline
+                st,
+                league,
+                body.players,
+                body.shape,
+                roles=body.roles,
+                allow_new=body.allow_new,
+                deadline=deadline,
             )
         )
     return MatchmakeOut(

@@ -32,11 +32,13 @@ async def list_leagues(runtime: RuntimeDep) -> LeaguesOut:
 )
 async def create_league(body: LeagueIn, runtime: RuntimeDep) -> LeagueOut:
     """Create a league (admin key), with its policy for late results (``late``; default
-    ``replay``)."""
+    ``replay``) and what its numeric times mean (``time_unit``; default ``number``)."""
     st = runtime.store
 
     def create() -> LeagueOut:
-        lg = st.create_league(body.name, body.model, body.params, late=body.late.value())
+        lg = st.create_league(
+            body.name, body.model, body.params, late=body.late.value(), time_unit=body.time_unit
+        )
         return LeagueOut.of(lg)
 
     return await runtime.run(create)
@@ -50,13 +52,15 @@ async def create_league(body: LeagueIn, runtime: RuntimeDep) -> LeagueOut:
 )
 async def configure_league(league: LeagueName, body: LeaguePatch, runtime: RuntimeDep) -> LeagueOut:
     """Change a league's model or parameters and re-rate its matches, and/or its policy for
-    late results (given alone, nothing is re-rated) (admin key)."""
+    late results (given alone, nothing is re-rated), and/or what its numeric times mean
+    (``time_unit``: never re-rates) (admin key)."""
     st = runtime.store
     late = None if body.late is None else body.late.value()
 
     def change() -> LeagueOut:
         if body.model is None and body.params is None:
-            st.update_league(league, late=late)  # the policy alone (or nothing): no re-rating
+            # the policy or the time unit alone (or nothing): no re-rating
+            st.update_league(league, late=late, time_unit=body.time_unit)
             return LeagueOut.of(st.get_league(league))
         current = st.get_league(league)
         same = body.model is None or body.model == current.model
@@ -66,7 +70,9 @@ async def configure_league(league: LeagueName, body: LeaguePatch, runtime: Runti
                 params.pop(name, None)
             else:
                 params[name] = value
-        st.update_league(league, model=body.model, params=params, late=late)
+        st.update_league(
+            league, model=body.model, params=params, late=late, time_unit=body.time_unit
+        )
         return LeagueOut.of(st.get_league(league))
 
     return await runtime.run(change)
