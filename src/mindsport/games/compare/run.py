@@ -85,7 +85,10 @@ def _check_spec(game: Game, spec: str, what: str) -> str:
     """``spec`` stripped, after making its bot once (a bad name fails here, before any game)."""
     if not isinstance(spec, str) or not spec.strip():
         raise MindsportError(f"{what} must be a bot spec (a built-in name or cmd:COMMAND)")
-    bot = make_bot(game, spec.strip())
+    try:
+        bot = make_bot(game, spec.strip())
+    except MindsportError as exc:
+        raise MindsportError(f"{what} {spec.strip()!r}: {exc}") from None
     close = getattr(bot, "close", None)
     if callable(close):
         close()
