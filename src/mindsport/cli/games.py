@@ -2,7 +2,9 @@
 
 ``list`` names the games; ``play GAME --bots a,b[,c] --games N --seed S`` plays games between
 bots (built-in names of that game, or ``cmd:COMMAND`` programs speaking the JSON-lines bot
-protocol) with the shared referee and prints each game's returns, forfeits included.
+protocol) with the shared referee and prints each game's returns, forfeits included;
+``compare A B --game GAME`` tells two bots apart (duplicate sets, the luck correction, intervals,
+the SPRT or a target width: :mod:`mindsport.games.compare`).
 """
 
 from __future__ import annotations
