@@ -2,15 +2,20 @@
 
 ``list`` names the games; ``play GAME --bots a,b[,c] --games N --seed S`` plays games between
 bots (built-in names of that game, or ``cmd:COMMAND`` programs speaking the JSON-lines bot
-protocol) with the shared referee and prints each game's returns, forfeits included.
+protocol) with the shared referee and prints each game's returns, forfeits included;
+``compare A B --game GAME`` tells two bots apart (duplicate sets, the luck correction, intervals,
+the SPRT or a target width: :mod:`mindsport.games.compare`).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated
+
 import typer
 
 from mindsport.cli.boundary import new_app
-from mindsport.cli.options import parse_bot_specs
+from mindsport.cli.options import output_file, parse_bot_specs
 from mindsport.errors import MindsportError
 
 __all__ = ["app"]
@@ -83,3 +88,121 @@ def play(
                 close()
     console.print(table)
     console.print("total returns: " + ", ".join(f"P{i} {t:g}" for i, t in enumerate(totals)))
+
+
+def _reference_pairs(text: str | None) -> tuple[tuple[str, str], ...] | None:
+    """``--reference``: None (the game's pairs), ``none`` (no correction) or ``A/B,C/D``."""
+    if text is None:
+        return None
+    if text.strip().lower() == "none":
+        return ()
+    pairs = []
+    for item in parse_bot_specs(text, "--reference"):
+        stronger, slash, weaker = item.partition("/")
+        if not slash or not stronger.strip() or not weaker.strip():
+            raise MindsportError(
+                f"--reference {text!r}: {item!r} is not a pair STRONGER/WEAKER of built-in bots"
+            )
+        pairs.append((stronger.strip(), weaker.strip()))
+    return tuple(pairs)
+
+
+@app.command("compare")
+def compare_bots(
+    first: str = typer.Argument(..., help="The first bot: a built-in name, level:N, cmd:..."),
+    second: str = typer.Argument(..., help="The second bot, likewise."),
+    game: str = typer.Option("doudizhu", help="A registered game (mindsport games list)."),
+    seed: int = typer.Option(0, min=0, help="Seed of the chance outcomes and the bots."),
+    max_games: int = typer.Option(
+        2000, min=2, help="The most games between the two bots (the run stops there at the latest)."
+    ),
+    batch: int = typer.Option(
+        100, min=1, help="Duplicate sets per batch; the stopping rule is checked after each."
+    ),
+    stop: str = typer.Option(
+        "sprt", help="sprt (Wald's test, --elo0/--elo1/--alpha/--beta), width (--width) or none."
+    ),
+    elo0: float = typer.Option(0.0, help="The SPRT's H0: the first bot is elo0 Elo stronger."),
+    elo1: float = typer.Option(20.0, help="The SPRT's H1: the first bot is elo1 Elo stronger."),
+    alpha: float = typer.Option(0.05, help="The SPRT's chance of accepting H1 when H0 holds."),
+    beta: float = typer.Option(0.05, help="The SPRT's chance of accepting H0 when H1 holds."),
+    width: float = typer.Option(0.05, help="--stop width: the widest interval that stops."),
+    metric: str = typer.Option("win", help="--stop width: win (win score) or score (margin)."),
+    reference: str | None = typer.Option(
+        None,
+        help="Reference pairs STRONGER/WEAKER of built-in bots that value each chance outcome "
+        "(the luck correction), comma-separated; none: no correction; default: the game's.",
+    ),
+    calibration: int = typer.Option(
+        4, min=1, max=64, help="Calibration outcomes per set the references also play."
+    ),
+    level: float = typer.Option(0.95, min=0.5, max=0.999, help="The intervals' level."),
+    executor: str = typer.Option(
+        "local",
+        help="Where games run: local (worker processes), serial, or ray. Same report for the "
+        "same --seed on any of them.",
+    ),
+    workers: int = typer.Option(0, min=0, help="Local workers or Ray CPUs (0: all cores)."),
+    address: str | None = typer.Option(None, help="Ray cluster address (e.g. auto)."),
+    json_out: Annotated[
+        Path | None,
+        typer.Option("--json", help="Write the report as JSON here.", callback=output_file),
+    ] = None,
+    quiet: bool = typer.Option(False, "--quiet", help="No line per batch on stderr."),
+) -> None:
+    """Is FIRST stronger than SECOND, by how much, and after how few games? Duplicate sets in
+    every line-up of the game's rotation, corrected for luck by fixed reference bots, with
+    intervals and sequential stopping. An external (cmd:) bot has 10 seconds per move. See
+    docs/compare.md."""
+    import functools
+    import json
+
+    from mindsport.files import write_atomically
+    from mindsport.games.compare import CompareSettings, Report, Sprt, Width, compare
+    from mindsport.games.compare.play import SetsTask, play_sets
+    from mindsport.games.registry import get_game
+    from mindsport.tournament.executors import make_executor
+
+    chosen = get_game(game)
+    rule: Sprt | Width | None
+    if stop == "sprt":
+        rule = Sprt(elo0, elo1, alpha, beta)
+    elif stop == "width":
+        rule = Width(width, metric)  # type: ignore[arg-type]
+    elif stop == "none":
+        rule = None
+    else:
+        raise MindsportError(f"--stop {stop!r}: use sprt, width or none")
+    settings = CompareSettings(
+        seed=seed,
+        max_games=max_games,
+        batch=batch,
+        stop=rule,
+        references=_reference_pairs(reference),
+        calibration=calibration,
+        level=level,
+    )
+    pairs = chosen.info.references if settings.references is None else settings.references
+    warm = functools.partial(
+        play_sets, SetsTask(chosen, first.strip(), second.strip(), pairs, 1, seed, (0,))
+    )
+
+    def said(report: Report) -> None:
+        if not quiet:
+            c = report.win.corrected
+            typer.echo(
+                f"{report.games} games: win score {c.mean:.4f} [{c.low:.4f}, {c.high:.4f}]",
+                err=True,
+            )
+
+    with make_executor(executor, workers or None, address=address, warmup=warm) as ex:
+        result = compare(chosen, first, second, settings, executor=ex, progress=said)
+    for line in result.lines():
+        typer.echo(line)
+    if json_out is not None:
+        text = json.dumps(result.to_json(), indent=2) + "\n"
+
+        def write(path: Path) -> None:
+            path.write_text(text, encoding="utf-8")
+
+        write_atomically(json_out, write)

@@ -70,6 +70,8 @@ class DouDizhuGame:
             players=3,
             returns_sum=0.0,
             chance="the deal: [landlord][farmer1][farmer2] (the DIH paper's Algorithm 2)",
+            sides=((0,), (1, 2)),
+            references=(("strong", "greedy"),),
         )
 
     def sample_chance(self, rng: np.random.Generator) -> Deal:

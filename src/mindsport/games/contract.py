@@ -55,13 +55,23 @@ class IllegalMoveError(MindsportError):
 class GameInfo:
     """What a game is: ``name`` (registry key), ``title``, ``players``, ``returns_sum`` (what
     the players' returns always add up to; None when the rules fix no sum) and ``chance`` (what
-    the chance outcome is)."""
+    the chance outcome is).
+
+    Two optional facts serve the comparison of two bots (:mod:`mindsport.games.compare`):
+    ``sides``, the seats that play as one side (Dou Dizhu: the landlord, and the two farmers
+    together; None: every seat is its own side), which a duplicate rotation hands to one bot or
+    the other as a whole; and ``references``, pairs of built-in bot specs (the stronger first)
+    that are fixed for the game and play each chance outcome to value it (the luck
+    correction's control variate; empty: the game offers none).
+    """
 
     name: str
     title: str
     players: int
     returns_sum: float | None
     chance: str
+    sides: tuple[tuple[int, ...], ...] | None = None
+    references: tuple[tuple[str, str], ...] = ()
 
 
 @runtime_checkable

@@ -47,6 +47,7 @@ class LuzhanqiGame:
             players=2,
             returns_sum=0.0,
             chance="the two setups (south's, north's), each a random legal setup",
+            references=(("greedy", "random"),),
         )
 
     def sample_chance(self, rng: np.random.Generator) -> tuple[Setup, Setup]:

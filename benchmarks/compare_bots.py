@@ -1,0 +1,248 @@
+"""How many games tell two bots apart: random deals (DouZero's protocol) against duplicate deals
+in rotated seats, and duplicate plus the luck correction (issue 39); with honesty checks.
+
+For each pair of graded Dou Dizhu bots with a known order (``level:N`` is stronger for larger N):
+
+* the long-run difference: one duplicate run of ``--truth-games`` games;
+* (a) random deals: ``--naive-games`` games, each on a fresh random deal, the two seat
+  assignments alternating (A landlord against B farmers, then B landlord against A farmers), as
+  DouZero's evaluation plays them; its variance per game;
+* (b) duplicate and (c) duplicate + correction: the variance per game of
+  :func:`mindsport.games.compare.compare`'s duplicate and corrected estimates (from the
+  long-run run);
+* the games each needs for a 95% interval of ``--width`` on the win score (and on the margin),
+  ``n = (2 * 1.96 * sd / width)^2``, and the ratio (a) / (c) (goal: at least 5);
+* honesty over ``--reps`` runs of ``--rep-games`` games (seeds 1..reps): the corrected and naive
+  estimates agree (the corrected mean lies in the naive interval), the corrected 95% interval
+  covers the long-run difference (goal: at least 93%), and the SPRT (``H0: elo = 0`` against
+  ``H1: elo = --elo1``, alpha = beta = 0.05) accepts H1 for the stronger bot against the weaker
+  (true Elo above elo1:
+  an error is accepting H0, rate at most beta) and H0 for the stronger bot against itself
+  (true Elo 0: an error is accepting H1, rate at most alpha).
+
+Luzhanqi gets the same (a) / (b) / (c) comparison on ``--junqi-sets`` setup pairs (its games
+are slow; no honesty repetitions unless ``--junqi-reps``).
+
+    python benchmarks/compare_bots.py --plot compare_bots.png
+
+The plot shows the games needed by each design per pair.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+
+from mindsport.games import Table, get_game, play_many
+from mindsport.games.compare import CompareSettings, Sprt, compare
+from mindsport.games.compare.schedule import rotation, win_scores
+from mindsport.tournament.executors import make_executor
+
+Z = 1.959963984540054
+
+
+def needed(variance: float, width: float) -> float:
+    """Games for a 95% interval of ``width`` at ``variance`` per game."""
+    return (2 * Z * math.sqrt(variance) / width) ** 2
+
+
+def naive_variances(game_name: str, a: str, b: str, games: int, seed: int) -> tuple[float, float]:
+    """(a): per-game variances of the win score and the margin with a fresh deal per game and
+    the line-ups of the rotation in turn (stratified by line-up, as the design cycles them)."""
+    game = get_game(game_name)
+    rot = rotation(game.info)
+    lineups = len(rot)
+    tables = [
+        Table(None, rot.seating(g % lineups, a, b), (7, g)) for g in range(games - games % lineups)
+    ]
+    returns = play_many(game, tables, seed).reshape(-1, lineups, game.info.players)
+    margins = rot.margins(returns)
+    wins = win_scores(margins)
+    return float(wins.var(axis=0, ddof=1).mean()), float(margins.var(axis=0, ddof=1).mean())
+
+
+def per_game_variances(report: object) -> dict[str, float]:
+    """(b) and (c) per game: units x se^2 / games-per-unit... i.e. lineups x sets x se^2."""
+    out = {}
+    for name in ("win", "margin"):
+        comp = getattr(report, name)
+        n, lineups = report.sets, report.lineups  # type: ignore[attr-defined]
+        out[f"{name}_dup"] = lineups * n * comp.duplicate.se**2
+        out[f"{name}_cor"] = lineups * n * comp.corrected.se**2
+    return out
+
+
+def study(
+    game_name: str, a: str, b: str, args: argparse.Namespace, ex: object, reps: int
+) -> dict[str, object]:
+    game = get_game(game_name)
+    t0 = time.perf_counter()
+    truth_games = args.truth_games if game_name == "doudizhu" else 2 * args.junqi_sets
+    long_run = compare(
+        game,
+        a,
+        b,
+        CompareSettings(seed=1000, max_games=truth_games, batch=2000, calibration=args.calibration),
+        executor=ex,  # type: ignore[arg-type]
+    )
+    naive_games = args.naive_games if game_name == "doudizhu" else 2 * args.junqi_sets
+    var_a_win, var_a_margin = naive_variances(game_name, a, b, naive_games, 2000)
+    v = per_game_variances(long_run)
+    row: dict[str, object] = {
+        "pair": f"{a} vs {b}",
+        "truth_win": long_run.win.corrected.mean,
+        "truth_margin": long_run.margin.corrected.mean,
+        "truth_elo": long_run.elo.mean,
+        "var": {"win_a": var_a_win, "margin_a": var_a_margin, **v},
+    }
+    for name, var_a, width in (
+        ("win", var_a_win, args.width),
+        ("margin", var_a_margin, args.margin_width),
+    ):
+        na, nb = needed(var_a, width), needed(v[f"{name}_dup"], width)
+        nc = needed(v[f"{name}_cor"], width)
+        row[f"{name}_needed"] = (na, nb, nc)
+        print(
+            f"{game_name} {a} vs {b} {name}: width {width}: (a) {na:.0f} games, (b) {nb:.0f}, "
+            f"(c) {nc:.0f}; (a)/(b) {na / nb:.2f}, (b)/(c) {nb / nc:.2f}, (a)/(c) {na / nc:.2f}"
+        )
+    print(
+        f"   long run ({long_run.games} games, {long_run.reference_games} reference games): "
+        f"win {long_run.win.corrected.mean:.4f} +- {long_run.win.corrected.se:.4f}, "
+        f"margin {long_run.margin.corrected.mean:.4f}, Elo {long_run.elo.mean:.1f}; "
+        f"in-run gains win x{long_run.win.duplicate_gain:.2f} then x"
+        f"{long_run.win.correction_gain:.2f} [{time.perf_counter() - t0:.0f} s]"
+    )
+    if reps:
+        row["honesty"] = honesty(game_name, a, b, args, ex, reps, long_run)
+    return row
+
+
+def honesty(
+    game_name: str,
+    a: str,
+    b: str,
+    args: argparse.Namespace,
+    ex: object,
+    reps: int,
+    long_run: object,
+) -> dict[str, object]:
+    game = get_game(game_name)
+    truth_w = long_run.win.corrected.mean  # type: ignore[attr-defined]
+    truth_m = long_run.margin.corrected.mean  # type: ignore[attr-defined]
+    truth_elo = long_run.elo.mean  # type: ignore[attr-defined]
+    cover_w = cover_m = cover_dup = agree = 0
+    games = args.rep_games if game_name == "doudizhu" else args.junqi_rep_games
+    for r in range(1, reps + 1):
+        rep = compare(
+            game,
+            a,
+            b,
+            CompareSettings(seed=r, max_games=games, batch=games, calibration=args.calibration),
+            executor=ex,  # type: ignore[arg-type]
+        )
+        c, n = rep.win.corrected, rep.win.naive
+        cover_w += c.low <= truth_w <= c.high
+        cover_dup += rep.win.duplicate.low <= truth_w <= rep.win.duplicate.high
+        cover_m += rep.margin.corrected.low <= truth_m <= rep.margin.corrected.high
+        agree += (n.low <= c.mean <= n.high) and (c.low <= n.mean <= c.high)
+    print(
+        f"   honesty, {reps} runs of {games} games: corrected 95% interval covers the long-run "
+        f"win score {cover_w}/{reps}, margin {cover_m}/{reps} (duplicate, win: "
+        f"{cover_dup}/{reps}); corrected and naive agree {agree}/{reps}"
+    )
+    wrong_h1 = wrong_h0 = 0
+    used_pair, used_self = [], []
+    sprt = Sprt(0.0, args.elo1, 0.05, 0.05)
+    for r in range(1, reps + 1):
+        settings = CompareSettings(
+            seed=100 + r,
+            max_games=args.sprt_games,
+            batch=50,
+            stop=sprt,
+            calibration=args.calibration,
+        )
+        strong, weak = (a, b) if int(a.split(":")[1]) > int(b.split(":")[1]) else (b, a)
+        pair = compare(game, strong, weak, settings, executor=ex)  # type: ignore[arg-type]
+        wrong_h0 += pair.sprt is not None and pair.sprt.verdict == "H0"
+        used_pair.append(pair.games)
+        same = compare(game, strong, strong, settings, executor=ex)  # type: ignore[arg-type]
+        wrong_h1 += same.sprt is not None and same.sprt.verdict == "H1"
+        used_self.append(same.games)
+    print(
+        f"   SPRT H0 elo=0 vs H1 elo={args.elo1:g}, alpha=beta=0.05, {reps} runs each: "
+        f"{strong} against {weak} (true Elo {abs(truth_elo):.0f}) accepted H0 "
+        f"{wrong_h0}/{reps} "
+        f"(median {np.median(used_pair):.0f} games); {strong} against itself accepted H1 "
+        f"{wrong_h1}/{reps} (median {np.median(used_self):.0f} games, budget {args.sprt_games})"
+    )
+    return {
+        "cover_win": cover_w / reps,
+        "cover_margin": cover_m / reps,
+        "agree": agree / reps,
+        "sprt_wrong_h0": wrong_h0 / reps,
+        "sprt_wrong_h1": wrong_h1 / reps,
+    }
+
+
+def plot(rows: list[dict[str, object]], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+    for ax, name in zip(axes, ("win", "margin"), strict=True):
+        labels = [str(r["pair"]) for r in rows]
+        values = np.array([r[f"{name}_needed"] for r in rows], dtype=float)
+        x = np.arange(len(rows))
+        for k, design in enumerate(("(a) random deals", "(b) duplicate", "(c) duplicate + luck")):
+            ax.bar(x + (k - 1) * 0.27, values[:, k], 0.27, label=design)
+        ax.set_xticks(x, labels, rotation=15, fontsize=8)
+        ax.set_yscale("log")
+        ax.set_ylabel("games for the 95% interval")
+        ax.set_title(f"{name}: games needed")
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    print(f"plot: {path}")
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--pairs", default="level:90/level:70,level:90/level:30")
+    p.add_argument("--truth-games", type=int, default=20000)
+    p.add_argument("--naive-games", type=int, default=20000)
+    p.add_argument("--reps", type=int, default=20)
+    p.add_argument("--rep-games", type=int, default=2000)
+    p.add_argument("--sprt-games", type=int, default=6000)
+    p.add_argument("--elo1", type=float, default=30.0)
+    p.add_argument("--width", type=float, default=0.04, help="win-score interval width")
+    p.add_argument("--margin-width", type=float, default=0.2)
+    p.add_argument("--calibration", type=int, default=4)
+    p.add_argument("--junqi-pairs", default="belief/greedy")
+    p.add_argument("--junqi-sets", type=int, default=150)
+    p.add_argument("--junqi-reps", type=int, default=0)
+    p.add_argument("--junqi-rep-games", type=int, default=100)
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--plot", type=Path, default=None)
+    args = p.parse_args()
+    rows = []
+    kind = "serial" if args.workers == 1 else "local"
+    with make_executor(kind, args.workers) as ex:
+        for pair in args.pairs.split(","):
+            a, b = pair.split("/")
+            rows.append(study("doudizhu", a, b, args, ex, args.reps))
+        for pair in filter(None, args.junqi_pairs.split(",")):
+            a, b = pair.split("/")
+            rows.append(study("junqi", a, b, args, ex, args.junqi_reps))
+    if args.plot is not None:
+        plot(rows, args.plot)
+
+
+if __name__ == "__main__":
+    main()

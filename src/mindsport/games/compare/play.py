@@ -1,0 +1,130 @@
+"""Playing duplicate sets: the task an executor runs (:func:`play_sets`) and what it returns.
+
+A :class:`SetsTask` names everything a worker needs (the game object, the two bots' specs, the
+reference pairs, the calibration count, the seed and the set numbers); :func:`play_sets` deals
+each set's chance outcome, plays the two bots in every line-up of the rotation, and the
+reference pairs on that outcome and on the set's calibration outcomes (see
+:mod:`.schedule` for the keys). It is a top-level function of picklable values, so the serial,
+process and Ray executors all run it, and since every table is seeded by its key the result is
+the same on any of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from mindsport.games.compare.schedule import (
+    CALIBRATION,
+    CALIBRATION_CHANCE,
+    CHANCE,
+    PLAY,
+    REFERENCE,
+    Rotation,
+    rotation,
+    win_scores,
+)
+from mindsport.games.contract import Game
+from mindsport.games.many import Seeding, Table, play_many
+
+__all__ = ["PlayedSets", "SetsTask", "play_sets", "reference_features"]
+
+FloatArray = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class SetsTask:
+    """Duplicate sets ``sets`` of a comparison seeded ``seed``: ``first`` against ``second``
+    (bot specs), valued by the reference ``pairs`` (stronger, weaker) on the set's outcome and
+    on ``calibration`` more outcomes per set."""
+
+    game: Game
+    first: str
+    second: str
+    pairs: tuple[tuple[str, str], ...]
+    calibration: int
+    seed: int
+    sets: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class PlayedSets:
+    """What a task played: ``margins[set, lineup]`` of the two bots, and the reference
+    ``features[set, f]`` of each set's outcome and ``calibrated[set, f]`` (the same features
+    averaged over the set's calibration outcomes); the games each kind took."""
+
+    sets: tuple[int, ...]
+    margins: FloatArray
+    features: FloatArray
+    calibrated: FloatArray
+    games: int
+    reference_games: int
+
+
+def _rng(seed: int, key: tuple[int, ...]) -> np.random.Generator:
+    return Seeding.SPAWN.rng(seed, key)
+
+
+def reference_features(rot: Rotation, margins: npt.ArrayLike) -> FloatArray:
+    """The features of one outcome from its reference games: ``margins[pair, lineup]`` (the
+    stronger reference in the first bot's place) -> per pair the mean margin and the mean win
+    score over the rotation."""
+    m = np.asarray(margins, dtype=np.float64)
+    return np.concatenate([m.mean(axis=-1), win_scores(m).mean(axis=-1)], axis=-1)
+
+
+def _reference_tables(
+    rot: Rotation, chance: Any, pairs: Sequence[tuple[str, str]], key: tuple[int, ...]
+) -> list[Table]:
+    return [
+        Table(chance, rot.seating(m, hi, lo), (*key, p, m))
+        for p, (hi, lo) in enumerate(pairs)
+        for m in range(len(rot))
+    ]
+
+
+def play_sets(task: SetsTask) -> PlayedSets:
+    """Play the task's duplicate sets (see the module)."""
+    game, seed = task.game, task.seed
+    rot = rotation(game.info)
+    lineups, pairs, k = len(rot), task.pairs, task.calibration
+    chances = [game.sample_chance(_rng(seed, (CHANCE, s))) for s in task.sets]
+    tables = [
+        Table(chance, rot.seating(m, task.first, task.second), (PLAY, s, m))
+        for s, chance in zip(task.sets, chances, strict=True)
+        for m in range(lineups)
+    ]
+    returns = play_many(game, tables, seed)
+    margins = rot.margins(returns.reshape(len(task.sets), lineups, game.info.players))
+    n_features = 2 * len(pairs)
+    features = np.zeros((len(task.sets), n_features))
+    calibrated = np.zeros((len(task.sets), n_features))
+    reference_games = 0
+    if pairs:
+        refs: list[Table] = []
+        for s, chance in zip(task.sets, chances, strict=True):
+            refs += _reference_tables(rot, chance, pairs, (REFERENCE, s))
+            for j in range(k):
+                outcome = game.sample_chance(_rng(seed, (CALIBRATION_CHANCE, s, j)))
+                refs += _reference_tables(rot, outcome, pairs, (CALIBRATION, s, j))
+        played = play_many(game, refs, seed)
+        reference_games = len(refs)
+        shaped = rot.margins(
+            played.reshape(len(task.sets), 1 + k, len(pairs), lineups, game.info.players)
+        )
+        valued = reference_features(rot, shaped)  # sets x (1 + k) x features
+        features = valued[:, 0, :]
+        if k:
+            calibrated = valued[:, 1:, :].mean(axis=1)
+    return PlayedSets(
+        sets=tuple(task.sets),
+        margins=margins,
+        features=features,
+        calibrated=calibrated,
+        games=len(tables),
+        reference_games=reference_games,
+    )
