@@ -668,6 +668,7 @@ def _league_json(lg: Any) -> dict[str, Any]:
         "params": lg.params,
         "matches": lg.matches,
         "late": {"policy": lg.late.policy, "refuse_older_than": lg.late.refuse_older_than},
+        "updating": lg.updating,
         "time_unit": lg.time_unit,
     }
 
