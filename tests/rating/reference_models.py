@@ -85,6 +85,55 @@ def elo_rate(
     return out
 
 
+# ----------------------------------------------------------------------- Tenhou dan ladder
+#: the published tables, written out again by hand (level: 0 新人, 1..9 9級..1級, 10..19 初段..
+#: 十段, 20 天鳳位): targets, base points and the fourth place's loss in east-south games
+DAN_TARGET = [20, 20, 20, 20, 40, 60, 80, 100, 100, 100, 400, 800, 1200, 1600, 2000, 2400,
+              2800, 3200, 3600, 4000]  # fmt: skip
+DAN_BASE = [0] * 10 + [200, 400, 600, 800, 1000, 1200, 1400, 1600, 1800, 2000, 0]
+DAN_LAST_HANCHAN = [0] * 8 + [15, 30, 45, 60, 75, 90, 105, 120, 135, 150, 165, 180]
+DAN_TOP_HANCHAN = {"ippan": (30, 15), "joukyuu": (60, 15), "tokujou": (75, 30), "houou": (90, 45)}
+
+
+def tenhou_dan_rate(model: Any, players: list[Any], ranks: list[Any]) -> list[Any]:
+    """:class:`~mindsport.rating.tenhou_dan.model.TenhouDanLadder`'s rule, one game of four
+    single players, all ranked (ties share the mean of their places' points)."""
+    from mindsport.rating.tenhou_dan.model import TenhouDan
+
+    thirds = 3 if model.length == "hanchan" else 2  # east only: two thirds of the points
+    room = model.room
+    if room == "auto":
+        lowest = min(p.level for p in players)
+        room = (
+            "houou"
+            if lowest >= 16
+            else "tokujou"
+            if lowest >= 13
+            else ("joukyuu" if lowest >= 9 else "ippan")
+        )
+    first, second = DAN_TOP_HANCHAN[room]
+    out = []
+    for p, r in zip(players, ranks, strict=True):
+        if p.level == 20:
+            out.append(p)
+            continue
+        places = [1 + sum(q < r for q in ranks) + j for j in range(sum(q == r for q in ranks))]
+        points = {1: first, 2: second, 3: 0, 4: -DAN_LAST_HANCHAN[p.level]}
+        pts = p.points + sum(points[k] for k in places) * thirds / 3 / len(places)
+        level = p.level
+        if pts >= DAN_TARGET[level]:
+            level += 1
+            pts = DAN_BASE[level]
+        elif pts < 0:
+            if level >= 10:
+                level -= 1
+                pts = DAN_BASE[level]
+            else:
+                pts = 0
+        out.append(TenhouDan(level, float(pts)))
+    return out
+
+
 # ----------------------------------------------------------------------------- Tenhou R
 
 
@@ -305,6 +354,7 @@ def replay_reference(
     from mindsport.rating.elo.model import Elo
     from mindsport.rating.glicko2.model import Glicko2
     from mindsport.rating.tenhou.model import TenhouRating
+    from mindsport.rating.tenhou_dan.model import TenhouDanLadder
     from mindsport.rating.trueskill.model import TrueSkill
     from mindsport.rating.trueskill.pairwise import PairwiseTrueSkill
 
@@ -322,6 +372,8 @@ def replay_reference(
             new = elo_rate(model, teams, list(m.ranks), weights)
         elif isinstance(model, TenhouRating):
             new = [[r] for r in tenhou_rate(model, [t[0] for t in teams], list(m.ranks))]
+        elif isinstance(model, TenhouDanLadder):
+            new = [[r] for r in tenhou_dan_rate(model, [t[0] for t in teams], list(m.ranks))]
         elif isinstance(model, Glicko2):
             flat_el = [e[0] for e in el]
             new = [[r] for r in glicko2_rate(model, [t[0] for t in teams], list(m.ranks), flat_el)]

@@ -35,8 +35,8 @@ def class_defaults(cls: type) -> dict[str, Any]:
 
 def test_names_and_display() -> None:
     online = ("trueskill", "elo", "fide", "glicko2", "tenhou", "pairwise", "cardplay")
-    assert model_names() == (*online, "trueskill-history")
-    assert model_names(Estimate.ONLINE) == online
+    assert model_names() == (*online, "trueskill-history", "tenhou-dan")
+    assert model_names(Estimate.ONLINE) == (*online, "tenhou-dan")
     d = {n: MODELS[n].display for n in MODELS}
     assert (d["trueskill"].conservative, d["trueskill"].deviation_label) == (
         "mu - 3 sigma",
@@ -45,6 +45,9 @@ def test_names_and_display() -> None:
     assert (d["glicko2"].conservative, d["glicko2"].deviation_label) == ("rating - 2 RD", "RD")
     assert d["elo"].deviation is None and d["tenhou"].deviation is None
     assert d["tenhou"].conservative == "R"
+    assert (d["tenhou-dan"].conservative, d["tenhou-dan"].value_label) == ("dan", "pt")
+    assert d["tenhou-dan"].levels is not None and d["tenhou-dan"].levels[13] == "四段"
+    assert d["tenhou-dan"].deviation is None and d["trueskill"].levels is None
 
 
 @pytest.mark.parametrize("name", list(MODELS))
@@ -171,10 +174,16 @@ def test_fit_reads_the_registered_grids() -> None:
 @pytest.mark.parametrize("name", model_names(Estimate.ONLINE))
 def test_every_model_replays_through_its_compiled_replayer(name: str) -> None:
     ms = [Match(str(i), i, [[f"p{i % 3}"], [f"p{(i + 1) % 3}"]], [0, 1]) for i in range(12)]
+    if name == "tenhou-dan":  # four-player tables only
+        ms = [
+            Match(str(i), i, [[f"p{(i + k) % 3}"] for k in range(3)] + [["p3"]], [1, 3, 2, 0])
+            for i in range(40)
+        ]
     model = build_model(name)
     quick = replay(model, ms, fast=True)
     slow = replay(model, ms, fast=False)
-    assert quick.ratings.keys() == slow.ratings.keys() == {"p0", "p1", "p2"}
+    players = {"p0", "p1", "p2"} | ({"p3"} if name == "tenhou-dan" else set())
+    assert quick.ratings.keys() == slow.ratings.keys() == players
     for p, r in slow.ratings.items():
         q = quick.ratings[p]
         for f in dataclasses.fields(r):

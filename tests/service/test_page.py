@@ -404,3 +404,36 @@ def test_the_league_menu_and_styles_work_under_the_policy(tmp_path: Path, live_s
         page.wait_for_url("**/?league=second")
         page.wait_for_selector("body[data-ready='1']")
         assert page.locator("#rows tr").count() == 6
+
+
+@pytest.mark.browser
+def test_a_dan_ladder_league_shows_level_names_in_chromium(
+    tmp_path: Path, live_server: Any
+) -> None:
+    """A Tenhou dan ladder league: the rows the page's script renders from the JSON API (after a
+    search) show each player's level by name and his points, as the server-rendered rows do."""
+    base, store = live_server(f"sqlite:///{tmp_path / 'dan.db'}")
+    store.create_league("dan", "tenhou-dan", {"room": "houou"})
+    rng = random.Random(3)
+    pool = [f"p{i}" for i in range(6)]
+    ms = []
+    for i in range(60):
+        table = ["p0", *rng.sample(pool[1:], 3)]
+        ranks = [1, *rng.sample([2, 3, 4], 3)] if i % 3 else [2, 1, 3, 4]
+        ms.append(Match(f"d{i}", i, [[p] for p in table], ranks))
+    store.add_matches("dan", ms)
+    ratings = store.ratings("dan")
+    with _chromium_page() as page:
+        page.goto(base + "/?league=dan")
+        page.wait_for_selector("body[data-ready='1']")
+        heads = page.eval_on_selector_all("#board th", "hs => hs.map(h => h.textContent)")
+        assert heads == ["#", "Player", "dan", "pt", "Games"]
+        page.fill("#search", "p")
+        wait_until(page, "document.querySelectorAll('#rows tr').length === 6")
+        page.fill("#search", "p0")
+        wait_until(page, "document.querySelectorAll('#rows tr').length === 1")
+        cells = page.eval_on_selector_all(
+            "#rows tr:first-child td", "ts => ts.map(t => t.textContent)"
+        )
+        assert cells[2:4] == [ratings["p0"].name, f"{ratings['p0'].points:.2f}"]
+        assert ratings["p0"].level >= 10  # the strong player reached the dan ranks

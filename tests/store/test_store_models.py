@@ -23,6 +23,8 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     ("glicko2", {"period": 2.0, "max_rd": 300.0, "tau": 0.4}, "singles"),
     ("tenhou", {"adjust_games": 20, "prob_scale": 900.0}, "ffa"),
     ("pairwise", {"iterations": 3, "both_orders": False}, "ffa"),
+    ("tenhou-dan", {"room": "auto"}, "fours"),
+    ("tenhou-dan", {"room": "ippan", "length": "tonpuu", "prob_scale": 2.0}, "fours"),
 ]
 
 
@@ -36,6 +38,8 @@ def matches(kind: str, n: int, rng: random.Random) -> list[Match]:
             shape = rng.choice([(1, 1), (2, 2), (1, 2)])
         elif kind == "ffa":
             shape = (1,) * rng.choice([2, 3, 4])
+        elif kind == "fours":
+            shape = (1, 1, 1, 1)
         else:
             shape = (1,) * rng.choice([2, 3])
         chosen = rng.sample(pool, sum(shape))

@@ -262,9 +262,10 @@ def player(
         d = lm.display
     console = _console()
     dev = f", {d.deviation_label} {rec.state.sigma:.3f}" if d.deviation_label else ""
+    shown = f"{rec.exposed:.3f}" if d.levels is None else d.shown(rec.exposed)
     console.print(
         f"{rec.player} in {league!r}: rank {rec.rank}, {d.value_label} {rec.state.mu:.3f}"
-        f"{dev}, {d.conservative} {rec.exposed:.3f}, {rec.games} games",
+        f"{dev}, {d.conservative} {shown}, {rec.games} games",
         highlight=False,
     )
     if last and lm.smoothed and rec.curve:

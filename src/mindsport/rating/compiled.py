@@ -30,6 +30,7 @@ win_moments = F.win_moments
 win_main = F.win_main
 drifted_sigma = F.drifted_sigma
 margin_from_quantile = F.margin_from_quantile
+clip_margin = F.clip_margin
 ahead_probability = F.ahead_probability
 ahead_given = F.ahead_given
 win_loss = F.win_loss

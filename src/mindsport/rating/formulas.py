@@ -20,8 +20,10 @@ import math
 from mindsport.rating.gaussian import norm_cdf
 
 __all__ = [
+    "MARGIN_BOUND",
     "ahead_given",
     "ahead_probability",
+    "clip_margin",
     "drifted_sigma",
     "margin_from_quantile",
     "win_loss",
@@ -34,7 +36,19 @@ __kernels__ = (
     "win_loss",
     "ahead_given",
     "ahead_probability",
+    "clip_margin",
 )
+
+#: the largest observed score margin, in performance noises (``beta``): see
+#: :mod:`mindsport.rating.trueskill.margins`
+MARGIN_BOUND = 100.0
+
+
+def clip_margin(y: float, beta: float) -> float:
+    """An observed performance difference ``y`` clipped to ``[-MARGIN_BOUND beta,
+    MARGIN_BOUND beta]`` (:func:`mindsport.rating.trueskill.margins.bounded_margin`)."""
+    bound = MARGIN_BOUND * beta
+    return min(max(y, -bound), bound)
 
 
 def margin_from_quantile(z: float, n_players: int | float, beta: float) -> float:

@@ -18,8 +18,9 @@ A model added to :data:`MODELS` appears everywhere: ``mindsport leagues create -
 provides the model protocol (``rating``, ``rate``, ``win_probability``, ``expose``) and, for a
 fast replay, a ``replayer()`` (:mod:`mindsport.rating.replay.replayers`).
 
->>> sorted(MODELS)
-['cardplay', 'elo', 'fide', 'glicko2', 'pairwise', 'tenhou', 'trueskill', 'trueskill-history']
+>>> sorted(MODELS)  # doctest: +NORMALIZE_WHITESPACE
+['cardplay', 'elo', 'fide', 'glicko2', 'pairwise', 'tenhou', 'tenhou-dan', 'trueskill',
+ 'trueskill-history']
 >>> model_names(Estimate.WHOLE_HISTORY)
 ('trueskill-history',)
 >>> build_model("glicko2", tau=0.3, period=7)
@@ -35,6 +36,7 @@ model 'trueskill': beta must be a number in [0.001, 1e+06], got -1
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
@@ -46,6 +48,8 @@ from mindsport.rating.glicko2 import model as glicko2
 from mindsport.rating.params import Param, ParameterError
 from mindsport.rating.rating import Rating
 from mindsport.rating.tenhou import model as tenhou
+from mindsport.rating.tenhou_dan import ladder as tenhou_ladder
+from mindsport.rating.tenhou_dan import model as tenhou_dan
 from mindsport.rating.through_time import model as through_time
 from mindsport.rating.trueskill import cardplay, pairwise
 from mindsport.rating.trueskill import model as trueskill
@@ -88,6 +92,21 @@ class Display:
     deviation: str | None
     deviation_label: str | None
     conservative: str
+    #: the names of a ladder's levels, lowest first, when the value the board is sorted by is
+    #: a position on a ladder whose whole part is the level (the Tenhou dan ladder); None for
+    #: a rating shown as a number
+    levels: tuple[str, ...] | None = None
+
+    def shown(self, exposed: float) -> str:
+        """The value the board is sorted by as the board shows it: the level's name on a
+        ladder, else the number (two decimals).
+
+        >>> MODELS["tenhou-dan"].display.shown(13.53), MODELS["elo"].display.shown(1512.345)
+        ('四段', '1512.35')
+        """
+        if self.levels is None or not math.isfinite(exposed):
+            return f"{exposed:.2f}"
+        return self.levels[min(max(math.floor(exposed), 0), len(self.levels) - 1)]
 
 
 @dataclass(frozen=True)
@@ -263,6 +282,17 @@ _SPECS = (
         _GAUSSIAN,
         "TrueSkill Through Time: each player's skill a chain through time, smoothed over all games",
         estimate=Estimate.WHOLE_HISTORY,
+    ),
+    ModelSpec(
+        "tenhou-dan",
+        "Tenhou dan ladder",
+        tenhou_dan.TenhouDanLadder,
+        tenhou_dan.TenhouDan,
+        tenhou_dan.PARAMS,
+        {"prob_scale": (0.5, 1.0, 2.0, 4.0, 8.0, 16.0)},
+        Display("points", "pt", None, None, "dan", levels=tenhou_ladder.LEVEL_NAMES),
+        "the Tenhou mahjong server's dan ladder (段位): points per place by room and game "
+        "length, promotion and demotion (four-player tables)",
     ),
 )
 

@@ -351,6 +351,11 @@ class LeaderboardItem(BaseModel):
     sigma: float
     exposed: float = Field(description="the conservative rating the board is sorted by")
     games: int
+    level: str | None = Field(
+        default=None,
+        description="on a ladder (model tenhou-dan): the name of the player's level, the whole "
+        "part of exposed (exposed = level + points / the level's target); otherwise null",
+    )
 
 
 class DisplayOut(BaseModel):
@@ -403,7 +408,12 @@ class LeaderboardOut(BaseModel):
             offset=page.offset,
             limit=page.limit,
             search=search,
-            items=[LeaderboardItem.model_validate(e) for e in page.entries],
+            items=[
+                LeaderboardItem.model_validate(e).model_copy(
+                    update={"level": None if d is None or d.levels is None else d.shown(e.exposed)}
+                )
+                for e in page.entries
+            ],
             roles=[RoleOut.model_validate(r) for r in page.roles],
             updating=page.updating,
         )

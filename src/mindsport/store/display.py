@@ -14,7 +14,8 @@ __all__ = ["board_table", "role_lines"]
 def board_table(page: LeaderboardPage, title: str | None = None) -> Table:
     """The page's rows under the model's headings (:class:`~mindsport.rating.registry.Display`):
     the value the board is sorted by, the rating when that differs, the deviation only for a
-    model that has one. A model this installation does not know gets the raw columns."""
+    model that has one; on a ladder (the Tenhou dan ladder) the level's name. A model this
+    installation does not know gets the raw columns."""
     d = page.display
     if d is None:
         cols = ["#", "player", "exposed", "mu", "sigma", "games"]
@@ -33,7 +34,8 @@ def board_table(page: LeaderboardPage, title: str | None = None) -> Table:
     for col in cols:
         table.add_column(col, justify="left" if col == "player" else "right")
     for e in page.entries:
-        row: list[str | Text] = [str(e.rank), Text(e.player), f"{e.exposed:.2f}"]
+        shown = f"{e.exposed:.2f}" if d is None else d.shown(e.exposed)
+        row: list[str | Text] = [str(e.rank), Text(e.player), shown]
         if d is None or d.conservative != d.value_label:
             row.append(f"{e.mu:.2f}")
         if d is None or d.deviation_label is not None:

@@ -32,7 +32,10 @@ optional and each switched on by what a :class:`~mindsport.match.Match` carries:
   absorbed exactly, then the truncation is moment-matched; see
   :mod:`mindsport.rating.trueskill.margins`). The observed margin is clipped to 100 ``beta``
   either way (:func:`~mindsport.rating.trueskill.margins.bounded_margin`).
-  Matches of more teams, or without scores, are rated by their order only.
+  A match of more teams with scores (a mahjong table's final points) observes the difference of
+  every two teams adjacent in its finishing order the same way (see
+  :mod:`mindsport.rating.trueskill.margins`); matches without scores are rated by their order
+  only.
 
 Without roles, deal, luck or margins the update is TrueSkill's, number for number. So on data
 without roles, deals and luck (tennis, Halo, chess), ``CardPlay(margin_scale=...)`` is
@@ -78,6 +81,7 @@ from mindsport.rating.trueskill.margins import (
     MARGIN_PARAMS,
     bounded_margin,
     observed_margin,
+    observed_scores,
 )
 from mindsport.rating.trueskill.model import (
     BETA,
@@ -214,6 +218,12 @@ class CardPlay(TrueSkill):
         :func:`mindsport.rating.trueskill.margins.observed_margin`)."""
         return observed_margin(self.margin_scale, scores, self.beta)
 
+    def scores(self, scores: Sequence[float] | None) -> tuple[float, ...] | None:
+        """The scores of a match of more than two teams on the performance scale (None:
+        margins off, no scores or two teams; see
+        :func:`mindsport.rating.trueskill.margins.observed_scores`)."""
+        return observed_scores(self.margin_scale, scores)
+
     def rate_with(
         self,
         teams: Sequence[Any],
@@ -223,15 +233,17 @@ class CardPlay(TrueSkill):
         *,
         virtual: Sequence[Sequence[Rating]] | None = None,
         offsets: Sequence[float] | None = None,
-        margin: float | None = None,
+        margin: float | Sequence[float] | None = None,
     ) -> tuple[list[Any], list[tuple[Rating, ...]]]:
         """New ratings of the teams and of their virtual players after one game.
 
         ``virtual``: per team, the ratings of its virtual players (role advantages, deal
         luck: skill without performance noise or dynamics); ``offsets``: per team, a known
         amount added to its performance (``luck_scale * luck``); ``margin``: the observed
-        performance difference of team 0 over team 1 (two teams only, see :meth:`margin`;
-        clipped to 100 ``beta`` by :func:`~mindsport.rating.trueskill.margins.bounded_margin`).
+        performance difference of team 0 over team 1 (two teams, see :meth:`margin`;
+        clipped to 100 ``beta`` by :func:`~mindsport.rating.trueskill.margins.bounded_margin`),
+        or, for any number of teams, every team's score on the performance scale (see
+        :meth:`scores`): the differences of teams adjacent in the finishing order are observed.
         Returns the teams in their input shape (as :meth:`rate`) and the virtual players'
         new ratings, team by team.
         """
@@ -255,6 +267,20 @@ class CardPlay(TrueSkill):
                     raise InvalidGameError(f"offsets must be finite numbers, got {offsets!r}")
             off = [float(x) for x in offsets]
         y = math.nan
+        per_team: list[float] = []
+        if margin is not None and not isinstance(margin, int | float):
+            if isinstance(margin, str) or len(margin) != n_teams:
+                raise InvalidGameError(
+                    f"margin must be one number or one score per team ({n_teams}), got {margin!r}"
+                )
+            for x in margin:
+                if isinstance(x, bool) or not isinstance(x, int | float) or not math.isfinite(x):
+                    raise InvalidGameError(f"margin scores must be finite numbers, got {margin!r}")
+            if n_teams == 2:
+                margin = float(margin[0]) - float(margin[1])
+            else:
+                per_team = [float(x) for x in margin]
+                margin = None
         if margin is not None:
             if n_teams != 2:
                 raise InvalidGameError(f"a margin needs two teams, got {n_teams}")
@@ -274,7 +300,7 @@ class CardPlay(TrueSkill):
             for r, v in zip(game.ratings, vs, strict=True)
             for x in [1.0] * len(r) + [0.0] * len(v)
         ]
-        aux = np.array([*flags, *flags, *off, y, self.margin_noise**2])
+        aux = np.array([*flags, *flags, *off, y, self.margin_noise**2, *per_team])
         new = self._update(joined, ranks, aux)
         out: list[Any] = []
         new_virtual: list[tuple[Rating, ...]] = []
@@ -296,12 +322,15 @@ class VirtualArrays(NamedTuple):
     """What :class:`CardPlay` adds to a block per team and match (as the compiled replay reads
     it): team ``t``'s virtual players are ``players[ptr[t]:ptr[t+1]]`` (rows of the replayer's
     table of virtual players), ``offset[t]`` its known performance offset; ``margin[i] = (y,
-    s2)`` is match ``i``'s observed performance difference (NaN ``y``: none)."""
+    s2)`` is match ``i``'s observed performance difference (NaN ``y``: none); ``score[t]``,
+    in a match of more than two teams, team ``t``'s score on the performance scale (NaN:
+    none)."""
 
     ptr: NDArray[np.int64]
     players: NDArray[np.int64]
     offset: NDArray[np.float64]
     margin: NDArray[np.float64]
+    score: NDArray[np.float64]
 
     @classmethod
     def none(cls, block: MatchBlock) -> VirtualArrays:
@@ -312,6 +341,7 @@ class VirtualArrays(NamedTuple):
             np.zeros(0, np.int64),
             np.zeros(n_teams),
             np.tile([math.nan, 1.0], (len(block), 1)),
+            np.full(n_teams, math.nan),
         )
 
 
@@ -419,6 +449,7 @@ class CardPlayReplayer(TrueSkillReplayer):
         vplayers: list[int] = []
         offset: list[float] = []
         margin: list[tuple[float, float]] = []
+        score: list[float] = []
         s2 = model.margin_noise**2
         for n, match_roles, deal, match_luck, scores in extras:
             luck = match_luck if match_luck is not None else (0.0,) * n
@@ -438,6 +469,8 @@ class CardPlayReplayer(TrueSkillReplayer):
                 vptr.append(len(vplayers))
             y = model.margin(scores)
             margin.append((math.nan if y is None else y, s2))
+            per_team = model.scores(scores)
+            score.extend(per_team if per_team is not None else (math.nan,) * n)
         return CardBlock.of(
             base,
             VirtualArrays(
@@ -445,6 +478,7 @@ class CardPlayReplayer(TrueSkillReplayer):
                 np.asarray(vplayers, np.int64),
                 np.asarray(offset, np.float64),
                 np.asarray(margin, np.float64).reshape(-1, 2),
+                np.asarray(score, np.float64),
             ),
         )
 

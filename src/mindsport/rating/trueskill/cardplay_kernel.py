@@ -5,8 +5,9 @@
 players' table) are joined by the team's *virtual players* (rows of a second table: a role's
 advantage, a duplicate deal's luck), which add skill but no performance noise and no dynamics, and
 each team's performance is shifted by a known offset (a deal's expected result); a two-team match
-may carry its observed score margin. Predictions are TrueSkill's (:func:`predict_pairs`) with the
-virtual players and the offsets included.
+may carry its observed score margin, a match of more teams its teams' scores (the differences of
+teams adjacent in the finishing order observed). Predictions are TrueSkill's
+(:func:`predict_pairs`) with the virtual players and the offsets included.
 """
 
 from __future__ import annotations
@@ -51,8 +52,9 @@ def replay_cardplay(
     the block is joined by the virtual players ``virtual.players[virtual.ptr[t]:virtual.ptr[t +
     1]]`` (rows of ``vtable``) and its performance is shifted by ``virtual.offset[t]``;
     ``virtual.margin[i] = (y, s2)`` is match ``i``'s observed performance difference of team 0
-    over team 1 (NaN ``y``: none). ``settings``, ``predict``, ``keep``, ``out`` and the return
-    value as for :func:`mindsport.rating.trueskill.replay_kernel.replay_trueskill`.
+    over team 1 (NaN ``y``: none), ``virtual.score[t]`` team ``t``'s score on the performance
+    scale in a match of more teams (NaN: none). ``settings``, ``predict``, ``keep``, ``out``
+    and the return value as for :func:`mindsport.rating.trueskill.replay_kernel.replay_trueskill`.
     """
     team_ptr = block.team_ptr
     player_ptr = block.player_ptr
@@ -88,7 +90,9 @@ def replay_cardplay(
     out_mu = np.empty(width)
     out_sigma = np.empty(width)
     scratch = prediction_scratch(max_teams)
-    known = Known(np.empty(max_teams), np.empty(2))  # this match's offsets and margin
+    # this match's offsets, margin and (more teams) scores
+    known = Known(np.empty(max_teams), np.empty(2 + max_teams))
+    score = virtual.score
     slots = Slots(smu, pv, sw, noise, out_mu, out_sigma)
     rules = rules_of(settings)
     tau2 = tau * tau
@@ -102,6 +106,7 @@ def replay_cardplay(
         for t in range(n):
             ptr[t] = q
             known.offset[t] = offset[t0 + t]
+            known.margin[2 + t] = score[t0 + t]
             for s in range(player_ptr[t0 + t], player_ptr[t0 + t + 1]):
                 p = players[s]
                 smu[q] = table[p, 0]

@@ -51,6 +51,7 @@ from mindsport._jit.lanes import (
     with_lane,
 )
 from mindsport.rating.compiled import (
+    clip_margin,
     difference_moments,
     drifted_sigma,
     margin_from_quantile,
@@ -107,7 +108,11 @@ class Known(NamedTuple):
     #: a known amount added to each team's performance (a deal's luck)
     offset: np.ndarray
     #: ``(y, s2)``: for two teams, the performance difference of team 0 over team 1 observed
-    #: as ``N(y, s2)`` (NaN ``y``: not observed)
+    #: as ``N(y, s2)`` (NaN ``y``: not observed); for more teams, optionally followed by each
+    #: team's score on the performance scale (``margin[2 + t]``, NaN: none): the difference of
+    #: two teams adjacent in the finishing order, both ranked and both with a score, is
+    #: observed as ``N(score_left - score_right, s2)`` (clipped as
+    #: :func:`~mindsport.rating.formulas.clip_margin` says)
     margin: np.ndarray
 
 
@@ -150,8 +155,9 @@ class Workspace(NamedTuple):
 _ORDER, _PRESENT, _LEFT, _LINKS = 0, 1, 2, 3
 # float fields per team row: performance prior and marginal (natural parameters)
 _TPI, _TTAU, _MPI, _MTAU = 0, 1, 2, 3
-# float fields per link row: margin, draw flag, messages to the left/right team, truncation
-_E, _DRAW, _LPI, _LTAU, _RPI, _RTAU, _XPI, _XTAU = range(8)
+# float fields per link row: margin, draw flag, messages to the left/right team, truncation,
+# the observed score margin's natural parameters (precision 1 / s2 and y / s2; 0: none)
+_E, _DRAW, _LPI, _LTAU, _RPI, _RTAU, _XPI, _XTAU, _YPI, _YTAU = range(10)
 
 
 @jit
@@ -162,7 +168,7 @@ def workspace(max_teams: int, lanes: int = 1) -> Workspace:
     return Workspace(
         np.zeros((rows, 4, lanes), np.int64),
         np.zeros((rows, 4, lanes)),
-        np.zeros((rows, 8, lanes)),
+        np.zeros((rows, 10, lanes)),
     )
 
 
@@ -275,7 +281,13 @@ def _down_and_truncate(
     """Difference factor of link row ``r`` down, then its truncation's message up, in the lanes
     ``on`` (from lane ``k``). Returns ``moved`` with the lanes added whose difference marginal
     moved (in mean or in standard deviation) by more than ``tolerance`` (measured only while
-    some lane of ``on`` has not moved yet in this sweep)."""
+    some lane of ``on`` has not moved yet in this sweep).
+
+    A link whose difference was also observed as ``y ~ N(d, s2)`` (a score margin) has one
+    factor ``1[win or draw] N(y; d, s2)``: the Gaussian is absorbed into the cavity exactly
+    (precisions add), the result is truncated and moment-matched, and the message sent is the
+    matched marginal over the cavity without the observation (as
+    :func:`~mindsport.rating.truncation.margin_moments` does for two teams)."""
     lpi = load(proto, lw, r, _LPI, k)
     ltau = load(proto, lw, r, _LTAU, k)
     rpi = load(proto, lw, r, _RPI, k)
@@ -292,8 +304,11 @@ def _down_and_truncate(
     xtau = load(proto, lw, r, _XTAU, k)
     old_pi = cav_pi + xpi
     old_tau = cav_tau + xtau
-    sqrt_pi = math.sqrt(cav_pi)
-    t = cav_tau / sqrt_pi
+    # the cavity with the observed margin absorbed (0 and 0 without one: the cavity itself)
+    obs_pi = cav_pi + load(proto, lw, r, _YPI, k)
+    obs_tau = cav_tau + load(proto, lw, r, _YTAU, k)
+    sqrt_pi = math.sqrt(obs_pi)
+    t = obs_tau / sqrt_pi
     e = load(proto, lw, r, _E, k) * sqrt_pi
     draw = load(proto, lw, r, _DRAW, k) != 0.0
     # a win in the main range on every lane at once; draws, far tails and w at its bounds by the
@@ -304,8 +319,8 @@ def _down_and_truncate(
     if any_lane(bad):
         v, wt = _retruncate(bad, t, e, draw, v, wt)
     shrink = 1.0 / (1.0 - wt)
-    new_pi = cav_pi * shrink
-    new_tau = (cav_tau + sqrt_pi * v) * shrink
+    new_pi = obs_pi * shrink
+    new_tau = (obs_tau + sqrt_pi * v) * shrink
     store(proto, lw, r, _XPI, k, where(on, new_pi - cav_pi, xpi))
     store(proto, lw, r, _XTAU, k, where(on, new_tau - cav_tau, xtau))
     if all_lanes(moved | invert(on)):
@@ -425,6 +440,8 @@ def setup_game(
         return
     m = n - 1
     base = iw.shape[0] - 1 - m
+    margin = known.margin
+    scored = margin.shape[0] >= 2 + n  # the teams' scores on the performance scale
     # team performance priors (sum of weighted performances), in finishing order
     for p in range(n):
         t = iw[p, _ORDER, k]
@@ -449,6 +466,15 @@ def setup_game(
         lw[r, _E, k] = margin_from_quantile(z, iw[left, _PRESENT, k] + iw[right, _PRESENT, k], beta)
         tied = (not math.isnan(rank[right])) and rank[left] == rank[right]
         lw[r, _DRAW, k] = 1.0 if tied else 0.0
+        y = math.nan  # the observed score margin of two ranked teams with scores
+        if scored and not math.isnan(rank[right]):
+            y = margin[2 + left] - margin[2 + right]
+        if math.isnan(y):
+            lw[r, _YPI, k] = 0.0
+            lw[r, _YTAU, k] = 0.0
+        else:
+            lw[r, _YPI, k] = 1.0 / margin[1]
+            lw[r, _YTAU, k] = clip_margin(y, beta) / margin[1]
     iw[0, _LINKS, k] = m
 
 
@@ -620,7 +646,8 @@ def rate_game(
     model's settings, one record (:data:`mindsport.rating.trueskill.model.SETTINGS`). ``aux``
     is empty (players only, no offsets, no margin) or holds each slot's noise share and ``tau``
     flag (``n`` each; a virtual player, flags 0, has neither noise nor dynamics), each team's
-    offset (``teams``) and the observed margin ``(y, s2)`` (see :class:`Known`)."""
+    offset (``teams``) and the observed margin ``(y, s2)``, optionally followed by the teams'
+    scores on the performance scale (``teams``; see :class:`Known`)."""
     model = settings[0]
     ptr = team_pointers(buf, teams)
     rank = buf[teams : 2 * teams]
@@ -654,7 +681,7 @@ def rate_game(
     else:
         noise = aux[:n]
         offset = aux[2 * n : 2 * n + teams]
-        margin = aux[2 * n + teams : 2 * n + teams + 2]
+        margin = aux[2 * n + teams :]
     tau2 = model.tau * model.tau
     for s in range(n):
         if aux.shape[0] != 0 and aux[n + s] == 0.0:  # no dynamics (a virtual player)

@@ -147,7 +147,9 @@ def render_page(
             link = escape(_href(league, search, offset, e.player))
             values = {
                 "rank": str(e.rank),
-                "exposed": f"{e.exposed:.2f}",
+                "exposed": escape(board.display.shown(e.exposed))
+                if board.display is not None
+                else f"{e.exposed:.2f}",
                 "mu": f"{e.mu:.2f}",
                 "sigma": f"{e.sigma:.2f}",
                 "games": str(e.games),
