@@ -45,10 +45,14 @@ DEFAULT_TIME_LIMIT = 10.0
 _BUILTIN: dict[str, str] = {
     "doudizhu": "mindsport.doudizhu.game:DouDizhuGame",
     "junqi": "mindsport.junqi.game:LuzhanqiGame",
+    "mahjong": "mindsport.mahjong.game:MahjongGame",
+    "mahjong-east": "mindsport.mahjong.game:east_game",
 }
 _BUILTIN_BOTS: dict[str, str] = {
     "doudizhu": "mindsport.doudizhu.bots:make_bot",
     "junqi": "mindsport.junqi.bots:make_bot",
+    "mahjong": "mindsport.mahjong.bots:make_bot",
+    "mahjong-east": "mindsport.mahjong.bots:make_bot",
 }
 
 
