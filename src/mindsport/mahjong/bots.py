@@ -10,7 +10,7 @@ a level and the share of careless discards falls with the level:
 
 * it always wins when it can (tsumo, ron) -- level 0 alone is uniformly random;
 * a discard is careless (a uniformly random legal discard) with probability
-  ``(1 - N/100)**2``; otherwise it keeps the fewest shanten (riichienv's
+  ``1 - N/100``; otherwise it keeps the fewest shanten (riichienv's
   ``calculate_shanten``), ties to the tile of least use (honours and terminals first);
 * N >= 20 declares riichi when it can;
 * N >= 40 ranks discards of equal shanten by their ukeire: the unseen tiles that would bring
@@ -103,7 +103,7 @@ class LevelBot:
             raise MindsportError(f"a mahjong bot level is an integer 0..100, got {level!r}")
         self.level = level
         self.name = f"level:{level}"
-        self._careless = (1.0 - level / MAX_LEVEL) ** 2
+        self._careless = 1.0 - level / MAX_LEVEL
 
     def __repr__(self) -> str:
         return f"LevelBot({self.level})"
