@@ -17,6 +17,7 @@ named by (seed, game), so a run is reproduced by its command line whatever the w
 from __future__ import annotations
 
 import argparse
+import itertools
 import math
 import time
 from collections import defaultdict
@@ -72,7 +73,7 @@ def main() -> None:
             f"{level:>6} {len(place):>6} {place.mean():>11.3f} {se:>6.3f} "
             f"{25_000 + 1000 * rows[:, 1].mean():>12.0f}"
         )
-    monotone = all(a > b for a, b in zip(means, means[1:], strict=False))
+    monotone = all(a > b for a, b in itertools.pairwise(means))
     print("monotone (mean place falls with every level step):", monotone)
 
 

@@ -13,7 +13,8 @@ Returns are each seat's final points minus the starting 25,000, in thousands (``
 "points"``), or +1.5 / +0.5 / -0.5 / -1.5 by place (``score="placement"``). The record of a
 game (:class:`MahjongRecord`, :meth:`MahjongGame.record`) gives each seat's final points and
 place. Bots are made by :func:`mindsport.games.make_bot` (:mod:`mindsport.mahjong.bots`, which
-this module does not import).
+this module does not import); ``cmd:COMMAND`` is a program speaking mjai
+(:meth:`MahjongGame.external_bot`, :mod:`mindsport.mahjong.mjai`).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from mindsport.errors import MindsportError
-from mindsport.games.contract import GameInfo
+from mindsport.games.contract import Bot, GameInfo
 from mindsport.games.referee import Forfeit, Playthrough
 from mindsport.mahjong.state import SCORES, MahjongState, Move
 
@@ -143,6 +144,12 @@ class MahjongGame:
             returns=tuple(float(r) for r in state.returns()),
             forfeit=result.forfeit,
         )
+
+    def external_bot(self, command: str, time_limit: float) -> Bot:
+        """A program speaking mjai (``cmd:COMMAND``): :class:`~mindsport.mahjong.mjai.MjaiBot`."""
+        from mindsport.mahjong.mjai import MjaiBot
+
+        return MjaiBot(command, time_limit=time_limit)
 
     def __repr__(self) -> str:
         return f"MahjongGame(length={self.length!r}, score={self.score!r})"
