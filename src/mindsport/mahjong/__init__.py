@@ -26,11 +26,23 @@ from typing import TYPE_CHECKING
 from mindsport import lazy_exports
 
 if TYPE_CHECKING:
+    from mindsport.mahjong.duplicate import (
+        DuplicateResult,
+        duplicate_tables,
+        per_player,
+        play_duplicate,
+        rotations,
+    )
     from mindsport.mahjong.game import LENGTHS, MahjongGame, MahjongRecord, Walls, east_game
     from mindsport.mahjong.state import MahjongObservation, MahjongState, Move, placements
 
 # what the package exports, by module: imported on first use (see mindsport.lazy_exports)
 _EXPORTS = {
+    "DuplicateResult": "mindsport.mahjong.duplicate",
+    "duplicate_tables": "mindsport.mahjong.duplicate",
+    "per_player": "mindsport.mahjong.duplicate",
+    "play_duplicate": "mindsport.mahjong.duplicate",
+    "rotations": "mindsport.mahjong.duplicate",
     "LENGTHS": "mindsport.mahjong.game",
     "MahjongGame": "mindsport.mahjong.game",
     "MahjongRecord": "mindsport.mahjong.game",
@@ -47,12 +59,17 @@ lazy_exports(__name__, _EXPORTS)
 
 __all__ = [
     "LENGTHS",
+    "DuplicateResult",
     "MahjongGame",
     "MahjongObservation",
     "MahjongRecord",
     "MahjongState",
     "Move",
     "Walls",
+    "duplicate_tables",
     "east_game",
+    "per_player",
     "placements",
+    "play_duplicate",
+    "rotations",
 ]

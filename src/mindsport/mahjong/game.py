@@ -149,7 +149,7 @@ class MahjongGame:
         """A program speaking mjai (``cmd:COMMAND``): :class:`~mindsport.mahjong.mjai.MjaiBot`."""
         from mindsport.mahjong.mjai import MjaiBot
 
-        return MjaiBot(command, time_limit=time_limit)
+        return MjaiBot(command, self, time_limit=time_limit)
 
     def __repr__(self) -> str:
         return f"MahjongGame(length={self.length!r}, score={self.score!r})"

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from mindsport.games.contract import Game
 from mindsport.games.external import ExternalBot
 from mindsport.games.referee import BotFailure
 from mindsport.mahjong.state import MahjongObservation, Move, move_key
@@ -40,21 +41,20 @@ __all__ = ["MjaiBot"]
 
 class MjaiBot:
     """A mahjong bot played by a program speaking mjai (see the module note): ``command`` is
-    a command line (split like a shell would, no shell involved) or an argument list;
-    ``time_limit`` the seconds it may take per decision."""
+    a command line (split like a shell would, no shell involved) or an argument list, ``game``
+    the mahjong game it plays, ``time_limit`` the seconds it may take per decision."""
 
     def __init__(
         self,
         command: str | Sequence[str],
+        game: Game,
         *,
         time_limit: float = 10.0,
         name: str | None = None,
         cwd: str | os.PathLike[str] | None = None,
         env: dict[str, str] | None = None,
     ) -> None:
-        from mindsport.mahjong.game import MahjongGame
-
-        self._game = MahjongGame()
+        self._game = game
         self._options: dict[str, Any] = {"time_limit": time_limit, "cwd": cwd, "env": env}
         # checks the command and the time limit now, before any game
         first = ExternalBot(command, self._game, name=name, **self._options)
