@@ -258,7 +258,12 @@ class MahjongState:
             moves: list[Move] = []
             keys: set[Key] = set()
             for action in obs.legal_actions():
-                key = move_key(action, drawn)
+                # riichienv's action id (encode()) is cheap: below 34 a discard of that kind
+                if action.encode() < 34:
+                    tile = action.tile
+                    key: Key = (0, _CODE[tile], (), tile == drawn)
+                else:
+                    key = move_key(action, drawn)
                 if key not in keys:
                     keys.add(key)
                     kept.append(action)
@@ -274,8 +279,13 @@ class MahjongState:
             raise IllegalMoveError(f"the game is over: {action!r} cannot be played")
         actions, moves = self._current_legal()
         player = self._waiting[0]
-        index = next((i for i, m in enumerate(moves) if m is action), -1)
-        if index < 0:
+        found = -1
+        for i, move in enumerate(moves):
+            if move is action:
+                found = i
+                break
+        index = found
+        if found < 0:
             try:
                 index = moves.index(action)
             except ValueError:
