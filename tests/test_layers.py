@@ -51,6 +51,8 @@ ALLOWED: dict[str, set[str]] = {
     "games": {"errors", "belief"},
     "doudizhu": {"errors", "belief", "games"},
     "junqi": {"errors", "belief", "games"},
+    # riichi mahjong on riichienv's engine
+    "mahjong": {"errors", "games"},
     "tournament": {"errors", "belief", "games", "doudizhu", "junqi"},
     # a director's events: stored beside the leagues, on the tournament science
     "event": {
@@ -81,7 +83,7 @@ TOP = {"__init__", "__main__"}
 # the only part that may import typer (and its click)
 COMMAND_LINE = "cli"
 # the game packages, whose bots (``PACKAGE.bots``) import the game and never the reverse
-GAME_PACKAGES = {"doudizhu", "junqi"}
+GAME_PACKAGES = {"doudizhu", "junqi", "mahjong"}
 
 
 def module_name(path: Path) -> str:

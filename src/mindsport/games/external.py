@@ -206,13 +206,39 @@ class ExternalBot:
         line, _, self._buffer = self._buffer.partition(b"\n")
         return line
 
-    # -- the bot ------------------------------------------------------------------------
-    def act(self, observation: Any, legal_actions: Sequence[Any], rng: np.random.Generator) -> Any:
+    # -- one exchange -----------------------------------------------------------------
+    def _running(self) -> subprocess.Popen[bytes]:
+        """The program, started if it is not running (a crash if it died since)."""
         proc = self._proc if self._proc is not None and self._proc.poll() is None else None
         if proc is None:
             if self._proc is not None:  # died between two decisions
                 raise self._fail(ForfeitReason.CRASH, "the program exited")
             proc = self._start()
+        return proc
+
+    def exchange(self, request: bytes) -> bytes:
+        """Write one request line (``request``, without its newline) to the program, starting
+        it if needed, and read its one reply line within the time limit (without the newline).
+        Raises :class:`~mindsport.games.referee.BotFailure` on a timeout or a crash, the
+        program then stopped. Other protocols over the same pipes use it (mahjong's mjai)."""
+        proc = self._running()
+        self._decisions += 1
+        deadline = time.perf_counter() + self.time_limit
+        assert proc.stdin is not None
+        try:
+            proc.stdin.write(request + b"\n")
+        except OSError:
+            raise self._fail(ForfeitReason.CRASH, "the program closed its input") from None
+        return self._readline(deadline)
+
+    def illegal(self, detail: str) -> BotFailure:
+        """The failure of an illegal or malformed reply (the program keeps running), its last
+        lines of stderr quoted."""
+        return self._fail(ForfeitReason.ILLEGAL, detail)
+
+    # -- the bot ------------------------------------------------------------------------
+    def act(self, observation: Any, legal_actions: Sequence[Any], rng: np.random.Generator) -> Any:
+        self._running()
         state_strings = [self._action_string(a) for a in legal_actions]
         request = {
             "type": "act",
@@ -224,14 +250,7 @@ class ExternalBot:
             "observation": observation.to_json(),
             "legal_actions": state_strings,
         }
-        self._decisions += 1
-        deadline = time.perf_counter() + self.time_limit
-        assert proc.stdin is not None
-        try:
-            proc.stdin.write(json.dumps(request, separators=(",", ":")).encode() + b"\n")
-        except OSError:
-            raise self._fail(ForfeitReason.CRASH, "the program closed its input") from None
-        line = self._readline(deadline)
+        line = self.exchange(json.dumps(request, separators=(",", ":")).encode())
         try:
             reply = json.loads(line)
             chosen = reply["action"] if isinstance(reply, dict) else None
@@ -239,15 +258,11 @@ class ExternalBot:
             chosen = None
         if not isinstance(chosen, str):
             text = line.decode("utf-8", "replace")[:200]
-            raise self._fail(
-                ForfeitReason.ILLEGAL, f'replied {text!r}, not {{"action": <a legal action>}}'
-            )
+            raise self.illegal(f'replied {text!r}, not {{"action": <a legal action>}}')
         try:
             index = state_strings.index(chosen)
         except ValueError:
-            raise self._fail(
-                ForfeitReason.ILLEGAL, f"played {chosen!r}, which is not a legal action here"
-            ) from None
+            raise self.illegal(f"played {chosen!r}, which is not a legal action here") from None
         return legal_actions[index]
 
     def _action_string(self, action: Any) -> str:

@@ -10,8 +10,9 @@ entry point groups ``mindsport.games`` (``name = "package.module:factory"``) and
 runners and the command line find it like the built-in ones.
 
 :func:`make_bot` is the one way to a bot from a spec string: ``cmd:COMMAND`` is an external
-program speaking the JSON-lines bot protocol (:mod:`mindsport.games.external`) for every game;
-any other spec goes to the game's own bot factory.
+program speaking the JSON-lines bot protocol (:mod:`mindsport.games.external`), or the game's
+own protocol when the game has a method ``external_bot(command, time_limit)`` (riichi mahjong:
+mjai); any other spec goes to the game's own bot factory.
 """
 
 from __future__ import annotations
@@ -45,10 +46,14 @@ DEFAULT_TIME_LIMIT = 10.0
 _BUILTIN: dict[str, str] = {
     "doudizhu": "mindsport.doudizhu.game:DouDizhuGame",
     "junqi": "mindsport.junqi.game:LuzhanqiGame",
+    "mahjong": "mindsport.mahjong.game:MahjongGame",
+    "mahjong-east": "mindsport.mahjong.game:east_game",
 }
 _BUILTIN_BOTS: dict[str, str] = {
     "doudizhu": "mindsport.doudizhu.bots:make_bot",
     "junqi": "mindsport.junqi.bots:make_bot",
+    "mahjong": "mindsport.mahjong.bots:make_bot",
+    "mahjong-east": "mindsport.mahjong.bots:make_bot",
 }
 
 
@@ -100,10 +105,15 @@ def bot_factory(name: str) -> Callable[[str], Bot]:
 
 def make_bot(game: Game, spec: str, *, time_limit: float = DEFAULT_TIME_LIMIT) -> Bot:
     """A bot of ``game`` from a spec: ``cmd:COMMAND`` (an external program, ``time_limit``
-    seconds per move; see :mod:`mindsport.games.external`) or one of the game's built-in
+    seconds per move; see :mod:`mindsport.games.external`, or the game's
+    ``external_bot(command, time_limit)`` when it has one) or one of the game's built-in
     bots (:meth:`~mindsport.games.contract.Game.bot_names`), made by its bot factory."""
     parsed = parse_spec(spec)
     if parsed.command is not None:
+        own = getattr(game, "external_bot", None)
+        if callable(own):  # a game whose programs speak its own protocol (mahjong: mjai)
+            bot: Bot = own(parsed.command, time_limit)
+            return bot
         from mindsport.games.external import ExternalBot
 
         return ExternalBot(parsed.command, game, time_limit=time_limit)
