@@ -111,6 +111,8 @@ class MahjongGame:
             players=4,
             returns_sum=0.0 if self.score == "placement" else None,
             chance="the walls: a 64-bit seed of every hand's wall (riichienv's shuffle)",
+            # fixed reference bots for the luck correction of games compare (the stronger first)
+            references=(("level:100", "level:40"),),
         )
 
     def sample_chance(self, rng: np.random.Generator) -> Walls:
