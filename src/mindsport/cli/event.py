@@ -127,6 +127,13 @@ def create(
     scoring: Annotated[Scoring, typer.Option(help="Rank points over the field or table.")] = (
         Scoring.FIELD
     ),
+    rule: Annotated[
+        str,
+        typer.Option(
+            help="The game's scoring rule: linear, ccpc2016 (2016 rules: each farmer's own "
+            "doublings) or classic; results are checked by it and bots play under it."
+        ),
+    ] = "linear",
     tie_break: Annotated[
         list[TieBreak] | None, typer.Option(help="Tie-breaks in order (repeat the option).")
     ] = None,
@@ -173,13 +180,15 @@ def create(
         tie_breaks=tuple(tie_break) if tie_break else (TieBreak.SCORE, TieBreak.OPPONENTS),
         seed=seed,
         pool=pool,
+        rule=rule,
     )
     with _events(db) as events:
         if create_league:
             events.store.ensure_league(league)
         events.create(spec)
     typer.echo(
-        f"event {name}: {format} format, {rounds} rounds of {deals} deal(s), {spec.source} "
+        f"event {name}: {format} format, {rounds} rounds of {deals} deal(s), {rule} scoring, "
+        f"{spec.source} "
         f"deals{f' ({len(pool)} hands)' if pool else ''}; results go to league {league}"
     )
 

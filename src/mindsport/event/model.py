@@ -133,7 +133,9 @@ class EventSpec:
     """What an event is. ``pool``: the hands of a ``pool`` deal source, in the order they are
     used (duplicate: round r plays hands ``r * deals ...``; equal-strength: each round draws
     its deals from the pool without replacement). ``league``: the rating league the final
-    results go to (its write key enters results)."""
+    results go to (its write key enters results). ``rule``: the game's scoring rule, by which
+    every board's scores are checked and bots play (Dou Dizhu: ``linear``, ``ccpc2016`` or
+    ``classic``, :mod:`mindsport.doudizhu.scoring`)."""
 
     name: str
     league: str
@@ -146,6 +148,7 @@ class EventSpec:
     seed: int = 0
     pool: tuple[str, ...] = ()
     game: str = "doudizhu"
+    rule: str = "linear"
 
     def __post_init__(self) -> None:
         check_event_name(self.name)
@@ -161,6 +164,7 @@ class EventSpec:
         _count("seed", self.seed, 0, 2**63 - 1)
         if self.game != "doudizhu":
             raise EventError(f"game {self.game!r}: events are run for Dou Dizhu ('doudizhu')")
+        _rule(self.rule)
         if self.source is DealSource.POOL and not self.pool:
             raise EventError("deal source 'pool' needs the hands of the pool")
         if self.source is DealSource.RANDOM and self.pool:
@@ -186,6 +190,15 @@ class EventSpec:
     def boards(self) -> int:
         """Boards each table plays in a round (every deal in three seat rotations)."""
         return 3 * self.deals
+
+
+def _rule(name: object) -> str:
+    # the rules are plain values: reading them loads no NumPy
+    from mindsport.doudizhu.scoring import SCORING_RULES
+
+    if not isinstance(name, str) or name not in SCORING_RULES:
+        raise EventError(f"scoring rule {name!r}: use one of {', '.join(SCORING_RULES)}")
+    return name
 
 
 def _enum(kind: type[E], value: object, name: str) -> E:

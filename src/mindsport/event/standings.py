@@ -36,10 +36,15 @@ __all__ = ["Step", "check_scores", "complete_rounds", "lot", "paths", "round_poi
 MAX_SCORE = 1e6
 
 
-def check_scores(table: Table, scores: Sequence[Sequence[float]]) -> Result:
+def check_scores(table: Table, scores: Sequence[Sequence[float]], rule: str = "linear") -> Result:
     """``scores[board][seat]`` checked for ``table``: one row per board, three numbers a row,
-    finite, adding up to zero (the game's scores are zero-sum) with the two farmers scoring
-    alike (they win or lose together)."""
+    finite, and scores some game could have under the event's scoring ``rule``
+    (:meth:`~mindsport.doudizhu.scoring.ScoringRule.problem`: zero-sum, and the two farmers alike
+    under ``linear`` and ``classic``; under ``ccpc2016`` each farmer's own stake, a factor 1, 2
+    or 4 apart by their doublings)."""
+    from mindsport.doudizhu.scoring import SCORING_RULES
+
+    judge = SCORING_RULES[rule]
     where = f"round {table.round} table {table.number}"
     boards = len(table.deals) * 3
     if isinstance(scores, str | bytes) or len(scores) != boards:
@@ -57,15 +62,9 @@ def check_scores(table: Table, scores: Sequence[Sequence[float]]) -> Result:
                 raise EventError(f"{where} board {b + 1}: score {value!r} is out of range")
             values.append(float(value))
         landlord, f1, f2 = values
-        if abs(landlord + f1 + f2) > 1e-9 * max(1.0, abs(landlord)):
-            raise EventError(
-                f"{where} board {b + 1}: scores {values} do not add up to 0 (the landlord wins "
-                "what the farmers lose)"
-            )
-        if f1 != f2:
-            raise EventError(
-                f"{where} board {b + 1}: the farmers score {f1} and {f2}; they win or lose together"
-            )
+        why = judge.problem((landlord, f1, f2))
+        if why is not None:
+            raise EventError(f"{where} board {b + 1}: {why}")
         rows.append((landlord, f1, f2))
     return Result(table.round, table.number, tuple(rows))
 

@@ -129,6 +129,7 @@ def spec_to_json(spec: EventSpec) -> dict[str, Any]:
         "seed": spec.seed,
         "pool": list(spec.pool),
         "game": spec.game,
+        "rule": spec.rule,
     }
 
 
@@ -145,6 +146,7 @@ def spec_from_json(name: str, league: str, data: Mapping[str, Any]) -> EventSpec
         seed=data["seed"],
         pool=tuple(data["pool"]),
         game=data["game"],
+        rule=data.get("rule", "linear"),  # events created before scoring rules: linear
     )
 
 
@@ -436,7 +438,7 @@ class EventStore:
             seen: set[tuple[int, int]] = set()
             for round_number, table_number, scores in entries:
                 table = state.table(round_number, table_number)
-                result = check_scores(table, scores)
+                result = check_scores(table, scores, state.spec.rule)
                 where = (round_number, table_number)
                 if where in state.results or where in seen:
                     raise ConflictError(
@@ -478,7 +480,7 @@ class EventStore:
         with self.store.transaction() as conn:
             eid, state = self._open(conn, name)
             table = state.table(round_number, table_number)
-            result = check_scores(table, scores)
+            result = check_scores(table, scores, state.spec.rule)
             old = state.results.get((round_number, table_number))
             if old is None:
                 raise EventError(

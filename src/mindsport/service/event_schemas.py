@@ -95,6 +95,10 @@ class EventIn(BaseModel):
     rounds: Annotated[int, Strict(), Field(ge=1, le=MAX_ROUNDS)] = 6
     deals: Annotated[int, Strict(), Field(ge=1, le=MAX_DEALS)] = 1
     scoring: Literal["field", "table"] = "field"
+    rule: Literal["linear", "ccpc2016", "classic"] = Field(
+        "linear",
+        description="the game's scoring rule: results are checked by it, bots play under it",
+    )
     tie_breaks: Annotated[list[Literal["score", "opponents"]], Field(max_length=MAX_TIE_BREAKS)] = [
         "score",
         "opponents",
@@ -188,6 +192,7 @@ class EventSettingsOut(BaseModel):
     tie_breaks: list[str]
     seed: int
     game: str
+    rule: str
 
 
 class EventPlayerOut(BaseModel):

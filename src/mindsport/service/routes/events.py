@@ -143,6 +143,7 @@ async def create_event(body: EventIn, runtime: RuntimeDep, events: Events) -> Ev
             tie_breaks=tuple(TieBreak(t) for t in body.tie_breaks),
             seed=body.seed,
             pool=pool,
+            rule=body.rule,
         )
         return events.create(spec)
 
