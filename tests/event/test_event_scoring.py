@@ -39,7 +39,9 @@ def test_ccpc2016_event_takes_the_worked_example(db_url: str, tmp_path: Path) ->
         assert run("register", event, "a", "b", "c")[0] == 0
         assert run("pair", event, "--tables", "a,b,c")[0] == 0
     code, out = run("result", "lin", "1", "1", "-s", BOARDS)
-    assert code == 2 and "board 1: the farmers score 96.0 and 24.0; they win or lose together" in out
+    assert (
+        code == 2 and "board 1: the farmers score 96.0 and 24.0; they win or lose together" in out
+    )
     code, out = run("result", "cup", "1", "1", "-s", "-120,100,20;24,-12,-12;-6,3,3")
     assert code == 2 and "board 1: the farmers score 100 and 20; under ccpc2016" in out
     code, out = run("result", "cup", "1", "1", "-s", "-120,96,24;24,-12,-12;-10,5,5")

@@ -137,6 +137,13 @@ def create(
     tie_break: Annotated[
         list[TieBreak] | None, typer.Option(help="Tie-breaks in order (repeat the option).")
     ] = None,
+    time_limit: Annotated[
+        float,
+        typer.Option(
+            help="Seconds a bot entrant that runs a program (cmd:) may think per move before "
+            "it forfeits the board."
+        ),
+    ] = 10.0,
     seed: Annotated[int, typer.Option(help="Seed of the deals and of the lot.")] = 0,
     library: Annotated[
         Path | None, typer.Option(help="Hand library (JSONL/Parquet) to take the deals from.")
@@ -181,6 +188,7 @@ def create(
         seed=seed,
         pool=pool,
         rule=rule,
+        time_limit=time_limit,
     )
     with _events(db) as events:
         if create_league:
@@ -372,8 +380,12 @@ def standings(
 
 @app.command()
 def play(name: Name, db: str | None = DbOption) -> None:
-    """Play the latest round's tables where every seat is a bot, and enter their results."""
-    from mindsport.event.simulate import play_round
+    """Play the latest round's tables where every seat is a bot, and enter their results.
+
+    Bots that run a program (cmd:) think at most the event's --time-limit per move; a bot that
+    times out, crashes or plays an illegal move forfeits the board (its side loses it), and
+    every forfeit is kept with the event (event show lists them)."""
+    from mindsport.event.entrants import play_bot_tables
     from mindsport.tournament.doudizhu.games import warm_engine
 
     with _events(db) as events:
@@ -387,10 +399,18 @@ def play(name: Name, db: str | None = DbOption) -> None:
             for t in last.tables
             if (last.number, t.number) not in state.results and set(t.players) <= bots
         ]
-        warm_engine()
-        for (r, t), res in play_round(state.spec, state.players, last, todo).items():
-            events.enter_result(name, r, t, res.scores, "bots")
+        if state.spec.game == "doudizhu":
+            warm_engine()
+        done, forfeits = play_bot_tables(state.spec, state.players, last, todo)
+        entries = [(r, t, res.scores) for (r, t), res in sorted(done.items())]
+        events.enter_results(name, entries, "bots", forfeits)
     typer.echo(f"round {last.number}: {len(todo)} bot tables played")
+    for f in forfeits:
+        typer.echo(
+            f"  forfeit: round {f.round} table {f.table} board {f.board}: {f.player} "
+            f"({f.reason}) {f.detail}",
+            err=True,
+        )
 
 
 @app.command()
@@ -432,6 +452,11 @@ def show(
     for a in state.amendments:
         typer.echo(
             f"  amended round {a.round} table {a.table} by {a.who} at {a.at.isoformat()}: {a.why}"
+        )
+    for f in state.forfeits:
+        typer.echo(
+            f"  forfeit round {f.round} table {f.table} board {f.board}: {f.player} ({f.reason})"
+            f" {f.detail}"
         )
 
 

@@ -26,6 +26,7 @@ __all__ = [
     "MAX_PLAYERS",
     "MAX_ROUNDS",
     "Board",
+    "BoardForfeit",
     "DealSource",
     "EventError",
     "EventFormat",
@@ -49,6 +50,9 @@ _EVENT_NAME = re.compile(EVENT_NAME)
 E = TypeVar("E", bound=StrEnum)
 #: most rounds, deals per round and players an event may have
 MAX_ROUNDS = 50
+#: the per-move time limit of bot entrants that run a program: default and bounds, in seconds
+TIME_LIMIT = 10.0
+MAX_TIME_LIMIT = 600.0
 MAX_DEALS = 12
 MAX_PLAYERS = 3000
 #: the seats of a Dou Dizhu deal, in the order of its notation and of a board's scores
@@ -135,7 +139,8 @@ class EventSpec:
     its deals from the pool without replacement). ``league``: the rating league the final
     results go to (its write key enters results). ``rule``: the game's scoring rule, by which
     every board's scores are checked and bots play (Dou Dizhu: ``linear``, ``ccpc2016`` or
-    ``classic``, :mod:`mindsport.doudizhu.scoring`)."""
+    ``classic``, :mod:`mindsport.doudizhu.scoring`). ``time_limit``: the seconds a bot entrant
+    that runs a program (``cmd:``) may think per move before it forfeits the board."""
 
     name: str
     league: str
@@ -149,6 +154,7 @@ class EventSpec:
     pool: tuple[str, ...] = ()
     game: str = "doudizhu"
     rule: str = "linear"
+    time_limit: float = TIME_LIMIT
 
     def __post_init__(self) -> None:
         check_event_name(self.name)
@@ -165,6 +171,17 @@ class EventSpec:
         if self.game != "doudizhu":
             raise EventError(f"game {self.game!r}: events are run for Dou Dizhu ('doudizhu')")
         _rule(self.rule)
+        limit = self.time_limit
+        if (
+            isinstance(limit, bool)
+            or not isinstance(limit, int | float)
+            or not 0.001 <= limit <= MAX_TIME_LIMIT
+        ):
+            raise EventError(
+                f"time limit {limit!r}: give the seconds a bot may think per move, 0.001 to "
+                f"{MAX_TIME_LIMIT:g}"
+            )
+        object.__setattr__(self, "time_limit", float(limit))
         if self.source is DealSource.POOL and not self.pool:
             raise EventError("deal source 'pool' needs the hands of the pool")
         if self.source is DealSource.RANDOM and self.pool:
@@ -304,6 +321,20 @@ class Result:
             for seat in board.seats:
                 totals[seat.player] += row[seat.seat]
         return totals
+
+
+@dataclass(frozen=True)
+class BoardForfeit:
+    """A bot entrant that forfeited a board while the event's bots played: where (round,
+    table, board numbered from 1 as on the sheet), who (the entrant) and why (``reason``:
+    ``timeout``, ``crash`` or ``illegal``; ``detail``: what the referee saw)."""
+
+    round: int
+    table: int
+    board: int
+    player: str
+    reason: str
+    detail: str
 
 
 @dataclass(frozen=True)

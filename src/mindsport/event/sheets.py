@@ -149,6 +149,19 @@ def event_page_html(state: EventState) -> str:
             "<table><thead><tr><th>Table</th><th>Players</th><th>Result</th></tr></thead>"
             f"<tbody>{''.join(cells)}</tbody></table></section>"
         )
+    forfeit_rows = "".join(
+        f'<tr data-player="{escape(f.player)}"><td>{f.round}</td><td>{f.table}</td>'
+        f"<td>{f.board}</td><td>{escape(f.player)}</td><td>{escape(f.reason)}</td>"
+        f"<td>{escape(f.detail)}</td></tr>"
+        for f in state.forfeits
+    )
+    forfeits = (
+        "<h2>Forfeits</h2><table id=forfeits><thead><tr><th>Round</th><th>Table</th>"
+        "<th>Board</th><th>Player</th><th>Reason</th><th>Detail</th></tr></thead>"
+        f"<tbody>{forfeit_rows}</tbody></table>"
+        if state.forfeits
+        else ""
+    )
     walked = paths(spec, state.players, state.rounds, state.results)
     path_rows = []
     for name, steps in walked.items():
@@ -187,7 +200,7 @@ def event_page_html(state: EventState) -> str:
         "<h2>Standings</h2><table id=standings><thead><tr><th>Place</th><th>Player</th>"
         "<th>Rank points</th><th>Score</th><th>Opponents</th><th>Rounds</th><th>Byes</th></tr>"
         f"</thead><tbody>{rows}</tbody></table>"
-        f"<h2>Rounds</h2>{''.join(rounds)}"
+        f"<h2>Rounds</h2>{''.join(rounds)}{forfeits}"
         f"<h2>Paths</h2><table id=paths><thead><tr><th>Player</th>{heads}</tr></thead>"
         f"<tbody>{''.join(path_rows)}</tbody></table>"
         f'<script type="application/json" id=info>{data}</script>'

@@ -24,9 +24,11 @@ from typing import Any
 from sqlalchemy import Connection, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
-from mindsport.errors import ConflictError, MindsportError, NotFoundError
+from mindsport.errors import ConflictError, NotFoundError
 from mindsport.event.model import (
     MAX_PLAYERS,
+    TIME_LIMIT,
+    BoardForfeit,
     EventError,
     EventSpec,
     EventStatus,
@@ -40,12 +42,11 @@ from mindsport.event.model import (
 )
 from mindsport.event.pairing import pair_round
 from mindsport.event.standings import check_scores, complete_rounds, standings
-from mindsport.games.registry import get_game, make_bot
-from mindsport.games.specs import parse_spec
 from mindsport.match import Match, normal_id, ranks_from_scores
 from mindsport.store import Store
 from mindsport.store.schema import (
     event_amendments,
+    event_forfeits,
     event_players,
     event_results,
     event_rounds,
@@ -83,6 +84,7 @@ class EventState:
     rounds: tuple[Round, ...]
     results: Mapping[tuple[int, int], Result]
     amendments: tuple[Amendment, ...]
+    forfeits: tuple[BoardForfeit, ...] = ()
 
     @property
     def complete(self) -> int:
@@ -130,6 +132,7 @@ def spec_to_json(spec: EventSpec) -> dict[str, Any]:
         "pool": list(spec.pool),
         "game": spec.game,
         "rule": spec.rule,
+        "time_limit": spec.time_limit,
     }
 
 
@@ -147,6 +150,7 @@ def spec_from_json(name: str, league: str, data: Mapping[str, Any]) -> EventSpec
         pool=tuple(data["pool"]),
         game=data["game"],
         rule=data.get("rule", "linear"),  # events created before scoring rules: linear
+        time_limit=data.get("time_limit", TIME_LIMIT),
     )
 
 
@@ -228,6 +232,14 @@ class EventStore:
                 .order_by(event_amendments.c.id)
             )
         )
+        forfeits = tuple(
+            BoardForfeit(f.round, f.table_no, f.board, f.player, f.reason, f.detail)
+            for f in conn.execute(
+                select(event_forfeits)
+                .where(event_forfeits.c.event_id == eid)
+                .order_by(event_forfeits.c.id)
+            )
+        )
         state = EventState(
             spec,
             EventStatus(row.status),
@@ -236,6 +248,7 @@ class EventStore:
             rounds,
             results,
             amendments,
+            forfeits,
         )
         return eid, state
 
@@ -290,25 +303,11 @@ class EventStore:
     def register(self, name: str, entries: Iterable[tuple[str, str | None]]) -> tuple[Player, ...]:
         """Register players ``(name, bot spec or None)``, all or none. A player registered
         after round r was paired plays from round r + 1 on (a late entry)."""
+        from mindsport.event.entrants import check_bot
+
         wanted = [(check_player_name(p), bot) for p, bot in entries]
-        game = None
-        for p, bot in wanted:
-            if bot is None:
-                continue
-            _text(f"bot of {p!r}", bot, 200)
-            try:
-                spec = parse_spec(bot)
-            except MindsportError as exc:
-                raise EventError(f"bot of {p!r}: {exc}") from None
-            if spec.command is not None:
-                if not spec.command:
-                    raise EventError(f"bot of {p!r}: cmd: names no program")
-                continue  # an external program is started only when it plays
-            game = game or get_game("doudizhu")
-            try:
-                make_bot(game, bot)
-            except MindsportError as exc:
-                raise EventError(f"bot of {p!r}: {exc}") from None
+        spec = self.get(name).spec
+        wanted = [(p, None if bot is None else check_bot(spec, p, bot)) for p, bot in wanted]
         with self.store.transaction() as conn:
             eid, state = self._open(conn, name)
             known = {p.name: p for p in state.players}
@@ -428,9 +427,12 @@ class EventStore:
         name: str,
         entries: Sequence[tuple[int, int, Sequence[Sequence[float]]]],
         who: str = "director",
+        forfeits: Sequence[BoardForfeit] = (),
     ) -> list[Result]:
         """Enter whole table results ``(round, table, scores)``, all or none; each table once
-        (a result already in is corrected with :meth:`amend`)."""
+        (a result already in is corrected with :meth:`amend`). ``forfeits``: the forfeits of
+        bot entrants at these tables (the bots' play), kept with the event in the same
+        transaction."""
         _text("who", who, MAX_TEXT)
         with self.store.transaction() as conn:
             eid, state = self._open(conn, name)
@@ -447,8 +449,8 @@ class EventStore:
                     )
                 seen.add(where)
                 out.append(result)
+            now = datetime.now(UTC)
             if out:
-                now = datetime.now(UTC)
                 conn.execute(
                     insert(event_results),
                     [
@@ -461,6 +463,29 @@ class EventStore:
                             "entered_at": now,
                         }
                         for r in out
+                    ],
+                )
+            tables = {(r.round, r.table) for r in out}
+            for f in forfeits:
+                if (f.round, f.table) not in tables:
+                    raise EventError(
+                        f"a forfeit at round {f.round} table {f.table} comes with no result"
+                    )
+            if forfeits:
+                conn.execute(
+                    insert(event_forfeits),
+                    [
+                        {
+                            "event_id": eid,
+                            "round": f.round,
+                            "table_no": f.table,
+                            "board": f.board,
+                            "player": f.player,
+                            "reason": f.reason[:20],
+                            "detail": f.detail[:2000],
+                            "at": now,
+                        }
+                        for f in forfeits
                     ],
                 )
             return out

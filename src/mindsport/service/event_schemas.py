@@ -99,6 +99,15 @@ class EventIn(BaseModel):
         "linear",
         description="the game's scoring rule: results are checked by it, bots play under it",
     )
+    time_limit: Annotated[
+        float,
+        Field(
+            ge=0.001,
+            le=600.0,
+            allow_inf_nan=False,
+            description="seconds a bot entrant that runs a program may think per move",
+        ),
+    ] = 10.0
     tie_breaks: Annotated[list[Literal["score", "opponents"]], Field(max_length=MAX_TIE_BREAKS)] = [
         "score",
         "opponents",
@@ -193,6 +202,7 @@ class EventSettingsOut(BaseModel):
     seed: int
     game: str
     rule: str
+    time_limit: float
 
 
 class EventPlayerOut(BaseModel):
@@ -242,6 +252,19 @@ class AmendmentOut(BaseModel):
         )
 
 
+class ForfeitOut(BaseModel):
+    """A bot entrant's forfeit of a board (``reason``: timeout, crash or illegal)."""
+
+    model_config = _FROM_ATTRIBUTES
+
+    round: int
+    table: int
+    board: int
+    player: str
+    reason: str
+    detail: str
+
+
 class EventOut(BaseModel):
     """Everything recorded about an event: settings, players, rounds with their tables and
     results, the number of complete rounds, amendments."""
@@ -255,6 +278,7 @@ class EventOut(BaseModel):
     rounds: list[RoundStateOut]
     complete: int
     amendments: list[AmendmentOut]
+    forfeits: list[ForfeitOut]
 
     @classmethod
     def of(cls, state: EventState) -> EventOut:
@@ -283,6 +307,7 @@ class EventOut(BaseModel):
             ],
             complete=state.complete,
             amendments=[AmendmentOut.of(a) for a in state.amendments],
+            forfeits=[ForfeitOut.model_validate(f) for f in state.forfeits],
         )
 
 

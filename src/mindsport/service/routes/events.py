@@ -144,6 +144,7 @@ async def create_event(body: EventIn, runtime: RuntimeDep, events: Events) -> Ev
             seed=body.seed,
             pool=pool,
             rule=body.rule,
+            time_limit=body.time_limit,
         )
         return events.create(spec)
 
