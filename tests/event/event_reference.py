@@ -140,3 +140,21 @@ def played_round(sheet: dict[str, Any], scores: list[list[list[float]]]) -> Play
         [PlayedTable(tuple(t["players"]), s) for t, s in zip(sheet["tables"], scores, strict=True)],
         list(sheet["byes"]),
     )
+
+
+def league_is_a_fresh_finish(store: Any, event: str, league: str, tables: int) -> None:
+    """The league holds the event's matches once each, as the corrected event gives them, and
+    its ratings equal those of a new league the corrected event is finished into."""
+    from mindsport.event.storage import EventStore, league_matches
+
+    want = league_matches(EventStore(store).get(event))
+    got = store.matches(league)
+    assert len(got) == tables
+
+    def key(m: Any) -> tuple[Any, ...]:
+        return (m.id, [list(t) for t in m.teams], list(m.ranks), list(m.scores or []))
+
+    assert sorted(map(key, got)) == sorted(map(key, want))
+    store.create_league("fresh-" + league)
+    store.add_matches("fresh-" + league, want)
+    assert store.ratings(league) == store.ratings("fresh-" + league)

@@ -16,6 +16,7 @@ from event_reference import (
     board_scores,
     brute_standings,
     check_sheet,
+    league_is_a_fresh_finish,
     repeats,
     round_scores,
     text,
@@ -29,8 +30,8 @@ from mindsport.store import Store
 runner = CliRunner()
 
 
-def test_ninety_players_six_rounds(tmp_path: Path) -> None:
-    db = f"sqlite:///{tmp_path / 'event.db'}"
+def test_ninety_players_six_rounds(tmp_path: Path, db_url: str) -> None:
+    db = db_url  # SQLite, and PostgreSQL when configured
 
     def ok(*args: str) -> str:
         out = runner.invoke(app, [*args, "--db", db])
@@ -48,6 +49,14 @@ def test_ninety_players_six_rounds(tmp_path: Path) -> None:
         if rnd == 4:
             assert "from round 4" in ok("register", "weekend", "late1", "late2")
         ok("pair", "weekend")
+        if rnd == 5:  # undo the pairing, take back p005's withdrawal, pair again
+            assert "round 5 unpaired" in ok("unpair", "weekend", "--why", "p005 came back")
+            refused = runner.invoke(app, ["unpair", "weekend", "--why", "x", "--db", db])
+            assert "round 4 of event 'weekend' cannot be unpaired: table 1 has a result" in (
+                " ".join(refused.output.split())
+            )
+            ok("reinstate", "weekend", "p005", "--why", "came back", "--who", "td")
+            ok("pair", "weekend")
         ok("sheet", "weekend", str(rnd), "--json", str(tmp_path / "sheet.json"))
         sheet = json.loads((tmp_path / "sheet.json").read_text())
         check_sheet(sheet, deals=1)
@@ -80,12 +89,14 @@ def test_ninety_players_six_rounds(tmp_path: Path) -> None:
 
     # pairing: no repeated opponents, byes where the field is not a multiple of three
     assert repeats(played) == 0
-    assert [len(r.byes) for r in played] == [0, 0, 2, 1, 1, 1]
+    assert [len(r.byes) for r in played] == [0, 0, 2, 1, 2, 2]  # p005 back from round 5
     byes = [p for r in played for p in r.byes]
     assert len(set(byes)) == len(byes)  # nobody had a second bye while others had none
     seated = [{p for t in r.tables for p in t.players} for r in played]
-    assert all("p005" not in s | set(r.byes) for s, r in zip(seated[2:], played[2:], strict=True))
-    assert all("late1" not in s for s in seated[:3]) and "late1" in seated[3] | set(played[3].byes)
+    assert all("p005" not in s | set(r.byes) for s, r in zip(seated[2:4], played[2:4], strict=True))
+    assert all("p005" in s | set(r.byes) for s, r in zip(seated[4:], played[4:], strict=True))
+    # late entrants are seated in the round they join; the bye goes to a player already there
+    assert all("late1" not in s for s in seated[:3]) and {"late1", "late2"} <= seated[3]
 
     # standings equal the brute-force reference
     rows = [json.loads(line) for line in ok("standings", "weekend", "--json").splitlines()]
@@ -93,11 +104,13 @@ def test_ninety_players_six_rounds(tmp_path: Path) -> None:
     got = {r["player"]: (r["place"], r["rank_points"], r["score"], r["opponents"]) for r in rows}
     assert got == want
     assert [r["place"] for r in rows] == sorted(r["place"] for r in rows)
-    assert next(r for r in rows if r["player"] == "p005")["withdrawn"] is True
+    assert next(r for r in rows if r["player"] == "p005")["withdrawn"] is False
 
     # the amendment is logged; finishing writes every table once, idempotently
     shown = runner.invoke(root_app, ["event", "show", "weekend", "--db", db]).output
     assert "6 complete" in shown and "amended round 2 table 1 by td" in shown and "swap" in shown
+    assert "unpair by director" in shown and "why: p005 came back" in shown
+    assert "reinstate by td" in shown and "p005 (withdrawn from round 3) reinstated" in shown
     tables = sum(len(r.tables) for r in played)
     assert f"{tables} new match" in ok("finish", "weekend")
     assert "0 new match" in ok("finish", "weekend")
@@ -112,6 +125,20 @@ def test_ninety_players_six_rounds(tmp_path: Path) -> None:
     assert list(m.ranks) == [sum(1 for q in t.players if s[q] > s[p]) for p in t.players]
     refused = runner.invoke(app, ["result", "weekend", "6", "1", "-s", text(t.scores), "--db", db])
     assert refused.exit_code == 2 and "finished" in refused.output
+
+    # a correction after the finish: the league's matches are replaced, the league equals a
+    # fresh finish of the corrected event
+    fixed = [[-x for x in row] for row in played[2].tables[1].scores]
+    ok("amend", "weekend", "3", "2", "-s", text(fixed), "--who", "td", "--why", "late appeal")
+    played[2].tables[1].scores = fixed
+    with Store(db) as store:
+        league_is_a_fresh_finish(store, "weekend", "open", tables)
+    rows = [json.loads(line) for line in ok("standings", "weekend", "--json").splitlines()]
+    got = {r["player"]: (r["place"], r["rank_points"], r["score"], r["opponents"]) for r in rows}
+    assert got == brute_standings([*names, "late1", "late2"], played)
+    assert "league by td" in ok("show", "weekend")
+    refused = runner.invoke(app, ["delete", "weekend", "--yes", "--db", db])
+    assert refused.exit_code == 2 and "is finished" in refused.output
 
 
 def test_refusals_on_the_command_line(tmp_path: Path) -> None:
@@ -143,3 +170,8 @@ def test_refusals_on_the_command_line(tmp_path: Path) -> None:
     assert code == 2 and "0 of 2 rounds have all their results" in out
     code, out = run("standings", "e", "--after", "1")
     assert code == 2 and "has 0 complete rounds" in out
+    code, out = run("reinstate", "e", "a", "--why", "x")
+    assert code == 2 and "player 'a' has not withdrawn; nothing to reinstate" in out
+    code, out = run("delete", "e", "--yes")
+    assert code == 0 and "event e deleted (4 players, 1 rounds, 0 table results)" in out
+    assert "event 'e' does not exist" in run("show", "e")[1]

@@ -34,6 +34,7 @@ from mindsport.event.model import (
     EventError,
     EventFormat,
     EventSpec,
+    LatePoints,
     Scoring,
     TieBreak,
 )
@@ -144,6 +145,13 @@ def create(
             "it forfeits the board."
         ),
     ] = 10.0,
+    late_points: Annotated[
+        LatePoints,
+        typer.Option(
+            help="Rank points a late entrant starts with: zero, or mean (each missed round's "
+            "mean, what a bye earns)."
+        ),
+    ] = LatePoints.ZERO,
     seed: Annotated[int, typer.Option(help="Seed of the deals and of the lot.")] = 0,
     library: Annotated[
         Path | None, typer.Option(help="Hand library (JSONL/Parquet) to take the deals from.")
@@ -189,6 +197,7 @@ def create(
         pool=pool,
         rule=rule,
         time_limit=time_limit,
+        late_points=late_points,
     )
     with _events(db) as events:
         if create_league:
@@ -237,13 +246,21 @@ def withdraw(name: Name, player: str, db: str | None = DbOption) -> None:
 def pair(
     name: Name,
     tables: Annotated[
-        str | None, typer.Option(help='Seat by hand: "a,b,c;d,e,f" (the rest get byes).')
+        str | None,
+        typer.Option(help='Seat tables by hand: "a,b,c;d,e,f" (the rest as --rest says).'),
     ] = None,
+    rest: Annotated[
+        str,
+        typer.Option(
+            help="With --tables, the players left over: pair (Swiss among themselves, byes by "
+            "the usual rule) or byes (they all sit out)."
+        ),
+    ] = "pair",
     db: str | None = DbOption,
 ) -> None:
-    """Pair the next round: Swiss tables of three, byes, the deals of each table."""
+    """Pair the next round: Swiss tables, byes, the deals of each table."""
     with _events(db) as events:
-        r = events.pair(name, None if tables is None else parse_tables(tables))
+        r = events.pair(name, None if tables is None else parse_tables(tables), rest)
     typer.echo(f"round {r.number}: {len(r.tables)} tables")
     for t in r.tables:
         typer.echo(f"  table {t.number}: {', '.join(t.players)}")
@@ -338,10 +355,52 @@ def amend(
     why: Annotated[str, typer.Option(help="Why (kept in the log).")],
     db: str | None = DbOption,
 ) -> None:
-    """Correct a table's result; the old and new scores are logged with who, when and why."""
+    """Correct a table's result; the old and new scores are logged with who, when and why.
+
+    In a finished event the league is brought up to date at once: the event's matches in it
+    are replaced by those of the corrected event and its ratings derived again."""
     with _events(db) as events:
         a = events.amend(name, round_number, table, parse_scores(scores), who, why)
     typer.echo(f"round {a.round} table {a.table} amended by {a.who} at {a.at.isoformat()}")
+
+
+Who = Annotated[str, typer.Option(help="Who does it (kept in the log).")]
+Why = Annotated[str, typer.Option(help="Why (kept in the log).")]
+
+
+@app.command()
+def unpair(name: Name, why: Why, who: Who = "director", db: str | None = DbOption) -> None:
+    """Undo the pairing of the latest round while it has no result (logged)."""
+    with _events(db) as events:
+        entry = events.unpair(name, who, why)
+    typer.echo(entry.detail)
+
+
+@app.command()
+def reinstate(
+    name: Name, player: str, why: Why, who: Who = "director", db: str | None = DbOption
+) -> None:
+    """Take back a withdrawal: the player is seated again from the next round (logged)."""
+    with _events(db) as events:
+        entry = events.reinstate(name, player, who, why)
+    typer.echo(entry.detail)
+
+
+@app.command()
+def delete(
+    name: Name,
+    yes: Annotated[bool, typer.Option("--yes", help="Delete without asking.")] = False,
+    db: str | None = DbOption,
+) -> None:
+    """Delete an event that has not finished, with everything it holds."""
+    if not yes:
+        typer.confirm(f"delete event {name} and everything it holds?", abort=True)
+    with _events(db) as events:
+        state = events.delete(name)
+    typer.echo(
+        f"event {name} deleted ({len(state.players)} players, {len(state.rounds)} rounds, "
+        f"{len(state.results)} table results)"
+    )
 
 
 @app.command()
@@ -422,6 +481,10 @@ def finish(name: Name, db: str | None = DbOption) -> None:
     typer.echo(f"event {name} finished: {added} new match(es) in league {league}")
 
 
+def _scores_text(rows: Any) -> str:
+    return ";".join(",".join(f"{x:g}" for x in row) for row in rows)
+
+
 @app.command()
 def show(
     name: Name,
@@ -452,12 +515,15 @@ def show(
     for a in state.amendments:
         typer.echo(
             f"  amended round {a.round} table {a.table} by {a.who} at {a.at.isoformat()}: {a.why}"
+            f" (scores {_scores_text(a.old)} -> {_scores_text(a.new)})"
         )
     for f in state.forfeits:
         typer.echo(
             f"  forfeit round {f.round} table {f.table} board {f.board}: {f.player} ({f.reason})"
             f" {f.detail}"
         )
+    for e in state.log:
+        typer.echo(f"  {e.action} by {e.who} at {e.at.isoformat()}: {e.detail}; why: {e.why}")
 
 
 @app.command()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from enum import StrEnum
 from typing import TypeVar
 
@@ -32,6 +33,8 @@ __all__ = [
     "EventFormat",
     "EventSpec",
     "EventStatus",
+    "LatePoints",
+    "LogEntry",
     "Player",
     "Result",
     "Round",
@@ -104,6 +107,15 @@ class TieBreak(StrEnum):
     OPPONENTS = "opponents"
 
 
+class LatePoints(StrEnum):
+    """The rank points a late entrant starts with: ``zero`` (nothing for the rounds missed) or
+    ``mean`` (for each round missed, the round's mean, what a bye earns: n + 1 over a field of
+    n, the mean of a table with table scoring)."""
+
+    ZERO = "zero"
+    MEAN = "mean"
+
+
 class EventStatus(StrEnum):
     OPEN = "open"
     FINISHED = "finished"
@@ -140,7 +152,8 @@ class EventSpec:
     results go to (its write key enters results). ``rule``: the game's scoring rule, by which
     every board's scores are checked and bots play (Dou Dizhu: ``linear``, ``ccpc2016`` or
     ``classic``, :mod:`mindsport.doudizhu.scoring`). ``time_limit``: the seconds a bot entrant
-    that runs a program (``cmd:``) may think per move before it forfeits the board."""
+    that runs a program (``cmd:``) may think per move before it forfeits the board.
+    ``late_points``: what a late entrant starts with (:class:`LatePoints`)."""
 
     name: str
     league: str
@@ -155,12 +168,14 @@ class EventSpec:
     game: str = "doudizhu"
     rule: str = "linear"
     time_limit: float = TIME_LIMIT
+    late_points: LatePoints = LatePoints.ZERO
 
     def __post_init__(self) -> None:
         check_event_name(self.name)
         object.__setattr__(self, "format", _enum(EventFormat, self.format, "format"))
         object.__setattr__(self, "source", _enum(DealSource, self.source, "source"))
         object.__setattr__(self, "scoring", _enum(Scoring, self.scoring, "scoring"))
+        object.__setattr__(self, "late_points", _enum(LatePoints, self.late_points, "late points"))
         breaks = tuple(_enum(TieBreak, t, "tie break") for t in self.tie_breaks)
         if len(set(breaks)) != len(breaks):
             raise EventError(f"tie breaks {[str(t) for t in breaks]} name one twice")
@@ -335,6 +350,21 @@ class BoardForfeit:
     player: str
     reason: str
     detail: str
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """An undo or correction, logged like an amendment: ``action`` (``unpair``,
+    ``reinstate``, ``league``: a finished event's league brought up to date after a
+    correction), the round or player it concerns, what was done (``detail``), who, when, why."""
+
+    action: str
+    round: int | None
+    player: str | None
+    detail: str
+    who: str
+    why: str
+    at: datetime
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,10 @@ A round counts once every table of it has a result. Its rank points are those of
 best place, over the round's field (scoring ``field``: everyone seated, by game score) or over
 each table (scoring ``table``). A player with a bye gets the mean rank points of the round (n + 1
 over a field of n, 4 at a table of three) and no game score: a bye neither helps nor hurts on
-average. Standings order players by total rank points, then by the event's tie-breaks; players
-equal on all of them share a place.
+average. A late entrant starts with nothing for the rounds he missed (``late_points`` ``zero``)
+or, for each, that round's mean, what a bye earns (``mean``), and no game score. Standings
+order players by total rank points, then by the event's tie-breaks; players equal on all of
+them share a place.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from mindsport.event.model import (
     SEATS,
     EventError,
     EventSpec,
+    LatePoints,
     Player,
     Result,
     Round,
@@ -30,7 +33,16 @@ from mindsport.event.model import (
 )
 from mindsport.tournament.rank_points import rank_points
 
-__all__ = ["Step", "check_scores", "complete_rounds", "lot", "paths", "round_points", "standings"]
+__all__ = [
+    "Step",
+    "bye_points",
+    "check_scores",
+    "complete_rounds",
+    "lot",
+    "paths",
+    "round_points",
+    "standings",
+]
 
 #: largest magnitude of one board score
 MAX_SCORE = 1e6
@@ -91,17 +103,25 @@ def round_points(
         names = list(scores)
         for name, r in zip(names, rank_points([scores[n] for n in names]).tolist(), strict=True):
             points[name] = int(r)
-        bye = len(names) + 1
+        bye = bye_points(spec, played)
     else:
         for table in played.tables:
             rp = rank_points([scores[p] for p in table.players]).tolist()
             for name, r in zip(table.players, rp, strict=True):
                 points[name] = int(r)
-        bye = 4
+        bye = bye_points(spec, played)
     out = {p: (points[p], scores[p]) for p in scores}
     for p in played.byes:
         out[p] = (bye, 0.0)
     return out
+
+
+def bye_points(spec: EventSpec, played: Round) -> int:
+    """The rank points of a bye in round ``played``: the round's mean, n + 1 over a field of n
+    seated players (``field`` scoring) or of a table of n (``table`` scoring)."""
+    if spec.scoring is Scoring.FIELD:
+        return sum(len(t.players) for t in played.tables) + 1
+    return len(played.tables[0].players) + 1 if played.tables else 0
 
 
 def lot(seed: int, player: str) -> int:
@@ -130,6 +150,10 @@ def standings(
             played[name] += 1
         for name in r.byes:
             byes[name] += 1
+        if spec.late_points is LatePoints.MEAN:
+            for late in players:
+                if late.joined > r.number:  # a late entrant, missing this round
+                    points[late.name] += bye_points(spec, r)
         for table in r.tables:
             for p in table.players:
                 met[p].extend(q for q in table.players if q != p)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, insert, select, update
+from sqlalchemy import Connection, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from mindsport.errors import ConflictError, NotFoundError
@@ -32,6 +32,8 @@ from mindsport.event.model import (
     EventError,
     EventSpec,
     EventStatus,
+    LatePoints,
+    LogEntry,
     Player,
     Result,
     Round,
@@ -47,6 +49,7 @@ from mindsport.store import Store
 from mindsport.store.schema import (
     event_amendments,
     event_forfeits,
+    event_log,
     event_players,
     event_results,
     event_rounds,
@@ -85,6 +88,7 @@ class EventState:
     results: Mapping[tuple[int, int], Result]
     amendments: tuple[Amendment, ...]
     forfeits: tuple[BoardForfeit, ...] = ()
+    log: tuple[LogEntry, ...] = ()
 
     @property
     def complete(self) -> int:
@@ -133,6 +137,7 @@ def spec_to_json(spec: EventSpec) -> dict[str, Any]:
         "game": spec.game,
         "rule": spec.rule,
         "time_limit": spec.time_limit,
+        "late_points": str(spec.late_points),
     }
 
 
@@ -151,6 +156,7 @@ def spec_from_json(name: str, league: str, data: Mapping[str, Any]) -> EventSpec
         game=data["game"],
         rule=data.get("rule", "linear"),  # events created before scoring rules: linear
         time_limit=data.get("time_limit", TIME_LIMIT),
+        late_points=data.get("late_points", LatePoints.ZERO),
     )
 
 
@@ -240,6 +246,12 @@ class EventStore:
                 .order_by(event_forfeits.c.id)
             )
         )
+        log = tuple(
+            LogEntry(e.action, e.round, e.player, e.detail, e.who, e.why, _aware(e.at))
+            for e in conn.execute(
+                select(event_log).where(event_log.c.event_id == eid).order_by(event_log.c.id)
+            )
+        )
         state = EventState(
             spec,
             EventStatus(row.status),
@@ -249,6 +261,7 @@ class EventStore:
             results,
             amendments,
             forfeits,
+            log,
         )
         return eid, state
 
@@ -376,8 +389,11 @@ class EventStore:
             )
             return Player(found.name, found.number, found.bot, found.joined, after)
 
-    def pair(self, name: str, manual: Sequence[Sequence[str]] | None = None) -> Round:
-        """Seat the next round (Swiss, or ``manual`` tables checked) and fix its deals."""
+    def pair(
+        self, name: str, manual: Sequence[Sequence[str]] | None = None, rest: str = "pair"
+    ) -> Round:
+        """Seat the next round (Swiss, or ``manual`` tables checked, the rest paired or on
+        byes as ``rest`` says) and fix its deals."""
         if manual is not None and not isinstance(manual, str):  # names in NFC, as registered
             manual = [
                 [normal_id(p) if isinstance(p, str) else p for p in t]
@@ -387,7 +403,7 @@ class EventStore:
             ]
         with self.store.transaction() as conn:
             eid, state = self._open(conn, name)
-            this = pair_round(state.spec, state.players, state.rounds, state.results, manual)
+            this = pair_round(state.spec, state.players, state.rounds, state.results, manual, rest)
             conn.execute(
                 insert(event_rounds).values(
                     event_id=eid,
@@ -499,11 +515,14 @@ class EventStore:
         who: str,
         why: str,
     ) -> Amendment:
-        """Replace a table's result, logging the old and new scores, who, when and why."""
+        """Replace a table's result, logging the old and new scores, who, when and why. In a
+        finished event the league is brought up to date in the same transaction: the event's
+        matches in it are replaced by those of the corrected event (not added; see
+        :meth:`mindsport.store.Store.replace_matches`), as if it had finished corrected."""
         _text("who", who, MAX_TEXT)
         _text("why", why, MAX_WHY)
         with self.store.transaction() as conn:
-            eid, state = self._open(conn, name)
+            eid, state = self._load(conn, name, lock=True)
             table = state.table(round_number, table_number)
             result = check_scores(table, scores, state.spec.rule)
             old = state.results.get((round_number, table_number))
@@ -538,7 +557,145 @@ class EventStore:
                     at=at,
                 )
             )
+            if state.status is EventStatus.FINISHED:
+                corrected = self._load(conn, name)[1]
+                new = league_matches(corrected)
+                gone = self.store.replace_matches(
+                    state.spec.league, [m.id for m in league_matches(state)], new, conn=conn
+                )
+                self._log(
+                    conn,
+                    eid,
+                    LogEntry(
+                        "league",
+                        round_number,
+                        None,
+                        f"league {state.spec.league!r}: the event's {gone} matches replaced by "
+                        f"{len(new)} after correcting table {table_number}; ratings re-derived",
+                        who,
+                        why,
+                        at,
+                    ),
+                )
             return Amendment(round_number, table_number, old.scores, result.scores, who, why, at)
+
+    # -- undo ---------------------------------------------------------------------------------
+    @staticmethod
+    def _log(conn: Connection, eid: int, entry: LogEntry) -> None:
+        conn.execute(
+            insert(event_log).values(
+                event_id=eid,
+                action=entry.action,
+                round=entry.round,
+                player=entry.player,
+                detail=entry.detail[:2000],
+                who=entry.who,
+                why=entry.why,
+                at=entry.at,
+            )
+        )
+
+    def unpair(self, name: str, who: str, why: str) -> LogEntry:
+        """Undo the pairing of the latest round while none of its tables has a result: its
+        tables, deals and byes are deleted, so the round is paired again by :meth:`pair`.
+        Players who entered late or withdrew after it was paired join or leave from it
+        again. Logged with who, when and why."""
+        _text("who", who, MAX_TEXT)
+        _text("why", why, MAX_WHY)
+        with self.store.transaction() as conn:
+            eid, state = self._open(conn, name)
+            if not state.rounds:
+                raise EventError(f"event {name!r} has no round paired; nothing to undo")
+            last = state.rounds[-1]
+            entered = [t.number for t in last.tables if (last.number, t.number) in state.results]
+            if entered:
+                raise EventError(
+                    f"round {last.number} of event {name!r} cannot be unpaired: table "
+                    f"{entered[0]} has a result ({len(entered)} of {len(last.tables)} in)"
+                )
+            where = (event_tables.c.event_id == eid, event_tables.c.round == last.number)
+            conn.execute(delete(event_tables).where(*where))
+            conn.execute(
+                delete(event_rounds).where(
+                    event_rounds.c.event_id == eid, event_rounds.c.round == last.number
+                )
+            )
+            # who joined or withdrew after the round was paired joins or leaves from it now
+            for column in (event_players.c.joined, event_players.c.withdrawn):
+                conn.execute(
+                    update(event_players)
+                    .where(event_players.c.event_id == eid, column == last.number + 1)
+                    .values({column.name: last.number})
+                )
+            seated = ", ".join(" ".join(t.players) for t in last.tables)
+            entry = LogEntry(
+                "unpair",
+                last.number,
+                None,
+                f"round {last.number} unpaired: {len(last.tables)} tables ({seated[:1500]}), "
+                f"byes {', '.join(last.byes) or 'none'}",
+                who,
+                why,
+                datetime.now(UTC),
+            )
+            self._log(conn, eid, entry)
+            return entry
+
+    def reinstate(self, name: str, player: str, who: str, why: str) -> LogEntry:
+        """Take back a withdrawal: the player is seated again from the next round paired
+        (the rounds missed stay missed). Logged with who, when and why."""
+        _text("who", who, MAX_TEXT)
+        _text("why", why, MAX_WHY)
+        player = normal_id(player) if isinstance(player, str) else player
+        with self.store.transaction() as conn:
+            eid, state = self._open(conn, name)
+            found = next((p for p in state.players if p.name == player), None)
+            if found is None:
+                raise NotFoundError(f"player {player!r} is not registered in event {name!r}")
+            if found.withdrawn is None:
+                raise ConflictError(f"player {player!r} has not withdrawn; nothing to reinstate")
+            if len(state.rounds) >= state.spec.rounds:
+                raise EventError(f"event {name!r} has paired all its rounds; no round is left")
+            conn.execute(
+                update(event_players)
+                .where(event_players.c.event_id == eid, event_players.c.player == player)
+                .values(withdrawn=None)
+            )
+            entry = LogEntry(
+                "reinstate",
+                len(state.rounds) + 1,
+                player,
+                f"{player} (withdrawn from round {found.withdrawn}) reinstated from round "
+                f"{len(state.rounds) + 1}",
+                who,
+                why,
+                datetime.now(UTC),
+            )
+            self._log(conn, eid, entry)
+            return entry
+
+    def delete(self, name: str) -> EventState:
+        """Delete an event that has not finished (its results are in no league), with all it
+        holds; returns what it held. A finished event is corrected, not deleted."""
+        with self.store.transaction() as conn:
+            eid, state = self._load(conn, name, lock=True)
+            if state.status is EventStatus.FINISHED:
+                raise ConflictError(
+                    f"event {name!r} is finished: its results are in league "
+                    f"{state.spec.league!r}; correct it with an amendment instead of deleting it"
+                )
+            for table in (
+                event_log,
+                event_forfeits,
+                event_amendments,
+                event_results,
+                event_tables,
+                event_rounds,
+                event_players,
+            ):
+                conn.execute(delete(table).where(table.c.event_id == eid))
+            conn.execute(delete(events).where(events.c.id == eid))
+            return state
 
     def finish(self, name: str) -> int:
         """Write the event's tables into its league as matches and close the event; returns

@@ -30,26 +30,30 @@ from mindsport.service.limits import (
 from mindsport.service.schemas import LEAGUE_PATTERN, Id
 
 if TYPE_CHECKING:
-    from mindsport.event.model import Round, Standing
+    from mindsport.event.model import LogEntry, Round, Standing
     from mindsport.event.storage import Amendment, EventState
 
 __all__ = [
     "AmendIn",
     "AmendmentOut",
+    "DeletedOut",
     "EventIn",
     "EventOut",
     "EventsOut",
     "FinishOut",
+    "LogEntryOut",
     "PairIn",
     "PairOut",
     "PlayersIn",
     "RegisteredOut",
+    "ReinstateIn",
     "ResultOut",
     "ResultsIn",
     "ResultsOut",
     "ScoresIn",
     "SheetOut",
     "StandingsOut",
+    "UndoIn",
     "WithdrawIn",
     "WithdrawnOut",
 ]
@@ -108,6 +112,10 @@ class EventIn(BaseModel):
             description="seconds a bot entrant that runs a program may think per move",
         ),
     ] = 10.0
+    late_points: Literal["zero", "mean"] = Field(
+        "zero",
+        description="rank points a late entrant starts with: zero, or each missed round's mean",
+    )
     tie_breaks: Annotated[list[Literal["score", "opponents"]], Field(max_length=MAX_TIE_BREAKS)] = [
         "score",
         "opponents",
@@ -135,9 +143,11 @@ class WithdrawIn(BaseModel):
 
 
 class PairIn(BaseModel):
-    """Pair the next round; ``tables`` seats it by hand (the rest get byes)."""
+    """Pair the next round; ``tables`` seats tables by hand, the players left over paired
+    among themselves (``rest`` ``pair``) or all on byes (``byes``)."""
 
     model_config = _STRICT
+    rest: Literal["pair", "byes"] = "pair"
     tables: (
         Annotated[
             list[Annotated[list[Id], Field(min_length=3, max_length=3)]],
@@ -203,6 +213,7 @@ class EventSettingsOut(BaseModel):
     game: str
     rule: str
     time_limit: float
+    late_points: str
 
 
 class EventPlayerOut(BaseModel):
@@ -265,6 +276,53 @@ class ForfeitOut(BaseModel):
     detail: str
 
 
+class LogEntryOut(BaseModel):
+    """An undo or correction (``action``: unpair, reinstate, league), who, when, why."""
+
+    round: int | None
+    player: str | None
+    action: str
+    detail: str
+    who: str
+    why: str
+    at: str = Field(description="when, an ISO 8601 datetime")
+
+    @classmethod
+    def of(cls, e: LogEntry) -> LogEntryOut:
+        return cls(
+            round=e.round,
+            player=e.player,
+            action=e.action,
+            detail=e.detail,
+            who=e.who,
+            why=e.why,
+            at=e.at.isoformat(),
+        )
+
+
+class UndoIn(BaseModel):
+    """Who undoes and why (both logged)."""
+
+    model_config = _STRICT
+    who: Text = "director"
+    why: Annotated[
+        str,
+        Strict(),
+        Field(min_length=1, max_length=MAX_WHY_LENGTH, pattern=r"^[^\x00-\x1f\x7f]+$"),
+    ]
+
+
+class ReinstateIn(UndoIn):
+    player: Id
+
+
+class DeletedOut(BaseModel):
+    event: str
+    players: int
+    rounds: int
+    results: int = Field(description="table results deleted with the event")
+
+
 class EventOut(BaseModel):
     """Everything recorded about an event: settings, players, rounds with their tables and
     results, the number of complete rounds, amendments."""
@@ -279,6 +337,7 @@ class EventOut(BaseModel):
     complete: int
     amendments: list[AmendmentOut]
     forfeits: list[ForfeitOut]
+    log: list[LogEntryOut] = Field(description="undos and corrections, oldest first")
 
     @classmethod
     def of(cls, state: EventState) -> EventOut:
@@ -308,6 +367,7 @@ class EventOut(BaseModel):
             complete=state.complete,
             amendments=[AmendmentOut.of(a) for a in state.amendments],
             forfeits=[ForfeitOut.model_validate(f) for f in state.forfeits],
+            log=[LogEntryOut.of(e) for e in state.log],
         )
 
 

@@ -15,27 +15,39 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Path, Query
 from fastapi.responses import HTMLResponse
 
-from mindsport.event.model import DealSource, EventFormat, EventSpec, Scoring, TieBreak
+from mindsport.event.model import (
+    DealSource,
+    EventError,
+    EventFormat,
+    EventSpec,
+    LatePoints,
+    Scoring,
+    TieBreak,
+)
 from mindsport.event.sheets import deal_sheet, deal_sheet_html, event_page_html
 from mindsport.event.storage import EventState, EventStore
 from mindsport.service.dependencies import ADMIN_KEY, EVENT_WRITE_KEY, EventName, RuntimeDep
 from mindsport.service.event_schemas import (
     AmendIn,
     AmendmentOut,
+    DeletedOut,
     EventIn,
     EventOut,
     EventsOut,
     FinishOut,
+    LogEntryOut,
     PairIn,
     PairOut,
     PlayersIn,
     RegisteredOut,
+    ReinstateIn,
     ResultOut,
     ResultsIn,
     ResultsOut,
     ScoresIn,
     SheetOut,
     StandingsOut,
+    UndoIn,
     WithdrawIn,
     WithdrawnOut,
 )
@@ -145,6 +157,7 @@ async def create_event(body: EventIn, runtime: RuntimeDep, events: Events) -> Ev
             pool=pool,
             rule=body.rule,
             time_limit=body.time_limit,
+            late_points=LatePoints(body.late_points),
         )
         return events.create(spec)
 
@@ -185,7 +198,7 @@ async def withdraw(
 )
 async def pair(event: EventName, body: PairIn, runtime: RuntimeDep, events: Events) -> PairOut:
     """Pair the next round (Swiss tables of three, byes, deals); ``tables`` by hand."""
-    return PairOut.of(await runtime.run(events.pair, event, body.tables))
+    return PairOut.of(await runtime.run(events.pair, event, body.tables, body.rest))
 
 
 @router.put(
@@ -249,3 +262,50 @@ async def amend(
 async def finish(event: EventName, runtime: RuntimeDep, events: Events) -> FinishOut:
     """Write the event into its league as matches (idempotent) and close it."""
     return FinishOut(event=event, added=await runtime.run(events.finish, event))
+
+
+@router.post(
+    "/api/events/{event}/rounds/{round}/unpairing",
+    responses=_WRITE,
+    dependencies=[EVENT_WRITE_KEY],
+)
+async def unpair(
+    event: EventName, round: RoundNo, body: UndoIn, runtime: RuntimeDep, events: Events
+) -> LogEntryOut:
+    """Undo the pairing of ``round``, the latest, while it has no result (logged)."""
+
+    def undo() -> LogEntryOut:
+        state = events.get(event)
+        if round != len(state.rounds):
+            raise EventError(
+                f"round {round} is not the latest round of event {event!r} "
+                f"({len(state.rounds)} paired); only the latest is unpaired"
+            )
+        return LogEntryOut.of(events.unpair(event, body.who, body.why))
+
+    return await runtime.run(undo)
+
+
+@router.post("/api/events/{event}/reinstatements", responses=_WRITE, dependencies=[EVENT_WRITE_KEY])
+async def reinstate(
+    event: EventName, body: ReinstateIn, runtime: RuntimeDep, events: Events
+) -> LogEntryOut:
+    """Take back a withdrawal: the player plays again from the next round (logged)."""
+    entry = await runtime.run(events.reinstate, event, body.player, body.who, body.why)
+    return LogEntryOut.of(entry)
+
+
+@router.delete(
+    "/api/events/{event}",
+    responses=responses(401, 403, 404, 408, 409, 422),
+    dependencies=[EVENT_WRITE_KEY],
+)
+async def delete_event(event: EventName, runtime: RuntimeDep, events: Events) -> DeletedOut:
+    """Delete an event that has not finished, with everything it holds (409 when finished)."""
+    state = await runtime.run(events.delete, event)
+    return DeletedOut(
+        event=event,
+        players=len(state.players),
+        rounds=len(state.rounds),
+        results=len(state.results),
+    )
