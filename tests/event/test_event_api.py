@@ -4,6 +4,8 @@ Runs on SQLite and, when configured, on PostgreSQL."""
 
 from __future__ import annotations
 
+import csv
+import io
 import random
 import warnings
 from collections.abc import Iterator
@@ -118,7 +120,21 @@ def test_ninety_players_six_rounds(api: Any) -> None:
             s["player"]: (s["place"], s["rank_points"], s["score"], s["opponents"])
             for s in got["standings"]
         } == want
-    assert "missing" not in client.get("/events/cup").text.split("<h2>Rounds</h2>")[1]
+    page = client.get("/events/cup").text
+    assert "missing" not in page.split("<h2>Rounds</h2>")[1].split("<h2>")[0]
+    # the standings as CSV (by ?format= and by Accept) parse back equal to the JSON's
+    as_json = client.get("/api/events/cup/standings").json()
+    assert set(as_json["legend"]) == {*as_json["standings"][0], "order"}
+    kinds = {"player": str, "score": float, "withdrawn": lambda x: x == "true"}
+    for how in ({"params": {"format": "csv"}}, {"headers": {"Accept": "text/csv"}}):
+        r = client.get("/api/events/cup/standings", **how)  # type: ignore[arg-type]
+        assert r.headers["content-type"].startswith("text/csv")
+        parsed = list(csv.DictReader(io.StringIO(r.text)))
+        assert [{k: kinds.get(k, int)(v) for k, v in x.items()} for x in parsed] == as_json[
+            "standings"
+        ]
+    r = client.get("/api/events/cup/standings", params={"format": "xml"})
+    assert r.status_code == 422
     r = client.post("/api/events/cup/finish", headers=writer)
     tables = sum(len(p.tables) for p in played)
     assert r.json() == {"event": "cup", "added": tables}
@@ -140,6 +156,8 @@ def test_ninety_players_six_rounds(api: Any) -> None:
     state = client.get("/api/events/cup").json()
     assert [e["action"] for e in state["log"]] == ["unpair", "reinstate", "league"]
     assert client.delete("/api/events/cup", headers=writer).status_code == 409
+    page = client.get("/events/cup").text
+    assert "<h2>Log</h2>" in page and "appeal" in page and "id=legend" in page
 
 
 def test_keys_and_refusals(api: Any) -> None:

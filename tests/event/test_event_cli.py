@@ -6,6 +6,7 @@ table of a duplicate round."""
 
 from __future__ import annotations
 
+import csv
 import json
 import random
 from pathlib import Path
@@ -106,11 +107,33 @@ def test_ninety_players_six_rounds(tmp_path: Path, db_url: str) -> None:
     assert [r["place"] for r in rows] == sorted(r["place"] for r in rows)
     assert next(r for r in rows if r["player"] == "p005")["withdrawn"] is False
 
+    # exports: the CSV parsed back (by the csv module) equals the JSON standings; the legend
+    # names every column and the tie-breaks in order
+    exported = json.loads(ok("standings", "weekend", "--format", "json"))
+    assert exported["standings"] == rows and exported["tie_breaks"] == ["score", "opponents"]
+    assert set(exported["legend"]) == {*rows[0], "order"}
+    assert "score (total game score), then opponents" in exported["legend"]["order"]
+    ok("standings", "weekend", "--format", "csv", "--out", str(tmp_path / "st.csv"))
+    with open(tmp_path / "st.csv", newline="") as fh:
+        parsed = list(csv.DictReader(fh))
+    kinds = {"player": str, "score": float, "withdrawn": lambda x: x == "true"}
+    assert [{k: kinds.get(k, int)(v) for k, v in r.items()} for r in parsed] == rows
+    table = ok("standings", "weekend")
+    assert "Opp. RP (Buchholz): the sum of the final rank points" in " ".join(table.split())
+    ok("sheet", "weekend", "6", "--html", str(tmp_path / "sheet.html"))
+    page = (tmp_path / "sheet.html").read_text()
+    assert page.count('<td class="box"></td>') == sum(3 * 3 + 2 * 3 for _ in played[5].tables)
+
     # the amendment is logged; finishing writes every table once, idempotently
     shown = runner.invoke(root_app, ["event", "show", "weekend", "--db", db]).output
     assert "6 complete" in shown and "amended round 2 table 1 by td" in shown and "swap" in shown
     assert "unpair by director" in shown and "why: p005 came back" in shown
     assert "reinstate by td" in shown and "p005 (withdrawn from round 3) reinstated" in shown
+    wrong = text([[-x for x in row] for row in played[1].tables[0].scores])
+    assert f"(scores {wrong} -> {text(played[1].tables[0].scores)})" in shown
+    ok("show", "weekend", "--html", str(tmp_path / "page.html"))
+    page = (tmp_path / "page.html").read_text()
+    assert "<h2>Log</h2>" in page and "round 5 unpaired" in page and "p005 came back" in page
     tables = sum(len(r.tables) for r in played)
     assert f"{tables} new match" in ok("finish", "weekend")
     assert "0 new match" in ok("finish", "weekend")
@@ -170,6 +193,18 @@ def test_refusals_on_the_command_line(tmp_path: Path) -> None:
     assert code == 2 and "0 of 2 rounds have all their results" in out
     code, out = run("standings", "e", "--after", "1")
     assert code == 2 and "has 0 complete rounds" in out
+    (tmp_path / "bad.txt").write_text("# results\n1 1 2,-1,-1;2,-1,-1;2,-1,-1\n1 2 1,-1,0\n")
+    code, out = run("results", "e", str(tmp_path / "bad.txt"))
+    assert (
+        code == 2
+        and "bad.txt, line 3: round 1 of event 'e' has tables 1 to 1; there is no table 2" in out
+    )
+    (tmp_path / "bad.txt").write_text("\n1 1 2,-1,-1;2,-1,-1;2,-1,0\n")
+    code, out = run("results", "e", str(tmp_path / "bad.txt"))
+    assert code == 2 and "bad.txt, line 2: round 1 table 1 board 3: scores" in out
+    (tmp_path / "who.txt").write_text("zed\nyan,levle:3\n")
+    code, out = run("register", "e", "--file", str(tmp_path / "who.txt"))
+    assert code == 2 and "who.txt, line 2: bot of 'yan': unknown bot 'levle:3'" in out
     code, out = run("reinstate", "e", "a", "--why", "x")
     assert code == 2 and "player 'a' has not withdrawn; nothing to reinstate" in out
     code, out = run("delete", "e", "--yes")

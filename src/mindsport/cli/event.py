@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -85,8 +86,17 @@ def _listed_pool(hands: Path) -> tuple[str, ...]:
     """The hands of a text file, one ``[L][F1][F2]`` a line (--hands), checked."""
     from mindsport.event.deals import check_hands
 
-    lines = hands.read_text(encoding="utf-8").splitlines()
-    return check_hands([ln.strip() for ln in lines if ln.strip()])
+    listed = [
+        (number, ln.strip())
+        for number, ln in enumerate(hands.read_text(encoding="utf-8").splitlines(), start=1)
+        if ln.strip()
+    ]
+    for number, text in listed:
+        try:
+            check_hands([text])
+        except MindsportError as exc:
+            raise EventError(f"{hands}, line {number}: {str(exc).split(': ', 1)[-1]}") from None
+    return check_hands([text for _, text in listed])
 
 
 def _library_pool(
@@ -222,14 +232,28 @@ def register(
 ) -> None:
     """Register players (all or none); after a round is paired they join from the next."""
     entries: list[tuple[str, str | None]] = [(p, bot) for p in players or []]
+    lines: list[tuple[str, str | None, int]] = []
     if file is not None:
-        for line in file.read_text(encoding="utf-8").splitlines():
+        for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
             if line.strip():
                 who, _, spec = line.partition(",")
-                entries.append((who.strip(), spec.strip() or bot))
+                lines.append((who.strip(), spec.strip() or bot, number))
+    entries += [(p, b) for p, b, _ in lines]
     if not entries:
         raise EventError("name at least one player (or --file)")
     with _events(db) as events:
+        if lines:
+            from mindsport.event.entrants import check_bot
+            from mindsport.event.model import check_player_name
+
+            spec = events.get(name).spec
+            for who, b, number in lines:
+                try:
+                    player = check_player_name(who)
+                    if b is not None:
+                        check_bot(spec, player, b)
+                except MindsportError as exc:
+                    raise EventError(f"{file}, line {number}: {exc}") from None
         added = events.register(name, entries)
     typer.echo(f"registered {len(added)} player(s), from round {added[0].joined}")
 
@@ -310,9 +334,9 @@ def result(
     typer.echo(f"round {r.round} table {r.table}: {len(r.scores)} boards entered")
 
 
-def read_results(path: Path) -> list[tuple[int, int, list[list[float]]]]:
+def read_results(path: Path) -> list[tuple[int, int, list[list[float]], str]]:
     """A results file: one table a line, ``ROUND TABLE L,F1,F2;L,F1,F2;...`` (``#`` starts a
-    comment); errors name the line."""
+    comment); each entry with where it comes from (``FILE, line N``), which every error names."""
     out = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         text = line.split("#", 1)[0].strip()
@@ -322,7 +346,9 @@ def read_results(path: Path) -> list[tuple[int, int, list[list[float]]]]:
         try:
             if len(parts) != 3:
                 raise ValueError
-            out.append((int(parts[0]), int(parts[1]), parse_scores(parts[2])))
+            out.append(
+                (int(parts[0]), int(parts[1]), parse_scores(parts[2]), f"{path}, line {number}")
+            )
         except ValueError as exc:
             why = str(exc) if isinstance(exc, MindsportError) else "expected ROUND TABLE SCORES"
             raise EventError(f"{path}, line {number}: {why}") from None
@@ -336,10 +362,11 @@ def results(
     who: Annotated[str, typer.Option(help="Who enters them.")] = "director",
     db: str | None = DbOption,
 ) -> None:
-    """Enter the results of many tables from a file, all or none."""
-    entries = read_results(file)
+    """Enter the results of many tables from a file, all or none (errors name the line)."""
+    read = read_results(file)
+    entries = [(r, t, s) for r, t, s, _ in read]
     with _events(db) as events:
-        done = events.enter_results(name, entries, who)
+        done = events.enter_results(name, entries, who, labels=[w for *_, w in read])
     typer.echo(f"{len(done)} table result(s) entered")
 
 
@@ -406,26 +433,53 @@ def delete(
 @app.command()
 def standings(
     name: Name,
-    as_json: Annotated[bool, typer.Option("--json", help="JSON lines instead of a table.")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="JSON lines (one player a line) instead of a table.")
+    ] = False,
+    format: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            help="table, jsonl (one player a line), json (with the legend) or csv (a header "
+            "line of the columns, one player a line).",
+        ),
+    ] = "table",
+    out: Annotated[
+        Path | None, typer.Option(help="Write to this file instead.", callback=output_file)
+    ] = None,
     after: Annotated[
         int | None, typer.Option(help="After this round (default: every complete round).")
     ] = None,
     db: str | None = DbOption,
 ) -> None:
-    """Standings after the complete rounds: rank points, then the tie-breaks."""
+    """Standings after the complete rounds: rank points, then the tie-breaks (a legend of
+    every column follows the table; the JSON holds it)."""
+    from mindsport.event.exports import legend, standings_csv, standings_json
+
+    shape = "jsonl" if as_json else format
+    if shape not in ("table", "jsonl", "json", "csv"):
+        raise EventError(f"--format {format!r}: use table, jsonl, json or csv")
     with _events(db, create=False) as events:
         state = events.get(name)
     rows = state.standings(after)
-    if as_json:
-        for s in rows:
-            typer.echo(json.dumps(dataclasses.asdict(s)))
-        return
     done = state.complete if after is None else after
-    out = RichTable(title=f"{name}: after {done} of {state.spec.rounds} rounds")
+    if shape != "table":
+        if shape == "csv":
+            text = standings_csv(rows)
+        elif shape == "json":
+            text = json.dumps(standings_json(state.spec, done, rows), indent=1) + "\n"
+        else:
+            text = "".join(json.dumps(dataclasses.asdict(s)) + "\n" for s in rows)
+        if out is not None:
+            _write(out, text)
+        else:
+            typer.echo(text, nl=False)
+        return
+    table = RichTable(title=f"{name}: after {done} of {state.spec.rounds} rounds")
     for col in ("Place", "Player", "RP", "Score", "Opp. RP", "Rounds", "Byes"):
-        out.add_column(col)
+        table.add_column(col)
     for s in rows:
-        out.add_row(
+        table.add_row(
             str(s.place),
             s.player + (" (w)" if s.withdrawn else ""),
             str(s.rank_points),
@@ -434,7 +488,12 @@ def standings(
             str(s.rounds),
             str(s.byes),
         )
-    Console().print(out)
+    console = Console() if out is None else Console(file=io.StringIO(), record=True, width=120)
+    console.print(table)
+    for column, meaning in legend(state.spec).items():
+        console.print(f"[bold]{column}[/]: {meaning}", highlight=False)
+    if out is not None:
+        _write(out, console.export_text())
 
 
 @app.command()

@@ -444,25 +444,32 @@ class EventStore:
         entries: Sequence[tuple[int, int, Sequence[Sequence[float]]]],
         who: str = "director",
         forfeits: Sequence[BoardForfeit] = (),
+        labels: Sequence[str] | None = None,
     ) -> list[Result]:
         """Enter whole table results ``(round, table, scores)``, all or none; each table once
         (a result already in is corrected with :meth:`amend`). ``forfeits``: the forfeits of
         bot entrants at these tables (the bots' play), kept with the event in the same
-        transaction."""
+        transaction. ``labels``: where each entry comes from (``FILE, line N``), put before
+        the message of a refusal."""
         _text("who", who, MAX_TEXT)
         with self.store.transaction() as conn:
             eid, state = self._open(conn, name)
             out: list[Result] = []
             seen: set[tuple[int, int]] = set()
-            for round_number, table_number, scores in entries:
-                table = state.table(round_number, table_number)
-                result = check_scores(table, scores, state.spec.rule)
-                where = (round_number, table_number)
-                if where in state.results or where in seen:
-                    raise ConflictError(
-                        f"round {round_number} table {table_number} of event {name!r} already "
-                        "has a result; correct it with an amendment"
-                    )
+            for i, (round_number, table_number, scores) in enumerate(entries):
+                try:
+                    table = state.table(round_number, table_number)
+                    result = check_scores(table, scores, state.spec.rule)
+                    where = (round_number, table_number)
+                    if where in state.results or where in seen:
+                        raise ConflictError(
+                            f"round {round_number} table {table_number} of event {name!r} "
+                            "already has a result; correct it with an amendment"
+                        )
+                except (EventError, NotFoundError, ConflictError) as exc:
+                    if labels is None:
+                        raise
+                    raise type(exc)(f"{labels[i]}: {exc}") from None
                 seen.add(where)
                 out.append(result)
             now = datetime.now(UTC)

@@ -7,7 +7,6 @@ Bots entered over HTTP are the built-in ones only (``random``, ``greedy``, ``str
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, Strict
@@ -30,7 +29,7 @@ from mindsport.service.limits import (
 from mindsport.service.schemas import LEAGUE_PATTERN, Id
 
 if TYPE_CHECKING:
-    from mindsport.event.model import LogEntry, Round, Standing
+    from mindsport.event.model import EventSpec, LogEntry, Round, Standing
     from mindsport.event.storage import Amendment, EventState
 
 __all__ = [
@@ -385,14 +384,20 @@ class StandingOut(BaseModel):
 
 
 class StandingsOut(BaseModel):
+    """The standings, best first, with a legend of every column and the tie-break order (as
+    CSV: ``?format=csv`` or ``Accept: text/csv``, the columns of the rows, one line each)."""
+
     event: str
     after: int = Field(description="the standings after this many rounds")
+    tie_breaks: list[str] = Field(description="the tie-breaks after rank points, in order")
+    legend: dict[str, str] = Field(description="what every column means, and the order")
     standings: list[StandingOut]
 
     @classmethod
-    def of(cls, event: str, after: int, rows: list[Standing]) -> StandingsOut:
-        lines = [StandingOut.model_validate(dataclasses.asdict(s)) for s in rows]
-        return cls(event=event, after=after, standings=lines)
+    def of(cls, spec: EventSpec, after: int, rows: list[Standing]) -> StandingsOut:
+        from mindsport.event.exports import standings_json
+
+        return cls.model_validate(standings_json(spec, after, rows))
 
 
 class SeatOut(BaseModel):

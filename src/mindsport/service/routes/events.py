@@ -10,10 +10,10 @@ player, 409 a result entered twice or a finished event.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Path, Query
-from fastapi.responses import HTMLResponse
+from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi.responses import HTMLResponse, Response
 
 from mindsport.event.model import (
     DealSource,
@@ -88,18 +88,53 @@ async def get_event(event: EventName, runtime: RuntimeDep, events: Events) -> Ev
     return EventOut.of(await _state(runtime, events, event))
 
 
-@router.get("/api/events/{event}/standings", responses=responses(400, 404, 422))
+_CSV: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "The standings: JSON, or CSV (?format=csv or Accept: text/csv)",
+        "content": {"text/csv": {"schema": {"type": "string"}}},
+    }
+}
+
+
+@router.get(
+    "/api/events/{event}/standings",
+    response_model=StandingsOut,
+    responses={**_CSV, **responses(400, 404, 422)},
+)
 async def get_standings(
     event: EventName,
+    request: Request,
     runtime: RuntimeDep,
     events: Events,
     after: Annotated[int | None, Query(ge=0, le=MAX_ROUNDS)] = None,
-) -> StandingsOut:
-    """Standings after the complete rounds, or after round ``after`` (rank points, then
-    the tie-breaks)."""
+    format: Annotated[Literal["json", "csv"] | None, Query()] = None,
+) -> Any:
+    """Standings after the complete rounds, or after round ``after`` (rank points, then the
+    tie-breaks), with a legend of every column; as CSV with ``format=csv`` or an ``Accept``
+    header that prefers ``text/csv``."""
+    from mindsport.event.exports import standings_csv
+
     state = await _state(runtime, events, event)
     rows = await runtime.run(state.standings, after)
-    return StandingsOut.of(event, state.complete if after is None else after, rows)
+    if format == "csv" or (format is None and _wants_csv(request.headers.get("accept", ""))):
+        return Response(
+            standings_csv(rows),
+            media_type="text/csv",
+            headers={"Content-Disposition": f'inline; filename="{event}-standings.csv"'},
+        )
+    return StandingsOut.of(state.spec, state.complete if after is None else after, rows)
+
+
+def _wants_csv(accept: str) -> bool:
+    """Whether an ``Accept`` header prefers CSV to JSON (the first of them it names, ``q``
+    weights aside)."""
+    for part in accept.split(","):
+        media = part.split(";")[0].strip().lower()
+        if media == "text/csv":
+            return True
+        if media in ("application/json", "*/*", "application/*"):
+            return False
+    return False
 
 
 @router.get("/api/events/{event}/rounds/{round}/sheet", responses=responses(404, 422))
