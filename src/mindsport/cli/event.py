@@ -138,13 +138,18 @@ def create(
     scoring: Annotated[Scoring, typer.Option(help="Rank points over the field or table.")] = (
         Scoring.FIELD
     ),
+    game: Annotated[
+        str,
+        typer.Option(help="The game: doudizhu (tables of three) or junqi (Luzhanqi, of two)."),
+    ] = "doudizhu",
     rule: Annotated[
         str,
         typer.Option(
-            help="The game's scoring rule: linear, ccpc2016 (2016 rules: each farmer's own "
-            "doublings) or classic; results are checked by it and bots play under it."
+            help="The game's scoring rule (default: the game's first). Dou Dizhu: linear, "
+            "ccpc2016 (2016 rules: each farmer's own doublings) or classic; Luzhanqi: win. "
+            "Results are checked by it and bots play under it."
         ),
-    ] = "linear",
+    ] = "",
     tie_break: Annotated[
         list[TieBreak] | None, typer.Option(help="Tie-breaks in order (repeat the option).")
     ] = None,
@@ -205,6 +210,7 @@ def create(
         tie_breaks=tuple(tie_break) if tie_break else (TieBreak.SCORE, TieBreak.OPPONENTS),
         seed=seed,
         pool=pool,
+        game=game,
         rule=rule,
         time_limit=time_limit,
         late_points=late_points,
@@ -214,7 +220,8 @@ def create(
             events.store.ensure_league(league)
         events.create(spec)
     typer.echo(
-        f"event {name}: {format} format, {rounds} rounds of {deals} deal(s), {rule} scoring, "
+        f"event {name}: {spec.game}, {format} format, {rounds} rounds of {deals} deal(s), "
+        f"{spec.rule} scoring, "
         f"{spec.source} "
         f"deals{f' ({len(pool)} hands)' if pool else ''}; results go to league {league}"
     )

@@ -21,10 +21,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mindsport.errors import MindsportError
+from mindsport.event.games import table_game
 from mindsport.event.model import BoardForfeit, EventError, EventSpec, Player, Result, Round, Table
 from mindsport.event.standings import check_scores
 from mindsport.games.contract import Bot, Game
-from mindsport.games.registry import get_game, make_bot
+from mindsport.games.registry import make_bot
 from mindsport.games.specs import parse_spec
 
 __all__ = ["check_bot", "event_game", "play_bot_tables"]
@@ -35,7 +36,7 @@ MAX_SPEC = 200
 
 def event_game(spec: EventSpec) -> Game:
     """The game an event's bots play: its game under its scoring rule."""
-    return get_game(spec.game, scoring=spec.rule)
+    return table_game(spec.game).game(spec.rule)
 
 
 def _close(bots: Mapping[str, Bot]) -> None:
@@ -76,7 +77,6 @@ def play_bot_tables(
 ) -> tuple[dict[tuple[int, int], Result], list[BoardForfeit]]:
     """Play every board of ``tables`` (every seat a bot entrant): their results, checked by
     the event's rule, and the forfeits, in board order."""
-    from mindsport.doudizhu import Deal
     from mindsport.games.many import Table as Game1
     from mindsport.games.many import play_many
 
@@ -99,7 +99,7 @@ def play_bot_tables(
         boards = [(t, b) for t in tables for b in t.boards()]
         games = [
             Game1(
-                Deal.parse(b.hand),
+                table_game(spec.game).chance(b.hand),
                 tuple(bots[s.player] for s in b.seats),
                 (17, played.number, t.number, b.number),
             )
@@ -125,6 +125,7 @@ def play_bot_tables(
                 )
             )
     results = {
-        (played.number, t.number): check_scores(t, rows[t.number], spec.rule) for t in tables
+        (played.number, t.number): check_scores(t, rows[t.number], spec.rule, spec.game)
+        for t in tables
     }
     return results, forfeits

@@ -18,7 +18,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import TypeVar
 
-from mindsport.errors import MindsportError
+from mindsport.event.errors import EventError
 from mindsport.match import id_problem, normal_id
 
 __all__ = [
@@ -60,10 +60,6 @@ MAX_DEALS = 12
 MAX_PLAYERS = 3000
 #: the seats of a Dou Dizhu deal, in the order of its notation and of a board's scores
 SEATS = ("landlord", "farmer1", "farmer2")
-
-
-class EventError(MindsportError):
-    """An event operation refused: the message names the input and what is wrong."""
 
 
 class EventFormat(StrEnum):
@@ -151,7 +147,9 @@ class EventSpec:
     its deals from the pool without replacement). ``league``: the rating league the final
     results go to (its write key enters results). ``rule``: the game's scoring rule, by which
     every board's scores are checked and bots play (Dou Dizhu: ``linear``, ``ccpc2016`` or
-    ``classic``, :mod:`mindsport.doudizhu.scoring`). ``time_limit``: the seconds a bot entrant
+    ``classic``, :mod:`mindsport.doudizhu.scoring`; Luzhanqi: ``win``; empty: the game's
+    default, see :mod:`mindsport.event.games`). ``game``: ``doudizhu`` (tables of three) or
+    ``junqi`` (Luzhanqi, tables of two). ``time_limit``: the seconds a bot entrant
     that runs a program (``cmd:``) may think per move before it forfeits the board.
     ``late_points``: what a late entrant starts with (:class:`LatePoints`)."""
 
@@ -166,7 +164,7 @@ class EventSpec:
     seed: int = 0
     pool: tuple[str, ...] = ()
     game: str = "doudizhu"
-    rule: str = "linear"
+    rule: str = ""
     time_limit: float = TIME_LIMIT
     late_points: LatePoints = LatePoints.ZERO
 
@@ -183,9 +181,14 @@ class EventSpec:
         _count("rounds", self.rounds, 1, MAX_ROUNDS)
         _count("deals", self.deals, 1, MAX_DEALS)
         _count("seed", self.seed, 0, 2**63 - 1)
-        if self.game != "doudizhu":
-            raise EventError(f"game {self.game!r}: events are run for Dou Dizhu ('doudizhu')")
-        _rule(self.rule)
+        from mindsport.event.games import table_game  # plain values: no NumPy loaded
+
+        game = table_game(self.game)
+        object.__setattr__(self, "rule", game.rule(self.rule))
+        if game.name != "doudizhu" and (self.pool or self.source is DealSource.POOL):
+            raise EventError(
+                f"a pool of hands is for Dou Dizhu events; {game.title} events deal at random"
+            )
         limit = self.time_limit
         if (
             isinstance(limit, bool)
@@ -219,18 +222,16 @@ class EventSpec:
                 )
 
     @property
+    def size(self) -> int:
+        """Players at a table (three for Dou Dizhu, two for Luzhanqi)."""
+        from mindsport.event.games import table_game
+
+        return table_game(self.game).size
+
+    @property
     def boards(self) -> int:
-        """Boards each table plays in a round (every deal in three seat rotations)."""
-        return 3 * self.deals
-
-
-def _rule(name: object) -> str:
-    # the rules are plain values: reading them loads no NumPy
-    from mindsport.doudizhu.scoring import SCORING_RULES
-
-    if not isinstance(name, str) or name not in SCORING_RULES:
-        raise EventError(f"scoring rule {name!r}: use one of {', '.join(SCORING_RULES)}")
-    return name
+        """Boards each table plays in a round (every deal in every seat rotation)."""
+        return self.size * self.deals
 
 
 def _enum(kind: type[E], value: object, name: str) -> E:
@@ -263,14 +264,11 @@ class Player:
 
 @dataclass(frozen=True)
 class Seat:
-    """Who holds which cards on one board: ``seat`` 0 landlord, 1 farmer 1, 2 farmer 2."""
+    """Who holds which cards (or setup) on one board: ``seat`` numbered as the game numbers
+    its players (Dou Dizhu: 0 landlord, 1 farmer 1, 2 farmer 2; Luzhanqi: 0 south, 1 north)."""
 
     seat: int
     player: str
-
-    @property
-    def label(self) -> str:
-        return SEATS[self.seat]
 
 
 @dataclass(frozen=True)
@@ -281,35 +279,33 @@ class Board:
     deal: int
     rotation: int
     hand: str
-    seats: tuple[Seat, Seat, Seat]
+    seats: tuple[Seat, ...]
 
 
 @dataclass(frozen=True)
 class Table:
-    """A table of a round: its three players (in pairing order) and the deals it plays."""
+    """A table of a round: its players (in pairing order; three for Dou Dizhu, two for
+    Luzhanqi) and the deals it plays."""
 
     round: int
     number: int
-    players: tuple[str, str, str]
+    players: tuple[str, ...]
     deals: tuple[str, ...]
 
     def boards(self) -> tuple[Board, ...]:
-        """Every board: deal d in rotation k is board 3d + k, seats rotated so that each
-        player holds each seat's cards once per deal."""
-        # imported here: the command line reads this module's enums and must not load NumPy
-        from mindsport.tournament.formats import rotated_seatings
-
-        rotations = rotated_seatings(self.players)
+        """Every board: with n players, deal d in rotation k is board n d + k, seat s held by
+        the player at position (s + k) mod n, so each player holds each seat once per deal."""
+        n = len(self.players)
         return tuple(
             Board(
-                3 * d + k,
+                n * d + k,
                 d,
                 k,
                 hand,
-                (Seat(0, rotation[0]), Seat(1, rotation[1]), Seat(2, rotation[2])),
+                tuple(Seat(s, self.players[(s + k) % n]) for s in range(n)),
             )
             for d, hand in enumerate(self.deals)
-            for k, rotation in enumerate(rotations)
+            for k in range(n)
         )
 
 
@@ -322,12 +318,12 @@ class Round:
 
 @dataclass(frozen=True)
 class Result:
-    """A table's result: ``scores[board][seat]`` (landlord, farmer 1, farmer 2) for every
-    board of the table, entered as a whole."""
+    """A table's result: ``scores[board][seat]`` (Dou Dizhu: landlord, farmer 1, farmer 2)
+    for every board of the table, entered as a whole."""
 
     round: int
     table: int
-    scores: tuple[tuple[float, float, float], ...]
+    scores: tuple[tuple[float, ...], ...]
 
     def player_scores(self, table: Table) -> dict[str, float]:
         """Each player's game score over the table's boards."""

@@ -44,15 +44,17 @@ _JOINING = 1 << 30
 
 
 def _manual(
-    number: int, field: list[str], manual: Sequence[Sequence[str]]
-) -> tuple[list[tuple[str, str, str]], list[str]]:
+    number: int, field: list[str], manual: Sequence[Sequence[str]], size: int
+) -> tuple[list[tuple[str, ...]], list[str]]:
     """The hand-seated tables, checked, and the players of ``field`` left over (in order)."""
     known = set(field)
     seen: dict[str, int] = {}
     tables = []
     for t, table in enumerate(manual, start=1):
-        if len(table) != 3:
-            raise EventError(f"round {number} table {t}: a table seats 3 players, got {len(table)}")
+        if len(table) != size:
+            raise EventError(
+                f"round {number} table {t}: a table seats {size} players, got {len(table)}"
+            )
         for p in table:
             if p not in known:
                 raise EventError(
@@ -64,7 +66,7 @@ def _manual(
                     f"round {number}: {p!r} is seated twice (tables {seen[p]} and {t})"
                 )
             seen[p] = t
-        tables.append((table[0], table[1], table[2]))
+        tables.append(tuple(table))
     return tables, [p for p in field if p not in seen]
 
 
@@ -96,21 +98,22 @@ def pair_round(
     order = [s.player for s in standings(spec, players, rounds, results)]
     active = {p.name for p in players if p.active_in(number)}
     field = [p for p in order if p in active]
-    if len(field) < 3:
-        raise EventError(f"round {number} needs at least 3 players; {len(field)} can play")
+    size = spec.size
+    if len(field) < size:
+        raise EventError(f"round {number} needs at least {size} players; {len(field)} can play")
     met, byes_taken = history(rounds)
     for p in players:  # a late entrant is seated in the round he joins
         if p.joined == number and number > 1:
             byes_taken[p.name] = _JOINING
-    seated: list[tuple[str, str, str]] = []
+    seated: list[tuple[str, ...]] = []
     left = field
     if manual is not None:
-        seated, left = _manual(number, field, manual)
-    if (manual is not None and rest == "byes") or len(left) < 3:
+        seated, left = _manual(number, field, manual, size)
+    if (manual is not None and rest == "byes") or len(left) < size:
         byes = left
     else:
         # ties of the standings are ordered by lot (standings sorts them that way)
-        paired = swiss_round(left, met, byes_taken)
+        paired = swiss_round(left, met, byes_taken, size=size)
         seated, byes = seated + list(paired.tables), list(paired.byes)
     if not seated:
         raise EventError(f"round {number}: no table is seated")

@@ -13,10 +13,9 @@ import json
 from html import escape
 from typing import Any
 
-from mindsport.doudizhu import Deal
 from mindsport.errors import NotFoundError
 from mindsport.event.exports import legend
-from mindsport.event.model import SEATS
+from mindsport.event.games import table_game
 from mindsport.event.standings import paths
 from mindsport.event.storage import EventState
 
@@ -45,11 +44,12 @@ def _round(state: EventState, number: int) -> Any:
 def deal_sheet(state: EventState, number: int) -> dict[str, Any]:
     """The deal sheet of round ``number`` as JSON-ready data."""
     played = _round(state, number)
+    game = table_game(state.spec.game)
     tables = []
     for t in played.tables:
         boards = []
         for b in t.boards():
-            hands = Deal.parse(b.hand).hands
+            hands = game.hands(b.hand)
             boards.append(
                 {
                     "board": b.number + 1,
@@ -57,7 +57,7 @@ def deal_sheet(state: EventState, number: int) -> dict[str, Any]:
                     "rotation": b.rotation + 1,
                     "hand": b.hand,
                     "seats": [
-                        {"seat": s.label, "player": s.player, "cards": hands[s.seat]}
+                        {"seat": game.seats[s.seat], "player": s.player, "cards": hands[s.seat]}
                         for s in b.seats
                     ],
                 }
@@ -67,6 +67,7 @@ def deal_sheet(state: EventState, number: int) -> dict[str, Any]:
         "event": state.spec.name,
         "round": played.number,
         "format": str(state.spec.format),
+        "game": state.spec.game,
         "tables": tables,
         "byes": list(played.byes),
     }
@@ -77,6 +78,7 @@ def deal_sheet_html(state: EventState, number: int) -> str:
     seats' cards and an empty score box per seat for the table to fill in, a box per player
     for the totals, and lines for the players' signatures."""
     sheet = deal_sheet(state, number)
+    seats = table_game(state.spec.game).seats
     parts = []
     for t in sheet["tables"]:
         rows = "".join(
@@ -98,14 +100,14 @@ def deal_sheet_html(state: EventState, number: int) -> str:
             f"<h2>{escape(sheet['event'])} · round {sheet['round']} · table {t['table']}</h2>"
             f"<p>Players: {escape(', '.join(t['players']))}</p><table><thead><tr><th>Board</th>"
             "<th>Deal</th>"
-            + "".join(f"<th>{s}</th>" for s in SEATS)
-            + "".join(f"<th>{s} score</th>" for s in SEATS)
+            + "".join(f"<th>{s}</th>" for s in seats)
+            + "".join(f"<th>{s} score</th>" for s in seats)
             + f"</tr></thead><tbody>{rows}</tbody></table>"
             "<table class=totals><thead><tr><th>Player</th><th>Total score</th>"
             f"<th>Signature</th></tr></thead><tbody>{totals}</tbody></table>"
             "<p class=sign>Every board's scores add up to zero. Results: <code>mindsport event "
             f"result {escape(sheet['event'])} {sheet['round']} {t['table']} -s "
-            "L,F1,F2;...</code> (one group per board, in board order)</p></section>"
+            f"{','.join(seats)};...</code> (one group per board, in board order)</p></section>"
         )
     byes = ", ".join(sheet["byes"]) or "none"
     return (
@@ -238,7 +240,8 @@ def event_page_html(state: EventState) -> str:
         f"<!doctype html><html><head><meta charset=utf-8><title>{escape(spec.name)} · "
         f"mindsport event</title><style>{PAGE_STYLE}</style></head><body>"
         f"<h1>{escape(spec.name)}</h1><p id=summary>{escape(str(spec.format))} format, "
-        f"{spec.deals} deal(s) a round in three rotations, {escape(str(spec.scoring))} rank "
+        f"{escape(table_game(spec.game).title)}, {spec.deals} deal(s) a round in every seat "
+        f"rotation, {escape(str(spec.scoring))} rank "
         f"points; {state.complete} of {spec.rounds} rounds complete, {len(state.rounds)} paired; "
         f"{len(state.players)} players; {escape(str(state.status))}; league "
         f"{escape(spec.league)}</p>"

@@ -19,7 +19,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from mindsport.event.model import (
-    SEATS,
     EventError,
     EventSpec,
     LatePoints,
@@ -48,24 +47,28 @@ __all__ = [
 MAX_SCORE = 1e6
 
 
-def check_scores(table: Table, scores: Sequence[Sequence[float]], rule: str = "linear") -> Result:
-    """``scores[board][seat]`` checked for ``table``: one row per board, three numbers a row,
+def check_scores(
+    table: Table, scores: Sequence[Sequence[float]], rule: str = "linear", game: str = "doudizhu"
+) -> Result:
+    """``scores[board][seat]`` checked for ``table``: one row per board, one number per seat,
     finite, and scores some game could have under the event's scoring ``rule``
-    (:meth:`~mindsport.doudizhu.scoring.ScoringRule.problem`: zero-sum, and the two farmers alike
-    under ``linear`` and ``classic``; under ``ccpc2016`` each farmer's own stake, a factor 1, 2
-    or 4 apart by their doublings)."""
-    from mindsport.doudizhu.scoring import SCORING_RULES
+    (:meth:`~mindsport.event.games.TableGame.problem`; Dou Dizhu: zero-sum, and the two farmers
+    alike under ``linear`` and ``classic``, under ``ccpc2016`` each farmer's own stake, a factor
+    1, 2 or 4 apart by their doublings)."""
+    from mindsport.event.games import table_game
 
-    judge = SCORING_RULES[rule]
+    judge = table_game(game)
     where = f"round {table.round} table {table.number}"
-    boards = len(table.deals) * 3
+    boards = len(table.deals) * len(table.players)
     if isinstance(scores, str | bytes) or len(scores) != boards:
         got = "text" if isinstance(scores, str | bytes) else f"{len(scores)} rows"
         raise EventError(f"{where}: expected scores for {boards} boards, got {got}")
     rows = []
     for b, row in enumerate(scores):
-        if isinstance(row, str | bytes) or len(row) != 3:
-            raise EventError(f"{where} board {b + 1}: expected 3 scores ({', '.join(SEATS)})")
+        if isinstance(row, str | bytes) or len(row) != judge.size:
+            raise EventError(
+                f"{where} board {b + 1}: expected {judge.size} scores ({', '.join(judge.seats)})"
+            )
         values = []
         for value in row:
             if isinstance(value, bool) or not isinstance(value, int | float):
@@ -73,11 +76,10 @@ def check_scores(table: Table, scores: Sequence[Sequence[float]], rule: str = "l
             if not math.isfinite(value) or abs(value) > MAX_SCORE:
                 raise EventError(f"{where} board {b + 1}: score {value!r} is out of range")
             values.append(float(value))
-        landlord, f1, f2 = values
-        why = judge.problem((landlord, f1, f2))
+        why = judge.problem(rule, tuple(values))
         if why is not None:
             raise EventError(f"{where} board {b + 1}: {why}")
-        rows.append((landlord, f1, f2))
+        rows.append(tuple(values))
     return Result(table.round, table.number, tuple(rows))
 
 

@@ -69,8 +69,8 @@ class Amendment:
 
     round: int
     table: int
-    old: tuple[tuple[float, float, float], ...]
-    new: tuple[tuple[float, float, float], ...]
+    old: tuple[tuple[float, ...], ...]
+    new: tuple[tuple[float, ...], ...]
     who: str
     why: str
     at: datetime
@@ -160,8 +160,8 @@ def spec_from_json(name: str, league: str, data: Mapping[str, Any]) -> EventSpec
     )
 
 
-def _rows(scores: Sequence[Sequence[float]]) -> tuple[tuple[float, float, float], ...]:
-    return tuple((float(a), float(b), float(c)) for a, b, c in scores)
+def _rows(scores: Sequence[Sequence[float]]) -> tuple[tuple[float, ...], ...]:
+    return tuple(tuple(float(x) for x in row) for row in scores)
 
 
 def _aware(t: datetime) -> datetime:
@@ -459,7 +459,7 @@ class EventStore:
             for i, (round_number, table_number, scores) in enumerate(entries):
                 try:
                     table = state.table(round_number, table_number)
-                    result = check_scores(table, scores, state.spec.rule)
+                    result = check_scores(table, scores, state.spec.rule, state.spec.game)
                     where = (round_number, table_number)
                     if where in state.results or where in seen:
                         raise ConflictError(
@@ -531,7 +531,7 @@ class EventStore:
         with self.store.transaction() as conn:
             eid, state = self._load(conn, name, lock=True)
             table = state.table(round_number, table_number)
-            result = check_scores(table, scores, state.spec.rule)
+            result = check_scores(table, scores, state.spec.rule, state.spec.game)
             old = state.results.get((round_number, table_number))
             if old is None:
                 raise EventError(

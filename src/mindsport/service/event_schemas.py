@@ -1,8 +1,10 @@
 """Request and response bodies of the event endpoints (requests strict: unknown fields refused,
 every list bounded, see :mod:`mindsport.service.limits`).
 
-Bots entered over HTTP are the built-in ones only (``random``, ``greedy``, ``strong``,
-``tracking``, ``level:N``): a bot that runs a program is for the director's own command line.
+Bots entered over HTTP are the built-in ones only (Dou Dizhu: ``random``, ``greedy``,
+``strong``, ``tracking``, ``level:N``; Luzhanqi: ``random``, ``greedy``, ``belief...``), each
+checked against the event's game: a bot that runs a program is for the director's own command
+line.
 """
 
 from __future__ import annotations
@@ -61,7 +63,10 @@ _STRICT = ConfigDict(extra="forbid")
 #: an answer read from the attributes of the event store's value of the same fields
 _FROM_ATTRIBUTES = ConfigDict(from_attributes=True)
 #: a built-in bot spec
-BOT_PATTERN = r"^(random|greedy|strong|tracking|level:(100|[1-9]?[0-9]))$"
+BOT_PATTERN = (
+    r"^(random|greedy|strong|tracking|level:(100|[1-9]?[0-9])"
+    r"|belief|belief-patent|belief-rowonly|belief-nolook)$"
+)
 
 Number = (
     Annotated[
@@ -71,7 +76,8 @@ Number = (
     ]
     | Annotated[int, Strict(), Field(ge=-MAX_EVENT_NUMBER, le=MAX_EVENT_NUMBER)]
 )
-Board = Annotated[list[Number], Field(min_length=3, max_length=3)]
+#: one board's scores, one per seat (three in Dou Dizhu, two in Luzhanqi)
+Board = Annotated[list[Number], Field(min_length=2, max_length=3)]
 Text = Annotated[
     str, Strict(), Field(min_length=1, max_length=MAX_WHO_LENGTH, pattern=r"^[^\x00-\x1f\x7f]+$")
 ]
@@ -98,9 +104,13 @@ class EventIn(BaseModel):
     rounds: Annotated[int, Strict(), Field(ge=1, le=MAX_ROUNDS)] = 6
     deals: Annotated[int, Strict(), Field(ge=1, le=MAX_DEALS)] = 1
     scoring: Literal["field", "table"] = "field"
-    rule: Literal["linear", "ccpc2016", "classic"] = Field(
-        "linear",
-        description="the game's scoring rule: results are checked by it, bots play under it",
+    game: Literal["doudizhu", "junqi"] = Field(
+        "doudizhu", description="the game: doudizhu (tables of three), junqi (tables of two)"
+    )
+    rule: Literal["linear", "ccpc2016", "classic", "win"] | None = Field(
+        None,
+        description="the game's scoring rule (Dou Dizhu: linear, ccpc2016, classic; Luzhanqi: "
+        "win; default the game's first): results are checked by it, bots play under it",
     )
     time_limit: Annotated[
         float,
@@ -149,7 +159,7 @@ class PairIn(BaseModel):
     rest: Literal["pair", "byes"] = "pair"
     tables: (
         Annotated[
-            list[Annotated[list[Id], Field(min_length=3, max_length=3)]],
+            list[Annotated[list[Id], Field(min_length=2, max_length=3)]],
             Field(max_length=MAX_ROUND_TABLES),
         ]
         | None
@@ -426,6 +436,7 @@ class SheetOut(BaseModel):
     event: str
     round: int
     format: str
+    game: str
     tables: list[SheetTableOut]
     byes: list[str]
 

@@ -190,7 +190,8 @@ async def create_event(body: EventIn, runtime: RuntimeDep, events: Events) -> Ev
             tie_breaks=tuple(TieBreak(t) for t in body.tie_breaks),
             seed=body.seed,
             pool=pool,
-            rule=body.rule,
+            game=body.game,
+            rule=body.rule or "",
             time_limit=body.time_limit,
             late_points=LatePoints(body.late_points),
         )
