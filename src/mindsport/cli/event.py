@@ -405,8 +405,10 @@ Why = Annotated[str, typer.Option(help="Why (kept in the log).")]
 @app.command()
 def unpair(name: Name, why: Why, who: Who = "director", db: str | None = DbOption) -> None:
     """Undo the pairing of the latest round while it has no result (logged)."""
+    from mindsport.event.undo import unpair as undo
+
     with _events(db) as events:
-        entry = events.unpair(name, who, why)
+        entry = undo(events, name, who, why)
     typer.echo(entry.detail)
 
 
@@ -415,8 +417,10 @@ def reinstate(
     name: Name, player: str, why: Why, who: Who = "director", db: str | None = DbOption
 ) -> None:
     """Take back a withdrawal: the player is seated again from the next round (logged)."""
+    from mindsport.event.undo import reinstate as undo
+
     with _events(db) as events:
-        entry = events.reinstate(name, player, who, why)
+        entry = undo(events, name, player, who, why)
     typer.echo(entry.detail)
 
 
@@ -429,8 +433,10 @@ def delete(
     """Delete an event that has not finished, with everything it holds."""
     if not yes:
         typer.confirm(f"delete event {name} and everything it holds?", abort=True)
+    from mindsport.event.undo import delete as undo
+
     with _events(db) as events:
-        state = events.delete(name)
+        state = undo(events, name)
     typer.echo(
         f"event {name} deleted ({len(state.players)} players, {len(state.rounds)} rounds, "
         f"{len(state.results)} table results)"

@@ -13,7 +13,8 @@ rating league (and brought up to date after a correction).
 * :mod:`.sheets`: deal sheets (JSON and printable HTML) and the event page;
 * :mod:`.games`: each game's table size, seats, deals and scoring; :mod:`.entrants`: bot
   entrants, their play and forfeits; :mod:`.exports`: the standings as CSV and JSON with a
-  legend; :mod:`.errors`: the refusal of an event operation;
+  legend; :mod:`.undo`: un-pairing, reinstating, deleting; :mod:`.errors`: the refusal of an
+  event operation;
 * :mod:`.simulate`: whole events played by graded bots, and how well their standings recover
   the bots' true order, per format.
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, delete, insert, select, update
+from sqlalchemy import Connection, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from mindsport.errors import ConflictError, NotFoundError
@@ -168,12 +168,123 @@ def _aware(t: datetime) -> datetime:
     return t if t.tzinfo is not None else t.replace(tzinfo=UTC)
 
 
-def _text(name: str, value: str, limit: int) -> str:
+def check_text(name: str, value: str, limit: int) -> str:
     if not isinstance(value, str) or not value.strip():
         raise EventError(f"{name} must be a non-empty text")
     if len(value) > limit:
         raise EventError(f"{name} has {len(value)} characters; at most {limit}")
     return value
+
+
+def read_state(conn: Connection, name: str, *, lock: bool = False) -> tuple[int, EventState]:
+    """Event ``name`` as recorded (its row id and state); ``lock``: its row locked for a
+    write until the transaction ends."""
+    check_event_name(name)
+    query = select(events).where(events.c.name == name)
+    if lock:
+        query = query.with_for_update()
+    row = conn.execute(query).first()
+    if row is None:
+        raise NotFoundError(f"event {name!r} does not exist")
+    eid = row.id
+    spec = spec_from_json(row.name, row.league, row.spec)
+    players = tuple(
+        Player(p.player, p.number, p.bot, p.joined, p.withdrawn)
+        for p in conn.execute(
+            select(event_players)
+            .where(event_players.c.event_id == eid)
+            .order_by(event_players.c.number)
+        )
+    )
+    tables: dict[int, list[Table]] = {}
+    for t in conn.execute(
+        select(event_tables)
+        .where(event_tables.c.event_id == eid)
+        .order_by(event_tables.c.round, event_tables.c.table_no)
+    ):
+        tables.setdefault(t.round, []).append(
+            Table(t.round, t.table_no, tuple(t.players), tuple(t.deals))
+        )
+    rounds = tuple(
+        Round(r.round, tuple(tables.get(r.round, [])), tuple(r.byes))
+        for r in conn.execute(
+            select(event_rounds)
+            .where(event_rounds.c.event_id == eid)
+            .order_by(event_rounds.c.round)
+        )
+    )
+    results = {
+        (r.round, r.table_no): Result(r.round, r.table_no, _rows(r.scores))
+        for r in conn.execute(select(event_results).where(event_results.c.event_id == eid))
+    }
+    amendments = tuple(
+        Amendment(
+            a.round,
+            a.table_no,
+            _rows(a.old_scores),
+            _rows(a.new_scores),
+            a.who,
+            a.why,
+            _aware(a.at),
+        )
+        for a in conn.execute(
+            select(event_amendments)
+            .where(event_amendments.c.event_id == eid)
+            .order_by(event_amendments.c.id)
+        )
+    )
+    forfeits = tuple(
+        BoardForfeit(f.round, f.table_no, f.board, f.player, f.reason, f.detail)
+        for f in conn.execute(
+            select(event_forfeits)
+            .where(event_forfeits.c.event_id == eid)
+            .order_by(event_forfeits.c.id)
+        )
+    )
+    log = tuple(
+        LogEntry(e.action, e.round, e.player, e.detail, e.who, e.why, _aware(e.at))
+        for e in conn.execute(
+            select(event_log).where(event_log.c.event_id == eid).order_by(event_log.c.id)
+        )
+    )
+    state = EventState(
+        spec,
+        EventStatus(row.status),
+        _aware(row.created_at),
+        players,
+        rounds,
+        results,
+        amendments,
+        forfeits,
+        log,
+    )
+    return eid, state
+
+
+def open_state(conn: Connection, name: str) -> tuple[int, EventState]:
+    """:func:`read_state` locked for a write, refused when the event is finished."""
+    eid, state = read_state(conn, name, lock=True)
+    if state.status is EventStatus.FINISHED:
+        raise ConflictError(
+            f"event {name!r} is finished; its results are in league {state.spec.league!r}"
+        )
+    return eid, state
+
+
+def write_log(conn: Connection, eid: int, entry: LogEntry) -> None:
+    """Add ``entry`` to the log of event ``eid``."""
+    conn.execute(
+        insert(event_log).values(
+            event_id=eid,
+            action=entry.action,
+            round=entry.round,
+            player=entry.player,
+            detail=entry.detail[:2000],
+            who=entry.who,
+            why=entry.why,
+            at=entry.at,
+        )
+    )
 
 
 class EventStore:
@@ -184,86 +295,7 @@ class EventStore:
 
     # -- reading ------------------------------------------------------------------------------
     def _load(self, conn: Connection, name: str, *, lock: bool = False) -> tuple[int, EventState]:
-        check_event_name(name)
-        query = select(events).where(events.c.name == name)
-        if lock:
-            query = query.with_for_update()
-        row = conn.execute(query).first()
-        if row is None:
-            raise NotFoundError(f"event {name!r} does not exist")
-        eid = row.id
-        spec = spec_from_json(row.name, row.league, row.spec)
-        players = tuple(
-            Player(p.player, p.number, p.bot, p.joined, p.withdrawn)
-            for p in conn.execute(
-                select(event_players)
-                .where(event_players.c.event_id == eid)
-                .order_by(event_players.c.number)
-            )
-        )
-        tables: dict[int, list[Table]] = {}
-        for t in conn.execute(
-            select(event_tables)
-            .where(event_tables.c.event_id == eid)
-            .order_by(event_tables.c.round, event_tables.c.table_no)
-        ):
-            tables.setdefault(t.round, []).append(
-                Table(t.round, t.table_no, tuple(t.players), tuple(t.deals))
-            )
-        rounds = tuple(
-            Round(r.round, tuple(tables.get(r.round, [])), tuple(r.byes))
-            for r in conn.execute(
-                select(event_rounds)
-                .where(event_rounds.c.event_id == eid)
-                .order_by(event_rounds.c.round)
-            )
-        )
-        results = {
-            (r.round, r.table_no): Result(r.round, r.table_no, _rows(r.scores))
-            for r in conn.execute(select(event_results).where(event_results.c.event_id == eid))
-        }
-        amendments = tuple(
-            Amendment(
-                a.round,
-                a.table_no,
-                _rows(a.old_scores),
-                _rows(a.new_scores),
-                a.who,
-                a.why,
-                _aware(a.at),
-            )
-            for a in conn.execute(
-                select(event_amendments)
-                .where(event_amendments.c.event_id == eid)
-                .order_by(event_amendments.c.id)
-            )
-        )
-        forfeits = tuple(
-            BoardForfeit(f.round, f.table_no, f.board, f.player, f.reason, f.detail)
-            for f in conn.execute(
-                select(event_forfeits)
-                .where(event_forfeits.c.event_id == eid)
-                .order_by(event_forfeits.c.id)
-            )
-        )
-        log = tuple(
-            LogEntry(e.action, e.round, e.player, e.detail, e.who, e.why, _aware(e.at))
-            for e in conn.execute(
-                select(event_log).where(event_log.c.event_id == eid).order_by(event_log.c.id)
-            )
-        )
-        state = EventState(
-            spec,
-            EventStatus(row.status),
-            _aware(row.created_at),
-            players,
-            rounds,
-            results,
-            amendments,
-            forfeits,
-            log,
-        )
-        return eid, state
+        return read_state(conn, name, lock=lock)
 
     def get(self, name: str) -> EventState:
         """Everything recorded about event ``name``."""
@@ -284,12 +316,7 @@ class EventStore:
             return [r.name for r in conn.execute(select(events.c.name).order_by(events.c.name))]
 
     def _open(self, conn: Connection, name: str) -> tuple[int, EventState]:
-        eid, state = self._load(conn, name, lock=True)
-        if state.status is EventStatus.FINISHED:
-            raise ConflictError(
-                f"event {name!r} is finished; its results are in league {state.spec.league!r}"
-            )
-        return eid, state
+        return open_state(conn, name)
 
     # -- writing ------------------------------------------------------------------------------
     def create(self, spec: EventSpec) -> EventState:
@@ -451,7 +478,7 @@ class EventStore:
         bot entrants at these tables (the bots' play), kept with the event in the same
         transaction. ``labels``: where each entry comes from (``FILE, line N``), put before
         the message of a refusal."""
-        _text("who", who, MAX_TEXT)
+        check_text("who", who, MAX_TEXT)
         with self.store.transaction() as conn:
             eid, state = self._open(conn, name)
             out: list[Result] = []
@@ -526,8 +553,8 @@ class EventStore:
         finished event the league is brought up to date in the same transaction: the event's
         matches in it are replaced by those of the corrected event (not added; see
         :meth:`mindsport.store.Store.replace_matches`), as if it had finished corrected."""
-        _text("who", who, MAX_TEXT)
-        _text("why", why, MAX_WHY)
+        check_text("who", who, MAX_TEXT)
+        check_text("why", why, MAX_WHY)
         with self.store.transaction() as conn:
             eid, state = self._load(conn, name, lock=True)
             table = state.table(round_number, table_number)
@@ -570,7 +597,7 @@ class EventStore:
                 gone = self.store.replace_matches(
                     state.spec.league, [m.id for m in league_matches(state)], new, conn=conn
                 )
-                self._log(
+                write_log(
                     conn,
                     eid,
                     LogEntry(
@@ -585,124 +612,6 @@ class EventStore:
                     ),
                 )
             return Amendment(round_number, table_number, old.scores, result.scores, who, why, at)
-
-    # -- undo ---------------------------------------------------------------------------------
-    @staticmethod
-    def _log(conn: Connection, eid: int, entry: LogEntry) -> None:
-        conn.execute(
-            insert(event_log).values(
-                event_id=eid,
-                action=entry.action,
-                round=entry.round,
-                player=entry.player,
-                detail=entry.detail[:2000],
-                who=entry.who,
-                why=entry.why,
-                at=entry.at,
-            )
-        )
-
-    def unpair(self, name: str, who: str, why: str) -> LogEntry:
-        """Undo the pairing of the latest round while none of its tables has a result: its
-        tables, deals and byes are deleted, so the round is paired again by :meth:`pair`.
-        Players who entered late or withdrew after it was paired join or leave from it
-        again. Logged with who, when and why."""
-        _text("who", who, MAX_TEXT)
-        _text("why", why, MAX_WHY)
-        with self.store.transaction() as conn:
-            eid, state = self._open(conn, name)
-            if not state.rounds:
-                raise EventError(f"event {name!r} has no round paired; nothing to undo")
-            last = state.rounds[-1]
-            entered = [t.number for t in last.tables if (last.number, t.number) in state.results]
-            if entered:
-                raise EventError(
-                    f"round {last.number} of event {name!r} cannot be unpaired: table "
-                    f"{entered[0]} has a result ({len(entered)} of {len(last.tables)} in)"
-                )
-            where = (event_tables.c.event_id == eid, event_tables.c.round == last.number)
-            conn.execute(delete(event_tables).where(*where))
-            conn.execute(
-                delete(event_rounds).where(
-                    event_rounds.c.event_id == eid, event_rounds.c.round == last.number
-                )
-            )
-            # who joined or withdrew after the round was paired joins or leaves from it now
-            for column in (event_players.c.joined, event_players.c.withdrawn):
-                conn.execute(
-                    update(event_players)
-                    .where(event_players.c.event_id == eid, column == last.number + 1)
-                    .values({column.name: last.number})
-                )
-            seated = ", ".join(" ".join(t.players) for t in last.tables)
-            entry = LogEntry(
-                "unpair",
-                last.number,
-                None,
-                f"round {last.number} unpaired: {len(last.tables)} tables ({seated[:1500]}), "
-                f"byes {', '.join(last.byes) or 'none'}",
-                who,
-                why,
-                datetime.now(UTC),
-            )
-            self._log(conn, eid, entry)
-            return entry
-
-    def reinstate(self, name: str, player: str, who: str, why: str) -> LogEntry:
-        """Take back a withdrawal: the player is seated again from the next round paired
-        (the rounds missed stay missed). Logged with who, when and why."""
-        _text("who", who, MAX_TEXT)
-        _text("why", why, MAX_WHY)
-        player = normal_id(player) if isinstance(player, str) else player
-        with self.store.transaction() as conn:
-            eid, state = self._open(conn, name)
-            found = next((p for p in state.players if p.name == player), None)
-            if found is None:
-                raise NotFoundError(f"player {player!r} is not registered in event {name!r}")
-            if found.withdrawn is None:
-                raise ConflictError(f"player {player!r} has not withdrawn; nothing to reinstate")
-            if len(state.rounds) >= state.spec.rounds:
-                raise EventError(f"event {name!r} has paired all its rounds; no round is left")
-            conn.execute(
-                update(event_players)
-                .where(event_players.c.event_id == eid, event_players.c.player == player)
-                .values(withdrawn=None)
-            )
-            entry = LogEntry(
-                "reinstate",
-                len(state.rounds) + 1,
-                player,
-                f"{player} (withdrawn from round {found.withdrawn}) reinstated from round "
-                f"{len(state.rounds) + 1}",
-                who,
-                why,
-                datetime.now(UTC),
-            )
-            self._log(conn, eid, entry)
-            return entry
-
-    def delete(self, name: str) -> EventState:
-        """Delete an event that has not finished (its results are in no league), with all it
-        holds; returns what it held. A finished event is corrected, not deleted."""
-        with self.store.transaction() as conn:
-            eid, state = self._load(conn, name, lock=True)
-            if state.status is EventStatus.FINISHED:
-                raise ConflictError(
-                    f"event {name!r} is finished: its results are in league "
-                    f"{state.spec.league!r}; correct it with an amendment instead of deleting it"
-                )
-            for table in (
-                event_log,
-                event_forfeits,
-                event_amendments,
-                event_results,
-                event_tables,
-                event_rounds,
-                event_players,
-            ):
-                conn.execute(delete(table).where(table.c.event_id == eid))
-            conn.execute(delete(events).where(events.c.id == eid))
-            return state
 
     def finish(self, name: str) -> int:
         """Write the event's tables into its league as matches and close the event; returns

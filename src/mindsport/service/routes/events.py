@@ -26,6 +26,9 @@ from mindsport.event.model import (
 )
 from mindsport.event.sheets import deal_sheet, deal_sheet_html, event_page_html
 from mindsport.event.storage import EventState, EventStore
+from mindsport.event.undo import delete as undo_delete
+from mindsport.event.undo import reinstate as undo_reinstate
+from mindsport.event.undo import unpair as undo_unpair
 from mindsport.service.dependencies import ADMIN_KEY, EVENT_WRITE_KEY, EventName, RuntimeDep
 from mindsport.service.event_schemas import (
     AmendIn,
@@ -317,7 +320,7 @@ async def unpair(
                 f"round {round} is not the latest round of event {event!r} "
                 f"({len(state.rounds)} paired); only the latest is unpaired"
             )
-        return LogEntryOut.of(events.unpair(event, body.who, body.why))
+        return LogEntryOut.of(undo_unpair(events, event, body.who, body.why))
 
     return await runtime.run(undo)
 
@@ -327,7 +330,7 @@ async def reinstate(
     event: EventName, body: ReinstateIn, runtime: RuntimeDep, events: Events
 ) -> LogEntryOut:
     """Take back a withdrawal: the player plays again from the next round (logged)."""
-    entry = await runtime.run(events.reinstate, event, body.player, body.who, body.why)
+    entry = await runtime.run(undo_reinstate, events, event, body.player, body.who, body.why)
     return LogEntryOut.of(entry)
 
 
@@ -338,7 +341,7 @@ async def reinstate(
 )
 async def delete_event(event: EventName, runtime: RuntimeDep, events: Events) -> DeletedOut:
     """Delete an event that has not finished, with everything it holds (409 when finished)."""
-    state = await runtime.run(events.delete, event)
+    state = await runtime.run(undo_delete, events, event)
     return DeletedOut(
         event=event,
         players=len(state.players),
