@@ -65,6 +65,7 @@ ALLOWED: dict[str, set[str]] = {
         "belief",
         "games",
         "doudizhu",
+        "junqi",
         "tournament",
     },
     # the computation of the demo: simulated leagues and a ladder of Dou Dizhu bots

@@ -58,9 +58,15 @@ def test_doubling() -> None:
     rng = np.random.default_rng(0)
     hands, kitty = deal_for_bidding(rng)
     res = auction(hands, kitty, [Scripted(1, True), Scripted(0, True), Scripted(0, True)], 0, rng)
-    assert res is not None and res.doubles == 3
+    # both farmers double, the landlord redoubles against each
+    assert res is not None and res.doubles == (2, 2)
     res = auction(hands, kitty, [Scripted(1, True), Scripted(0), Scripted(0)], 0, rng)
-    assert res is not None and res.doubles == 0  # the landlord only doubles back
+    assert res is not None and res.doubles == (0, 0)  # the landlord only doubles back
+    # only farmer 1 (the player after the landlord) doubles: the redouble is against him alone
+    res = auction(hands, kitty, [Scripted(1, True), Scripted(0, True), Scripted(0)], 0, rng)
+    assert res is not None and res.doubles == (2, 0)
+    res = auction(hands, kitty, [Scripted(1, False), Scripted(0), Scripted(0, True)], 0, rng)
+    assert res is not None and res.doubles == (0, 1)
 
 
 def test_play_with_bidding_scores() -> None:
@@ -69,7 +75,9 @@ def test_play_with_bidding_scores() -> None:
         result, record = play_with_bidding(
             [StrongBot(), GreedyBot(), GreedyBot()], [PlanBidder()] * 3, rng
         )
-        power = record.bombs + record.rockets + int(record.spring) + result.doubles
-        farmer = result.call * (-1 if record.landlord_won else 1) * 2**power
-        assert record.scores == (-2 * farmer, farmer, farmer)
+        power = record.bombs + record.rockets + int(record.spring)
+        sign = -1 if record.landlord_won else 1
+        f1, f2 = (result.call * sign * 2 ** (power + d) for d in result.doubles)
+        assert record.scores == (-(f1 + f2), f1, f2)
+        assert record.doubles == result.doubles
         assert record.call == result.call and len(record.deal.landlord) == 20

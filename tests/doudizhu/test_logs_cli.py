@@ -120,3 +120,35 @@ def test_cli_simulate_is_independent_of_jobs(tmp_path: Path) -> None:
         outs.append(out.read_text())
     assert outs[0] == outs[1]
     assert len(outs[0].splitlines()) == 12
+
+
+def test_doubles_per_farmer_in_logs_and_play(tmp_path: Path) -> None:
+    """The 2016 rules' doublings per farmer: logged as [farmer 1, farmer 2], read back equal;
+    an older log's single number counts for both farmers; ``ddz play`` takes them."""
+    rng = np.random.default_rng(4)
+    bots = [StrongBot(), GreedyBot(), GreedyBot()]
+    records = [play(deal(rng), bots, CCPC2016, rng, call=3, doubles=(2, 0)) for _ in range(3)]
+    path = tmp_path / "games.jsonl"
+    write_logs(path, records)
+    assert read_logs(path) == records
+    line = json.loads(path.read_text().splitlines()[0])
+    assert line["doubles"] == [2, 0] and line["call"] == 3
+    f1, f2 = line["scores"][1:]
+    assert f1 == 4 * f2 and line["scores"][0] == -(f1 + f2)
+    line["doubles"] = 1  # an older log
+    path.write_text(json.dumps(line) + "\n")
+    assert read_logs(path)[0].doubles == (1, 1)
+    line["doubles"] = [3, 0]
+    path.write_text(json.dumps(line) + "\n")
+    with pytest.raises(LogError, match=r"games.jsonl, line 1: doubles"):
+        read_logs(path)
+    res = runner.invoke(
+        app, ["play", "--seed", "3", "--scoring", "ccpc2016", "--call", "3", "--doubles", "2,0"]
+    )
+    assert res.exit_code == 0, res.output
+    text = " ".join(res.output.split())
+    assert "call 3, doubles 2,0" in text
+    land, one, two = (float(x) for x in text.rsplit("(ccpc2016) ", 1)[1].split(", "))
+    assert one == 4 * two and land == -(one + two)
+    res = runner.invoke(app, ["play", "--doubles", "1,x"])
+    assert res.exit_code == 2 and "--doubles '1,x'" in res.output

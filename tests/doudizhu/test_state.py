@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -18,6 +20,7 @@ from mindsport.doudizhu import (
     legal_moves,
 )
 from mindsport.doudizhu.state import TERMINAL
+from mindsport.errors import MindsportError
 
 DEAL = Deal(
     "33334444555566667XD2",  # landlord
@@ -97,7 +100,7 @@ def test_legal_actions_and_view() -> None:
 def test_scoring_values() -> None:
     assert LINEAR.scores(Outcome(landlord_won=True)) == (1.0, -0.5, -0.5)
     assert LINEAR.scores(Outcome(landlord_won=False, bombs=1)) == (-2.0, 1.0, 1.0)
-    assert CCPC2016.scores(Outcome(landlord_won=False, call=3, doubles=1)) == (-12.0, 6.0, 6.0)
+    assert CCPC2016.scores(Outcome(landlord_won=False, call=3, doubles=(1, 1))) == (-12.0, 6.0, 6.0)
     assert CLASSIC.scores(Outcome(landlord_won=True, call=2, spring=True)) == (8.0, -4.0, -4.0)
     for rule in (LINEAR, CCPC2016, CLASSIC):
         assert sum(rule.scores(Outcome(landlord_won=True, bombs=2))) == 0
@@ -123,8 +126,27 @@ def test_play_scores_with_call_and_doubles() -> None:
 
     rng = np.random.default_rng(8)
     for _ in range(10):
-        rec = play(deal(rng), [StrongBot(), GreedyBot(), GreedyBot()], CCPC2016, rng, 3, 1)
+        rec = play(deal(rng), [StrongBot(), GreedyBot(), GreedyBot()], CCPC2016, rng, 3, (1, 1))
         power = rec.bombs + rec.rockets + int(rec.spring) + 1
         farmer = 3 * (-1 if rec.landlord_won else 1) * 2**power
         assert rec.scores == (-2 * farmer, farmer, farmer)
         assert rec.scoring == "ccpc2016"
+        # farmer 1 doubled, the landlord redoubled against him: his stake is 4 times farmer 2's
+        rec = play(deal(rng), [StrongBot(), GreedyBot(), GreedyBot()], CCPC2016, rng, 2, (2, 0))
+        power = rec.bombs + rec.rockets + int(rec.spring)
+        sign = -1 if rec.landlord_won else 1
+        f1, f2 = 2 * sign * 2 ** (power + 2), 2 * sign * 2**power
+        assert rec.scores == (-(f1 + f2), f1, f2) and rec.doubles == (2, 0)
+
+
+def test_ccpc2016_worked_example() -> None:
+    """The 2016 rules' own worked example: bid 3, one bomb and one rocket, a reverse spring
+    (the farmers win), farmer 1 doubles and the landlord redoubles: farmer 1 +96, farmer 2 +24,
+    landlord -120."""
+    example = Outcome(landlord_won=False, bombs=1, rockets=1, spring=True, call=3, doubles=(2, 0))
+    assert CCPC2016.scores(example) == (-120.0, 96.0, 24.0)
+    # farmer 2 doubling too, without a redouble: 3 x 2^3 x 2 = 48
+    assert CCPC2016.scores(replace(example, doubles=(2, 1))) == (-144.0, 96.0, 48.0)
+    for bad in [(3, 0), (0, -1), (1,), 1, (True, 0)]:
+        with pytest.raises(MindsportError, match="doubles"):
+            Outcome(landlord_won=True, doubles=bad)  # type: ignore[arg-type]

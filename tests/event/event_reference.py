@@ -20,7 +20,7 @@ from typing import Any
 
 @dataclass
 class PlayedTable:
-    players: tuple[str, str, str]
+    players: tuple[str, ...]
     scores: list[list[float]]  # scores[board][seat]
 
 
@@ -31,14 +31,15 @@ class PlayedRound:
 
 
 def holder(players: Sequence[str], board: int, seat: int) -> str:
-    return players[(seat + board % 3) % 3]
+    n = len(players)
+    return players[(seat + board % n) % n]
 
 
 def round_scores(r: PlayedRound) -> dict[str, float]:
     out: dict[str, float] = {}
     for t in r.tables:
         for b, row in enumerate(t.scores):
-            for s in range(3):
+            for s in range(len(t.players)):
                 p = holder(t.players, b, s)
                 out[p] = out.get(p, 0.0) + row[s]
     return out
@@ -64,8 +65,8 @@ def brute_standings(
             for t in r.tables:
                 for p in t.players:
                     place = 1 + sum(1 for q in t.players if s[q] > s[p])
-                    rp[p] += 2 * (3 - place + 1)
-            bye = 4
+                    rp[p] += 2 * (len(t.players) - place + 1)
+            bye = len(r.tables[0].players) + 1
         for p in s:
             score[p] += s[p]
         for p in r.byes:
@@ -140,3 +141,21 @@ def played_round(sheet: dict[str, Any], scores: list[list[list[float]]]) -> Play
         [PlayedTable(tuple(t["players"]), s) for t, s in zip(sheet["tables"], scores, strict=True)],
         list(sheet["byes"]),
     )
+
+
+def league_is_a_fresh_finish(store: Any, event: str, league: str, tables: int) -> None:
+    """The league holds the event's matches once each, as the corrected event gives them, and
+    its ratings equal those of a new league the corrected event is finished into."""
+    from mindsport.event.storage import EventStore, league_matches
+
+    want = league_matches(EventStore(store).get(event))
+    got = store.matches(league)
+    assert len(got) == tables
+
+    def key(m: Any) -> tuple[Any, ...]:
+        return (m.id, [list(t) for t in m.teams], list(m.ranks), list(m.scores or []))
+
+    assert sorted(map(key, got)) == sorted(map(key, want))
+    store.create_league("fresh-" + league)
+    store.add_matches("fresh-" + league, want)
+    assert store.ratings(league) == store.ratings("fresh-" + league)

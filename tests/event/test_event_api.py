@@ -4,6 +4,8 @@ Runs on SQLite and, when configured, on PostgreSQL."""
 
 from __future__ import annotations
 
+import csv
+import io
 import random
 import warnings
 from collections.abc import Iterator
@@ -16,6 +18,7 @@ from event_reference import (
     board_scores,
     brute_standings,
     check_sheet,
+    league_is_a_fresh_finish,
     played_round,
     repeats,
 )
@@ -71,8 +74,25 @@ def test_ninety_players_six_rounds(api: Any) -> None:
         if rnd == 2:
             r = client.post("/api/events/cup/withdrawals", json={"player": "q10"}, headers=writer)
             assert r.json() == {"player": "q10", "withdrawn": 2}
+        if rnd == 3:  # a late entry, seated in the round it joins
+            body = {"players": [{"name": "late"}]}
+            r = client.post("/api/events/cup/players", json=body, headers=writer)
+            assert r.json() == {"registered": ["late"], "joined": 3}
         r = client.post("/api/events/cup/rounds", json={}, headers=writer)
         assert r.status_code == 201 and r.json()["round"] == rnd, r.text
+        if rnd == 4:  # undo the pairing, reinstate q10, pair again
+            undo = {"who": "td", "why": "q10 is back"}
+            r = client.post("/api/events/cup/rounds/3/unpairing", json=undo, headers=writer)
+            assert r.status_code == 400 and "not the latest round" in r.json()["detail"]
+            r = client.post("/api/events/cup/rounds/4/unpairing", json=undo, headers=writer)
+            assert r.status_code == 200 and r.json()["action"] == "unpair", r.text
+            back = {"player": "q10", "who": "td", "why": "came back"}
+            r = client.post("/api/events/cup/reinstatements", json=back, headers=writer)
+            assert r.status_code == 200 and r.json()["round"] == 4, r.text
+            r = client.post("/api/events/cup/reinstatements", json=back, headers=writer)
+            assert r.status_code == 409 and "has not withdrawn" in r.json()["detail"]
+            r = client.post("/api/events/cup/rounds", json={}, headers=writer)
+            assert r.status_code == 201 and r.json()["round"] == 4, r.text
         sheet = client.get(f"/api/events/cup/rounds/{rnd}/sheet").json()
         check_sheet(sheet, deals=2)
         scores = [board_scores(rng, 6) for _ in sheet["tables"]]
@@ -87,22 +107,57 @@ def test_ninety_players_six_rounds(api: Any) -> None:
         assert r.status_code == 201 and len(r.json()["tables"]) == len(rest), r.text
         played.append(played_round(sheet, scores))
     assert repeats(played) == 0
-    assert [len(r.byes) for r in played] == [0, 2, 2, 2, 2, 2]
+    # q10 out in rounds 2-3, the late entrant in from round 3 (and seated then), q10 back in 4
+    assert [len(r.byes) for r in played] == [0, 2, 0, 1, 1, 1]
+    assert "late" in {p for t in played[2].tables for p in t.players}
+    assert all("q10" not in {p for t in r.tables for p in t.players} for r in played[1:3])
     byes = [p for r in played for p in r.byes]
     assert len(set(byes)) == len(byes)
     for after in (3, 6):  # after round 3 and at the end
         got = client.get("/api/events/cup/standings", params={"after": after}).json()
-        want = brute_standings(names, played[:after])
+        want = brute_standings([*names, "late"], played[:after])
         assert {
             s["player"]: (s["place"], s["rank_points"], s["score"], s["opponents"])
             for s in got["standings"]
         } == want
-    assert "missing" not in client.get("/events/cup").text.split("<h2>Rounds</h2>")[1]
+    page = client.get("/events/cup").text
+    assert "missing" not in page.split("<h2>Rounds</h2>")[1].split("<h2>")[0]
+    # the standings as CSV (by ?format= and by Accept) parse back equal to the JSON's
+    as_json = client.get("/api/events/cup/standings").json()
+    assert set(as_json["legend"]) == {*as_json["standings"][0], "order"}
+    kinds = {"player": str, "score": float, "withdrawn": lambda x: x == "true"}
+    for how in ({"params": {"format": "csv"}}, {"headers": {"Accept": "text/csv"}}):
+        r = client.get("/api/events/cup/standings", **how)  # type: ignore[arg-type]
+        assert r.headers["content-type"].startswith("text/csv")
+        parsed = list(csv.DictReader(io.StringIO(r.text)))
+        assert [{k: kinds.get(k, int)(v) for k, v in x.items()} for x in parsed] == as_json[
+            "standings"
+        ]
+    r = client.get("/api/events/cup/standings", params={"format": "xml"})
+    assert r.status_code == 422
     r = client.post("/api/events/cup/finish", headers=writer)
     tables = sum(len(p.tables) for p in played)
     assert r.json() == {"event": "cup", "added": tables}
     assert client.post("/api/events/cup/finish", headers=writer).json()["added"] == 0
     assert store.match_count("open") == tables
+    # a correction after the finish replaces the league's matches (none added)
+    url = "/api/events/cup/rounds/2/tables/3/amendments"
+    fixed = [[-x for x in row] for row in played[1].tables[2].scores]
+    body = {"scores": fixed, "who": "td", "why": "appeal"}
+    assert client.post(url, json=body, headers=writer).status_code == 201
+    played[1].tables[2].scores = fixed
+    assert store.match_count("open") == tables
+    league_is_a_fresh_finish(store, "cup", "open", tables)
+    got = client.get("/api/events/cup/standings").json()
+    assert {
+        s["player"]: (s["place"], s["rank_points"], s["score"], s["opponents"])
+        for s in got["standings"]
+    } == brute_standings([*names, "late"], played)
+    state = client.get("/api/events/cup").json()
+    assert [e["action"] for e in state["log"]] == ["unpair", "reinstate", "league"]
+    assert client.delete("/api/events/cup", headers=writer).status_code == 409
+    page = client.get("/events/cup").text
+    assert "<h2>Log</h2>" in page and "appeal" in page and "id=legend" in page
 
 
 def test_keys_and_refusals(api: Any) -> None:
@@ -200,3 +255,20 @@ def test_two_desks_entering_one_table_at_once(db_url: str) -> None:
             t.join()
         assert sorted(outcomes) == ["refused", "refused", "refused", "stored"]
         assert len(events.get("race").results) == 1
+
+
+def test_delete_an_event_that_has_not_finished(api: Any) -> None:
+    client, _, admin, writer = api
+    spec = {"name": "gone", "league": "open", "rounds": 1}
+    assert client.post("/api/events", json=spec, headers=admin).status_code == 201
+    players = {"players": [{"name": n} for n in "abcd"]}
+    assert client.post("/api/events/gone/players", json=players, headers=writer).status_code == 201
+    assert client.post("/api/events/gone/rounds", json={}, headers=writer).status_code == 201
+    assert client.delete("/api/events/gone").status_code == 401
+    r = client.delete("/api/events/gone", headers=writer)
+    assert r.json() == {"event": "gone", "players": 4, "rounds": 1, "results": 0}
+    assert client.get("/api/events/gone").status_code == 404
+    assert "gone" not in client.get("/api/events").json()["events"]
+    assert client.delete("/api/events/gone", headers=writer).status_code == 404
+    # the name is free again
+    assert client.post("/api/events", json=spec, headers=admin).status_code == 201

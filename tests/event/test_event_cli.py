@@ -6,6 +6,7 @@ table of a duplicate round."""
 
 from __future__ import annotations
 
+import csv
 import json
 import random
 from pathlib import Path
@@ -16,6 +17,7 @@ from event_reference import (
     board_scores,
     brute_standings,
     check_sheet,
+    league_is_a_fresh_finish,
     repeats,
     round_scores,
     text,
@@ -29,8 +31,8 @@ from mindsport.store import Store
 runner = CliRunner()
 
 
-def test_ninety_players_six_rounds(tmp_path: Path) -> None:
-    db = f"sqlite:///{tmp_path / 'event.db'}"
+def test_ninety_players_six_rounds(tmp_path: Path, db_url: str) -> None:
+    db = db_url  # SQLite, and PostgreSQL when configured
 
     def ok(*args: str) -> str:
         out = runner.invoke(app, [*args, "--db", db])
@@ -48,6 +50,14 @@ def test_ninety_players_six_rounds(tmp_path: Path) -> None:
         if rnd == 4:
             assert "from round 4" in ok("register", "weekend", "late1", "late2")
         ok("pair", "weekend")
+        if rnd == 5:  # undo the pairing, take back p005's withdrawal, pair again
+            assert "round 5 unpaired" in ok("unpair", "weekend", "--why", "p005 came back")
+            refused = runner.invoke(app, ["unpair", "weekend", "--why", "x", "--db", db])
+            assert "round 4 of event 'weekend' cannot be unpaired: table 1 has a result" in (
+                " ".join(refused.output.split())
+            )
+            ok("reinstate", "weekend", "p005", "--why", "came back", "--who", "td")
+            ok("pair", "weekend")
         ok("sheet", "weekend", str(rnd), "--json", str(tmp_path / "sheet.json"))
         sheet = json.loads((tmp_path / "sheet.json").read_text())
         check_sheet(sheet, deals=1)
@@ -80,12 +90,14 @@ def test_ninety_players_six_rounds(tmp_path: Path) -> None:
 
     # pairing: no repeated opponents, byes where the field is not a multiple of three
     assert repeats(played) == 0
-    assert [len(r.byes) for r in played] == [0, 0, 2, 1, 1, 1]
+    assert [len(r.byes) for r in played] == [0, 0, 2, 1, 2, 2]  # p005 back from round 5
     byes = [p for r in played for p in r.byes]
     assert len(set(byes)) == len(byes)  # nobody had a second bye while others had none
     seated = [{p for t in r.tables for p in t.players} for r in played]
-    assert all("p005" not in s | set(r.byes) for s, r in zip(seated[2:], played[2:], strict=True))
-    assert all("late1" not in s for s in seated[:3]) and "late1" in seated[3] | set(played[3].byes)
+    assert all("p005" not in s | set(r.byes) for s, r in zip(seated[2:4], played[2:4], strict=True))
+    assert all("p005" in s | set(r.byes) for s, r in zip(seated[4:], played[4:], strict=True))
+    # late entrants are seated in the round they join; the bye goes to a player already there
+    assert all("late1" not in s for s in seated[:3]) and {"late1", "late2"} <= seated[3]
 
     # standings equal the brute-force reference
     rows = [json.loads(line) for line in ok("standings", "weekend", "--json").splitlines()]
@@ -93,11 +105,35 @@ def test_ninety_players_six_rounds(tmp_path: Path) -> None:
     got = {r["player"]: (r["place"], r["rank_points"], r["score"], r["opponents"]) for r in rows}
     assert got == want
     assert [r["place"] for r in rows] == sorted(r["place"] for r in rows)
-    assert next(r for r in rows if r["player"] == "p005")["withdrawn"] is True
+    assert next(r for r in rows if r["player"] == "p005")["withdrawn"] is False
+
+    # exports: the CSV parsed back (by the csv module) equals the JSON standings; the legend
+    # names every column and the tie-breaks in order
+    exported = json.loads(ok("standings", "weekend", "--format", "json"))
+    assert exported["standings"] == rows and exported["tie_breaks"] == ["score", "opponents"]
+    assert set(exported["legend"]) == {*rows[0], "order"}
+    assert "score (total game score), then opponents" in exported["legend"]["order"]
+    ok("standings", "weekend", "--format", "csv", "--out", str(tmp_path / "st.csv"))
+    with open(tmp_path / "st.csv", newline="") as fh:
+        parsed = list(csv.DictReader(fh))
+    kinds = {"player": str, "score": float, "withdrawn": lambda x: x == "true"}
+    assert [{k: kinds.get(k, int)(v) for k, v in r.items()} for r in parsed] == rows
+    table = ok("standings", "weekend")
+    assert "Opp. RP (Buchholz): the sum of the final rank points" in " ".join(table.split())
+    ok("sheet", "weekend", "6", "--html", str(tmp_path / "sheet.html"))
+    page = (tmp_path / "sheet.html").read_text()
+    assert page.count('<td class="box"></td>') == sum(3 * 3 + 2 * 3 for _ in played[5].tables)
 
     # the amendment is logged; finishing writes every table once, idempotently
     shown = runner.invoke(root_app, ["event", "show", "weekend", "--db", db]).output
     assert "6 complete" in shown and "amended round 2 table 1 by td" in shown and "swap" in shown
+    assert "unpair by director" in shown and "why: p005 came back" in shown
+    assert "reinstate by td" in shown and "p005 (withdrawn from round 3) reinstated" in shown
+    wrong = text([[-x for x in row] for row in played[1].tables[0].scores])
+    assert f"(scores {wrong} -> {text(played[1].tables[0].scores)})" in shown
+    ok("show", "weekend", "--html", str(tmp_path / "page.html"))
+    page = (tmp_path / "page.html").read_text()
+    assert "<h2>Log</h2>" in page and "round 5 unpaired" in page and "p005 came back" in page
     tables = sum(len(r.tables) for r in played)
     assert f"{tables} new match" in ok("finish", "weekend")
     assert "0 new match" in ok("finish", "weekend")
@@ -112,6 +148,20 @@ def test_ninety_players_six_rounds(tmp_path: Path) -> None:
     assert list(m.ranks) == [sum(1 for q in t.players if s[q] > s[p]) for p in t.players]
     refused = runner.invoke(app, ["result", "weekend", "6", "1", "-s", text(t.scores), "--db", db])
     assert refused.exit_code == 2 and "finished" in refused.output
+
+    # a correction after the finish: the league's matches are replaced, the league equals a
+    # fresh finish of the corrected event
+    fixed = [[-x for x in row] for row in played[2].tables[1].scores]
+    ok("amend", "weekend", "3", "2", "-s", text(fixed), "--who", "td", "--why", "late appeal")
+    played[2].tables[1].scores = fixed
+    with Store(db) as store:
+        league_is_a_fresh_finish(store, "weekend", "open", tables)
+    rows = [json.loads(line) for line in ok("standings", "weekend", "--json").splitlines()]
+    got = {r["player"]: (r["place"], r["rank_points"], r["score"], r["opponents"]) for r in rows}
+    assert got == brute_standings([*names, "late1", "late2"], played)
+    assert "league by td" in ok("show", "weekend")
+    refused = runner.invoke(app, ["delete", "weekend", "--yes", "--db", db])
+    assert refused.exit_code == 2 and "is finished" in refused.output
 
 
 def test_refusals_on_the_command_line(tmp_path: Path) -> None:
@@ -143,3 +193,20 @@ def test_refusals_on_the_command_line(tmp_path: Path) -> None:
     assert code == 2 and "0 of 2 rounds have all their results" in out
     code, out = run("standings", "e", "--after", "1")
     assert code == 2 and "has 0 complete rounds" in out
+    (tmp_path / "bad.txt").write_text("# results\n1 1 2,-1,-1;2,-1,-1;2,-1,-1\n1 2 1,-1,0\n")
+    code, out = run("results", "e", str(tmp_path / "bad.txt"))
+    assert (
+        code == 2
+        and "bad.txt, line 3: round 1 of event 'e' has tables 1 to 1; there is no table 2" in out
+    )
+    (tmp_path / "bad.txt").write_text("\n1 1 2,-1,-1;2,-1,-1;2,-1,0\n")
+    code, out = run("results", "e", str(tmp_path / "bad.txt"))
+    assert code == 2 and "bad.txt, line 2: round 1 table 1 board 3: scores" in out
+    (tmp_path / "who.txt").write_text("zed\nyan,levle:3\n")
+    code, out = run("register", "e", "--file", str(tmp_path / "who.txt"))
+    assert code == 2 and "who.txt, line 2: bot of 'yan': unknown bot 'levle:3'" in out
+    code, out = run("reinstate", "e", "a", "--why", "x")
+    assert code == 2 and "player 'a' has not withdrawn; nothing to reinstate" in out
+    code, out = run("delete", "e", "--yes")
+    assert code == 0 and "event e deleted (4 players, 1 rounds, 0 table results)" in out
+    assert "event 'e' does not exist" in run("show", "e")[1]

@@ -13,6 +13,7 @@ from event_reference import (
     PlayedTable,
     board_scores,
     brute_standings,
+    played_round,
     repeat_free_split_exists,
 )
 from typer.testing import CliRunner
@@ -180,8 +181,10 @@ def test_refusals_name_the_input() -> None:
     four = [*two, Player("c", 3), Player("d", 4)]
     with pytest.raises(EventError, match="'e' is not a player of this round"):
         pair_round(spec, four, [], {}, manual=[["a", "b", "e"]])
-    with pytest.raises(EventError, match="exactly 1 sit out"):
-        pair_round(spec, four, [], {}, manual=[])
+    # issue 40: a round seated partly by hand pairs the rest (or gives them byes)
+    with pytest.raises(EventError, match="round 1: no table is seated"):
+        pair_round(spec, four, [], {}, manual=[], rest="byes")
+    assert pair_round(spec, four, [], {}, manual=[]) == pair_round(spec, four, [], {})
     done = pair_round(spec, four, [], {})
     results = {(1, 1): check_scores(done.tables[0], [[1, -0.5, -0.5]] * 3)}
     with pytest.raises(EventError, match="event 'e' has 1 rounds; all are paired"):
@@ -231,3 +234,57 @@ def test_deals_generated_at_a_requested_difficulty(tmp_path: Path) -> None:
         ],
     )
     assert out.exit_code == 0 and "pool deals (6 hands)" in out.output, out.output
+
+
+@pytest.mark.parametrize("late_points", ["zero", "mean"])
+def test_late_entrants_are_seated_and_start_with_the_set_points(late_points: str) -> None:
+    """Five players, then a sixth late: in round 2 all six are seated, and the late entrant
+    starts with 0 or round 1's mean (a bye's n + 1 = 4 over the three seated); checked
+    against the brute-force reference of round 1."""
+    spec = EventSpec("e", "l", rounds=2, late_points=late_points)  # type: ignore[arg-type]
+    five = [Player(n, i + 1) for i, n in enumerate("abcde")]
+    first = pair_round(spec, five, [], {})
+    assert len(first.tables) == 1 and len(first.byes) == 2
+    scores = [[2, -1, -1], [1, -0.5, -0.5], [-1, 0.5, 0.5]]
+    results = {(1, 1): check_scores(first.tables[0], scores)}
+    players = [*five, Player("late", 6, joined=2)]
+    second = pair_round(spec, players, [first], results)
+    seated = {p for t in second.tables for p in t.players}
+    assert len(second.tables) == 2 and not second.byes and "late" in seated
+    results.update({(2, t.number): check_scores(t, [[0, 0, 0]] * 3) for t in second.tables})
+    rows = {s.player: s for s in standings(spec, players, [first, second], results)}
+    # round 2: everyone scores 0, so all six share place 1: 2 * 6 = 12 rank points
+    want_round1 = {"late": 4 if late_points == "mean" else 0}
+    r1 = played_round(
+        {"tables": [{"players": list(first.tables[0].players)}], "byes": list(first.byes)},
+        [scores],
+    )
+    ref = brute_standings("abcde", [r1])
+    for p in "abcde":
+        want_round1[p] = ref[p][1]
+    assert {p: s.rank_points for p, s in rows.items()} == {
+        p: v + 12 for p, v in want_round1.items()
+    }
+    assert rows["late"].rounds == 1 and rows["late"].byes == 0 and rows["late"].score == 0
+
+
+def test_partial_manual_seating_pairs_or_byes_the_rest(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'e.db'}"
+    runner = CliRunner()
+
+    def run(*args: str) -> str:
+        out = runner.invoke(app, [*args, "--db", db])
+        assert out.exit_code == 0, out.output
+        return out.output
+
+    run("create", "p", "-l", "l", "--create-league", "--rounds", "2")
+    run("register", "p", *"abcdefghij")
+    out = run("pair", "p", "--tables", "j,a,b")
+    # the rest (7 players) paired by the Swiss rule: two tables and one bye
+    assert "table 1: j, a, b" in out and "round 1: 3 tables" in out and out.count("byes: ") == 1
+    byes = out.split("byes: ")[1].split()
+    assert len(byes) == 1 and byes[0] in "cdefghi"
+    run("unpair", "p", "--why", "the rest sit out")
+    out = run("pair", "p", "--tables", "j,a,b", "--rest", "byes")
+    assert "round 1: 1 tables" in out and "byes: " in out
+    assert sorted(out.split("byes: ")[1].replace(",", " ").split()) == list("cdefghi")

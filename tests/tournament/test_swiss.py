@@ -97,3 +97,35 @@ def test_errors() -> None:
         swiss_round([1, 2, 2])
     with pytest.raises(MindsportError, match="rounds must be a positive integer"):
         swiss_schedule(6, 0, 1)
+
+
+def test_tables_of_two() -> None:
+    """Pairs (a two-player game): the best player meets the best he has not met; byes by the
+    usual rule; every split of a small field checked against brute force."""
+    import itertools
+
+    r = swiss_round(["a", "b", "c", "d"], {"a": {"b"}, "b": {"a"}}, size=2)
+    assert r.tables == (("a", "c"), ("b", "d")) and r.repeats == 0
+    r = swiss_round(["a", "b", "c", "d", "e"], {}, {"e": 1}, size=2)
+    assert r.byes == ("d",) and r.tables == (("a", "b"), ("c", "e"))
+    players = list("abcdef")
+    met: dict[str, set[str]] = {p: set() for p in players}
+    for a, b in [("a", "b"), ("c", "d"), ("e", "f"), ("a", "c"), ("b", "e")]:
+        met[a].add(b)
+        met[b].add(a)
+    r = swiss_round(players, met, size=2)
+
+    def free(split: list[tuple[str, str]]) -> bool:
+        return all(b not in met[a] for a, b in split)
+
+    def splits(rest: list[str]) -> list[list[tuple[str, str]]]:
+        if not rest:
+            return [[]]
+        first, others = rest[0], rest[1:]
+        return [[(first, q), *s] for q in others for s in splits([x for x in others if x != q])]
+
+    assert any(free(s) for s in splits(players)) and r.repeats == 0
+    assert all(b not in met[a] for a, b in r.tables)
+    assert sorted(itertools.chain(*r.tables)) == players
+    with pytest.raises(MindsportError, match="tables seat two or three"):
+        swiss_round(players, size=4)

@@ -32,6 +32,16 @@ def _scoring(name: str) -> ScoringRule:
     return rule
 
 
+def _doubles(text: str) -> tuple[int, int]:
+    from mindsport.doudizhu.scoring import check_doubles
+
+    try:
+        return check_doubles(tuple(int(x) for x in text.split(",")))
+    except ValueError as exc:
+        why = str(exc) if isinstance(exc, MindsportError) else "expected two numbers F1,F2"
+        raise MindsportError(f"--doubles {text!r}: {why}") from None
+
+
 @app.command("compile")
 def compile_cmd() -> None:
     """Load the compiled engine, compiling it first if this machine has not yet (about a
@@ -74,6 +84,12 @@ def play_cmd(
     bots: str = typer.Option("strong", help=_BOTS_HELP),
     scoring: str = typer.Option("linear", help="Scoring: linear, ccpc2016 or classic."),
     time_limit: float = typer.Option(10.0, min=0.001, help=_TIME_HELP),
+    call: int = typer.Option(1, min=1, max=3, help="The landlord's bid, 1-3 (ccpc2016, classic)."),
+    doubles: str = typer.Option(
+        "0,0",
+        help="Doublings on farmer 1's and farmer 2's stakes (ccpc2016): each 0, 1 (he doubled) "
+        "or 2 (he doubled, the landlord redoubled), e.g. 2,0.",
+    ),
 ) -> None:
     """Play one game and print it move by move."""
     from rich.console import Console
@@ -86,11 +102,12 @@ def play_cmd(
 
     console = Console()
     rule = _scoring(scoring)
+    doubling = _doubles(doubles)
     players = make_bots(bots, time_limit=time_limit)
     rng = game_rng(seed, 0)
     the_deal = deal(rng)
     try:
-        record = play(the_deal, players, scoring=rule, rng=rng)
+        record = play(the_deal, players, scoring=rule, rng=rng, call=call, doubles=doubling)
     finally:
         _close(players)
     console.print(f"[bold]deal[/] {the_deal}")
@@ -107,8 +124,9 @@ def play_cmd(
         )
     console.print(
         f"[bold]{record.winner_side} win[/] (seat {SEAT_NAMES[record.winner]}); "
-        f"bombs {record.bombs}, rockets {record.rockets}, spring {record.spring}; "
-        f"scores ({rule.name}) {', '.join(f'{s:g}' for s in record.scores)}"
+        f"bombs {record.bombs}, rockets {record.rockets}, spring {record.spring}; call "
+        f"{record.call}, doubles {record.doubles[0]},{record.doubles[1]}; scores "
+        f"({rule.name}) {', '.join(f'{s:g}' for s in record.scores)}"
     )
 
 

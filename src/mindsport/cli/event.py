@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,6 +35,7 @@ from mindsport.event.model import (
     EventError,
     EventFormat,
     EventSpec,
+    LatePoints,
     Scoring,
     TieBreak,
 )
@@ -84,8 +86,17 @@ def _listed_pool(hands: Path) -> tuple[str, ...]:
     """The hands of a text file, one ``[L][F1][F2]`` a line (--hands), checked."""
     from mindsport.event.deals import check_hands
 
-    lines = hands.read_text(encoding="utf-8").splitlines()
-    return check_hands([ln.strip() for ln in lines if ln.strip()])
+    listed = [
+        (number, ln.strip())
+        for number, ln in enumerate(hands.read_text(encoding="utf-8").splitlines(), start=1)
+        if ln.strip()
+    ]
+    for number, text in listed:
+        try:
+            check_hands([text])
+        except MindsportError as exc:
+            raise EventError(f"{hands}, line {number}: {str(exc).split(': ', 1)[-1]}") from None
+    return check_hands([text for _, text in listed])
 
 
 def _library_pool(
@@ -127,9 +138,35 @@ def create(
     scoring: Annotated[Scoring, typer.Option(help="Rank points over the field or table.")] = (
         Scoring.FIELD
     ),
+    game: Annotated[
+        str,
+        typer.Option(help="The game: doudizhu (tables of three) or junqi (Luzhanqi, of two)."),
+    ] = "doudizhu",
+    rule: Annotated[
+        str,
+        typer.Option(
+            help="The game's scoring rule (default: the game's first). Dou Dizhu: linear, "
+            "ccpc2016 (2016 rules: each farmer's own doublings) or classic; Luzhanqi: win. "
+            "Results are checked by it and bots play under it."
+        ),
+    ] = "",
     tie_break: Annotated[
         list[TieBreak] | None, typer.Option(help="Tie-breaks in order (repeat the option).")
     ] = None,
+    time_limit: Annotated[
+        float,
+        typer.Option(
+            help="Seconds a bot entrant that runs a program (cmd:) may think per move before "
+            "it forfeits the board."
+        ),
+    ] = 10.0,
+    late_points: Annotated[
+        LatePoints,
+        typer.Option(
+            help="Rank points a late entrant starts with: zero, or mean (each missed round's "
+            "mean, what a bye earns)."
+        ),
+    ] = LatePoints.ZERO,
     seed: Annotated[int, typer.Option(help="Seed of the deals and of the lot.")] = 0,
     library: Annotated[
         Path | None, typer.Option(help="Hand library (JSONL/Parquet) to take the deals from.")
@@ -173,13 +210,19 @@ def create(
         tie_breaks=tuple(tie_break) if tie_break else (TieBreak.SCORE, TieBreak.OPPONENTS),
         seed=seed,
         pool=pool,
+        game=game,
+        rule=rule,
+        time_limit=time_limit,
+        late_points=late_points,
     )
     with _events(db) as events:
         if create_league:
             events.store.ensure_league(league)
         events.create(spec)
     typer.echo(
-        f"event {name}: {format} format, {rounds} rounds of {deals} deal(s), {spec.source} "
+        f"event {name}: {spec.game}, {format} format, {rounds} rounds of {deals} deal(s), "
+        f"{spec.rule} scoring, "
+        f"{spec.source} "
         f"deals{f' ({len(pool)} hands)' if pool else ''}; results go to league {league}"
     )
 
@@ -196,14 +239,28 @@ def register(
 ) -> None:
     """Register players (all or none); after a round is paired they join from the next."""
     entries: list[tuple[str, str | None]] = [(p, bot) for p in players or []]
+    lines: list[tuple[str, str | None, int]] = []
     if file is not None:
-        for line in file.read_text(encoding="utf-8").splitlines():
+        for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
             if line.strip():
                 who, _, spec = line.partition(",")
-                entries.append((who.strip(), spec.strip() or bot))
+                lines.append((who.strip(), spec.strip() or bot, number))
+    entries += [(p, b) for p, b, _ in lines]
     if not entries:
         raise EventError("name at least one player (or --file)")
     with _events(db) as events:
+        if lines:
+            from mindsport.event.entrants import check_bot
+            from mindsport.event.model import check_player_name
+
+            spec = events.get(name).spec
+            for who, b, number in lines:
+                try:
+                    player = check_player_name(who)
+                    if b is not None:
+                        check_bot(spec, player, b)
+                except MindsportError as exc:
+                    raise EventError(f"{file}, line {number}: {exc}") from None
         added = events.register(name, entries)
     typer.echo(f"registered {len(added)} player(s), from round {added[0].joined}")
 
@@ -220,13 +277,21 @@ def withdraw(name: Name, player: str, db: str | None = DbOption) -> None:
 def pair(
     name: Name,
     tables: Annotated[
-        str | None, typer.Option(help='Seat by hand: "a,b,c;d,e,f" (the rest get byes).')
+        str | None,
+        typer.Option(help='Seat tables by hand: "a,b,c;d,e,f" (the rest as --rest says).'),
     ] = None,
+    rest: Annotated[
+        str,
+        typer.Option(
+            help="With --tables, the players left over: pair (Swiss among themselves, byes by "
+            "the usual rule) or byes (they all sit out)."
+        ),
+    ] = "pair",
     db: str | None = DbOption,
 ) -> None:
-    """Pair the next round: Swiss tables of three, byes, the deals of each table."""
+    """Pair the next round: Swiss tables, byes, the deals of each table."""
     with _events(db) as events:
-        r = events.pair(name, None if tables is None else parse_tables(tables))
+        r = events.pair(name, None if tables is None else parse_tables(tables), rest)
     typer.echo(f"round {r.number}: {len(r.tables)} tables")
     for t in r.tables:
         typer.echo(f"  table {t.number}: {', '.join(t.players)}")
@@ -276,9 +341,9 @@ def result(
     typer.echo(f"round {r.round} table {r.table}: {len(r.scores)} boards entered")
 
 
-def read_results(path: Path) -> list[tuple[int, int, list[list[float]]]]:
+def read_results(path: Path) -> list[tuple[int, int, list[list[float]], str]]:
     """A results file: one table a line, ``ROUND TABLE L,F1,F2;L,F1,F2;...`` (``#`` starts a
-    comment); errors name the line."""
+    comment); each entry with where it comes from (``FILE, line N``), which every error names."""
     out = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         text = line.split("#", 1)[0].strip()
@@ -288,7 +353,9 @@ def read_results(path: Path) -> list[tuple[int, int, list[list[float]]]]:
         try:
             if len(parts) != 3:
                 raise ValueError
-            out.append((int(parts[0]), int(parts[1]), parse_scores(parts[2])))
+            out.append(
+                (int(parts[0]), int(parts[1]), parse_scores(parts[2]), f"{path}, line {number}")
+            )
         except ValueError as exc:
             why = str(exc) if isinstance(exc, MindsportError) else "expected ROUND TABLE SCORES"
             raise EventError(f"{path}, line {number}: {why}") from None
@@ -302,10 +369,11 @@ def results(
     who: Annotated[str, typer.Option(help="Who enters them.")] = "director",
     db: str | None = DbOption,
 ) -> None:
-    """Enter the results of many tables from a file, all or none."""
-    entries = read_results(file)
+    """Enter the results of many tables from a file, all or none (errors name the line)."""
+    read = read_results(file)
+    entries = [(r, t, s) for r, t, s, _ in read]
     with _events(db) as events:
-        done = events.enter_results(name, entries, who)
+        done = events.enter_results(name, entries, who, labels=[w for *_, w in read])
     typer.echo(f"{len(done)} table result(s) entered")
 
 
@@ -321,35 +389,110 @@ def amend(
     why: Annotated[str, typer.Option(help="Why (kept in the log).")],
     db: str | None = DbOption,
 ) -> None:
-    """Correct a table's result; the old and new scores are logged with who, when and why."""
+    """Correct a table's result; the old and new scores are logged with who, when and why.
+
+    In a finished event the league is brought up to date at once: the event's matches in it
+    are replaced by those of the corrected event and its ratings derived again."""
     with _events(db) as events:
         a = events.amend(name, round_number, table, parse_scores(scores), who, why)
     typer.echo(f"round {a.round} table {a.table} amended by {a.who} at {a.at.isoformat()}")
 
 
+Who = Annotated[str, typer.Option(help="Who does it (kept in the log).")]
+Why = Annotated[str, typer.Option(help="Why (kept in the log).")]
+
+
+@app.command()
+def unpair(name: Name, why: Why, who: Who = "director", db: str | None = DbOption) -> None:
+    """Undo the pairing of the latest round while it has no result (logged)."""
+    from mindsport.event.undo import unpair as undo
+
+    with _events(db) as events:
+        entry = undo(events, name, who, why)
+    typer.echo(entry.detail)
+
+
+@app.command()
+def reinstate(
+    name: Name, player: str, why: Why, who: Who = "director", db: str | None = DbOption
+) -> None:
+    """Take back a withdrawal: the player is seated again from the next round (logged)."""
+    from mindsport.event.undo import reinstate as undo
+
+    with _events(db) as events:
+        entry = undo(events, name, player, who, why)
+    typer.echo(entry.detail)
+
+
+@app.command()
+def delete(
+    name: Name,
+    yes: Annotated[bool, typer.Option("--yes", help="Delete without asking.")] = False,
+    db: str | None = DbOption,
+) -> None:
+    """Delete an event that has not finished, with everything it holds."""
+    if not yes:
+        typer.confirm(f"delete event {name} and everything it holds?", abort=True)
+    from mindsport.event.undo import delete as undo
+
+    with _events(db) as events:
+        state = undo(events, name)
+    typer.echo(
+        f"event {name} deleted ({len(state.players)} players, {len(state.rounds)} rounds, "
+        f"{len(state.results)} table results)"
+    )
+
+
 @app.command()
 def standings(
     name: Name,
-    as_json: Annotated[bool, typer.Option("--json", help="JSON lines instead of a table.")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="JSON lines (one player a line) instead of a table.")
+    ] = False,
+    format: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            help="table, jsonl (one player a line), json (with the legend) or csv (a header "
+            "line of the columns, one player a line).",
+        ),
+    ] = "table",
+    out: Annotated[
+        Path | None, typer.Option(help="Write to this file instead.", callback=output_file)
+    ] = None,
     after: Annotated[
         int | None, typer.Option(help="After this round (default: every complete round).")
     ] = None,
     db: str | None = DbOption,
 ) -> None:
-    """Standings after the complete rounds: rank points, then the tie-breaks."""
+    """Standings after the complete rounds: rank points, then the tie-breaks (a legend of
+    every column follows the table; the JSON holds it)."""
+    from mindsport.event.exports import legend, standings_csv, standings_json
+
+    shape = "jsonl" if as_json else format
+    if shape not in ("table", "jsonl", "json", "csv"):
+        raise EventError(f"--format {format!r}: use table, jsonl, json or csv")
     with _events(db, create=False) as events:
         state = events.get(name)
     rows = state.standings(after)
-    if as_json:
-        for s in rows:
-            typer.echo(json.dumps(dataclasses.asdict(s)))
-        return
     done = state.complete if after is None else after
-    out = RichTable(title=f"{name}: after {done} of {state.spec.rounds} rounds")
+    if shape != "table":
+        if shape == "csv":
+            text = standings_csv(rows)
+        elif shape == "json":
+            text = json.dumps(standings_json(state.spec, done, rows), indent=1) + "\n"
+        else:
+            text = "".join(json.dumps(dataclasses.asdict(s)) + "\n" for s in rows)
+        if out is not None:
+            _write(out, text)
+        else:
+            typer.echo(text, nl=False)
+        return
+    table = RichTable(title=f"{name}: after {done} of {state.spec.rounds} rounds")
     for col in ("Place", "Player", "RP", "Score", "Opp. RP", "Rounds", "Byes"):
-        out.add_column(col)
+        table.add_column(col)
     for s in rows:
-        out.add_row(
+        table.add_row(
             str(s.place),
             s.player + (" (w)" if s.withdrawn else ""),
             str(s.rank_points),
@@ -358,13 +501,22 @@ def standings(
             str(s.rounds),
             str(s.byes),
         )
-    Console().print(out)
+    console = Console() if out is None else Console(file=io.StringIO(), record=True, width=120)
+    console.print(table)
+    for column, meaning in legend(state.spec).items():
+        console.print(f"[bold]{column}[/]: {meaning}", highlight=False)
+    if out is not None:
+        _write(out, console.export_text())
 
 
 @app.command()
 def play(name: Name, db: str | None = DbOption) -> None:
-    """Play the latest round's tables where every seat is a bot, and enter their results."""
-    from mindsport.event.simulate import play_round
+    """Play the latest round's tables where every seat is a bot, and enter their results.
+
+    Bots that run a program (cmd:) think at most the event's --time-limit per move; a bot that
+    times out, crashes or plays an illegal move forfeits the board (its side loses it), and
+    every forfeit is kept with the event (event show lists them)."""
+    from mindsport.event.entrants import play_bot_tables
     from mindsport.tournament.doudizhu.games import warm_engine
 
     with _events(db) as events:
@@ -378,10 +530,18 @@ def play(name: Name, db: str | None = DbOption) -> None:
             for t in last.tables
             if (last.number, t.number) not in state.results and set(t.players) <= bots
         ]
-        warm_engine()
-        for (r, t), res in play_round(state.spec, state.players, last, todo).items():
-            events.enter_result(name, r, t, res.scores, "bots")
+        if state.spec.game == "doudizhu":
+            warm_engine()
+        done, forfeits = play_bot_tables(state.spec, state.players, last, todo)
+        entries = [(r, t, res.scores) for (r, t), res in sorted(done.items())]
+        events.enter_results(name, entries, "bots", forfeits)
     typer.echo(f"round {last.number}: {len(todo)} bot tables played")
+    for f in forfeits:
+        typer.echo(
+            f"  forfeit: round {f.round} table {f.table} board {f.board}: {f.player} "
+            f"({f.reason}) {f.detail}",
+            err=True,
+        )
 
 
 @app.command()
@@ -391,6 +551,10 @@ def finish(name: Name, db: str | None = DbOption) -> None:
         added = events.finish(name)
         league = events.get(name).spec.league
     typer.echo(f"event {name} finished: {added} new match(es) in league {league}")
+
+
+def _scores_text(rows: Any) -> str:
+    return ";".join(",".join(f"{x:g}" for x in row) for row in rows)
 
 
 @app.command()
@@ -423,7 +587,15 @@ def show(
     for a in state.amendments:
         typer.echo(
             f"  amended round {a.round} table {a.table} by {a.who} at {a.at.isoformat()}: {a.why}"
+            f" (scores {_scores_text(a.old)} -> {_scores_text(a.new)})"
         )
+    for f in state.forfeits:
+        typer.echo(
+            f"  forfeit round {f.round} table {f.table} board {f.board}: {f.player} ({f.reason})"
+            f" {f.detail}"
+        )
+    for e in state.log:
+        typer.echo(f"  {e.action} by {e.who} at {e.at.isoformat()}: {e.detail}; why: {e.why}")
 
 
 @app.command()

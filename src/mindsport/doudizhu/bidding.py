@@ -8,8 +8,11 @@
 * The highest caller becomes the landlord, takes the kitty and leads; the call is the ``call``
   of :data:`~mindsport.doudizhu.scoring.CCPC2016` (the ``bid`` of ``CLASSIC``). When all three
   pass the cards are dealt again (a fresh shuffle from the same generator).
-* Then each farmer (下家 first) may double once; if a farmer doubled, the landlord may double
-  back once. Every doubling adds one to ``doubles`` (a factor 2 under ``CCPC2016``).
+* Then each farmer (下家 first) may double (加倍) his own stake once; against each farmer who
+  doubled, the landlord may redouble (反加倍) once. ``doubles`` counts, per farmer, the doublings
+  on his stake (0, 1 or 2; each a factor 2 of that farmer's score under ``CCPC2016``), so the
+  two farmers' scores differ when only one of them doubled (the rules' worked example: farmer 1
+  doubles, the landlord redoubles: farmer 1's stake is 4 times farmer 2's).
 
 Players are renumbered for play so that the landlord is seat 0 (see :class:`BiddingResult`).
 """
@@ -55,7 +58,10 @@ class Bidder(Protocol):
         """0 (pass) or a call 1-3 above every call in ``calls`` (the earlier players' bids)."""
         ...
 
-    def double(self, hand: Counts, landlord: bool, call: int, rng: np.random.Generator) -> bool: ...
+    def double(self, hand: Counts, landlord: bool, call: int, rng: np.random.Generator) -> bool:
+        """Whether to double: a farmer (``landlord`` False) his own stake; the landlord
+        (``landlord`` True) asked once for each farmer who doubled, farmer 1 first."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +91,7 @@ class BiddingResult:
     landlord: int  # original player number 0..2
     call: int
     calls: tuple[int, ...]  # in bidding order, starting with ``first``
-    doubles: int
+    doubles: tuple[int, int]  # per farmer (farmer 1, farmer 2): his double, the redouble
     deal: Deal  # renumbered: seat 0 is the landlord, seat 1 the player after him
     redeals: int = 0
 
@@ -133,14 +139,9 @@ def auction(
         return None
     lord_hand = tuple(a + b for a, b in zip(hands[landlord], kitty, strict=True))
     f1, f2 = (landlord + 1) % 3, (landlord + 2) % 3
-    doubles = 0
-    farmer_doubled = False
-    for f in (f1, f2):
-        if bidders[f].double(hands[f], False, best, rng):
-            doubles += 1
-            farmer_doubled = True
-    if farmer_doubled and bidders[landlord].double(lord_hand, True, best, rng):
-        doubles += 1
+    doubled = [bool(bidders[f].double(hands[f], False, best, rng)) for f in (f1, f2)]
+    redoubled = [d and bool(bidders[landlord].double(lord_hand, True, best, rng)) for d in doubled]
+    doubles = (int(doubled[0]) + int(redoubled[0]), int(doubled[1]) + int(redoubled[1]))
     deal = Deal._trusted([list(lord_hand), list(hands[f1]), list(hands[f2])])
     return BiddingResult(landlord, best, tuple(calls), doubles, deal)
 

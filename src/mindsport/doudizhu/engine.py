@@ -36,7 +36,7 @@ from mindsport.doudizhu.kinds import Kind
 from mindsport.doudizhu.moves import Move, move_table
 from mindsport.doudizhu.player import Bot, EngineBot, engine_code
 from mindsport.doudizhu.record import GameRecord
-from mindsport.doudizhu.scoring import LINEAR, Outcome, ScoringRule
+from mindsport.doudizhu.scoring import LINEAR, NO_DOUBLES, Outcome, ScoringRule
 from mindsport.errors import MindsportError
 from mindsport.games.many import Seeding
 from mindsport.games.specs import split_specs
@@ -170,7 +170,10 @@ def deal_counts(deals: Sequence[Deal]) -> IntArray:
 
 
 def _returns(
-    results: IntArray, scoring: ScoringRule, call: int = 1, doubles: int = 0
+    results: IntArray,
+    scoring: ScoringRule,
+    call: int = 1,
+    doubles: tuple[int, int] = NO_DOUBLES,
 ) -> FloatArray:
     """Scores of the three seats (G x 3) via ``scoring.scores``, once per distinct outcome."""
     keys = np.stack(
@@ -329,7 +332,7 @@ def play_records(
     scoring: ScoringRule = LINEAR,
     *,
     call: int = 1,
-    doubles: int = 0,
+    doubles: tuple[int, int] = NO_DOUBLES,
 ) -> list[GameRecord]:
     """Full records of games ``g``: ``deals[g]`` (None: dealt from the state) played by the
     bots ``codes[g]`` / ``levels[g]`` (G x 3) from the generator state ``states[g]``."""
@@ -417,7 +420,7 @@ def play_one(
     scoring: ScoringRule,
     rng: np.random.Generator,
     call: int = 1,
-    doubles: int = 0,
+    doubles: tuple[int, int] = NO_DOUBLES,
 ) -> GameRecord:
     """One deal played by the engine with the bots drawing on ``rng``, which is advanced
     exactly as :func:`~mindsport.doudizhu.game.play` advances it."""

@@ -31,7 +31,7 @@ from mindsport.doudizhu.deal import Deal, deal
 from mindsport.doudizhu.moves import Move
 from mindsport.doudizhu.player import Bot, EngineBot
 from mindsport.doudizhu.record import GameRecord, record_of
-from mindsport.doudizhu.scoring import LINEAR, SCORING_RULES, ScoringRule
+from mindsport.doudizhu.scoring import LINEAR, NO_DOUBLES, SCORING_RULES, ScoringRule
 from mindsport.doudizhu.state import GameState, action_text
 from mindsport.errors import MindsportError
 from mindsport.games.contract import GameInfo
@@ -130,12 +130,14 @@ def play(
     scoring: ScoringRule = LINEAR,
     rng: np.random.Generator | None = None,
     call: int = 1,
-    doubles: int = 0,
+    doubles: tuple[int, int] = NO_DOUBLES,
 ) -> GameRecord:
     """Play one game between three bots (seat order landlord, farmer1, farmer2).
 
-    ``call`` (the landlord's bid, 1-3) and ``doubles`` (doublings announced before play) enter
-    the score under :data:`CCPC2016` and :data:`CLASSIC`; bidding itself is not simulated.
+    ``call`` (the landlord's bid, 1-3) enters the score under :data:`CCPC2016` and
+    :data:`CLASSIC`, ``doubles`` (per farmer, the doublings announced on his stake: his double
+    and the landlord's redouble against him, each 0 to 2) under :data:`CCPC2016`; bidding itself
+    is not simulated.
     A bot that answers an illegal move (or, for an external bot, times out or crashes)
     forfeits: see :class:`GameRecord`.
     """

@@ -2,7 +2,9 @@
 
 JSONL fields: ``deal`` (``[landlord][farmer1][farmer2]``), ``moves`` (``[seat, "kind:cards"]`` or
 ``[seat, "pass"]``), ``winner`` (seat), ``winner_side``, ``bombs``, ``rockets``, ``spring``,
-``scoring``, ``call``, ``doubles``, ``scores`` (landlord, farmer1, farmer2),
+``scoring``, ``call``, ``doubles`` (``[farmer1, farmer2]``: the doublings on each farmer's
+stake, 0 to 2; a single number in older logs, read as that number for both farmers), ``scores``
+(landlord, farmer1, farmer2),
 ``landlord_score`` and, for a game ended by a forfeit, ``forfeit`` (``player``: the seat,
 ``reason``: ``timeout``, ``crash`` or ``illegal``, ``detail``).
 
@@ -24,6 +26,7 @@ from typing import Any
 from mindsport.doudizhu.deal import Deal
 from mindsport.doudizhu.moves import Move, parse_move
 from mindsport.doudizhu.record import GameRecord
+from mindsport.doudizhu.scoring import check_doubles
 from mindsport.errors import MindsportError
 from mindsport.files import write_atomically
 from mindsport.games.referee import Forfeit
@@ -59,11 +62,22 @@ def record_to_json(record: GameRecord) -> dict[str, Any]:
         "spring": record.spring,
         "scoring": record.scoring,
         "call": record.call,
-        "doubles": record.doubles,
+        "doubles": list(record.doubles),
         "scores": list(record.scores),
         "landlord_score": record.landlord_score,
         **({} if record.forfeit is None else {"forfeit": record.forfeit.to_json()}),
     }
+
+
+def _doubles(value: Any) -> tuple[int, int]:
+    """The ``doubles`` of a log line: ``[farmer1, farmer2]``, or one number (older logs, when
+    every doubling counted for both farmers)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = (value, value)
+    try:
+        return check_doubles(tuple(value) if isinstance(value, list) else value)
+    except MindsportError as exc:
+        raise LogError(str(exc)) from None
 
 
 def record_from_json(obj: dict[str, Any]) -> GameRecord:
@@ -82,7 +96,7 @@ def record_from_json(obj: dict[str, Any]) -> GameRecord:
         scores=(scores[0], scores[1], scores[2]),
         scoring=str(obj.get("scoring", "linear")),
         call=int(obj.get("call", 1)),
-        doubles=int(obj.get("doubles", 0)),
+        doubles=_doubles(obj.get("doubles", 0)),
         forfeit=None if obj.get("forfeit") is None else Forfeit.from_json(obj["forfeit"]),
     )
 

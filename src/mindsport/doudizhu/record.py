@@ -12,7 +12,7 @@ from typing import Any
 
 from mindsport.doudizhu.deal import Deal
 from mindsport.doudizhu.moves import Move
-from mindsport.doudizhu.scoring import LINEAR, ScoringRule
+from mindsport.doudizhu.scoring import LINEAR, NO_DOUBLES, ScoringRule
 from mindsport.doudizhu.state import LANDLORD, GameState
 from mindsport.games.referee import Forfeit
 
@@ -37,7 +37,7 @@ class GameRecord:
     scores: tuple[float, float, float]
     scoring: str = LINEAR.name
     call: int = 1
-    doubles: int = 0
+    doubles: tuple[int, int] = NO_DOUBLES
     forfeit: Forfeit | None = None
 
     @property
@@ -55,7 +55,11 @@ class GameRecord:
 
 
 def record_of(
-    state: GameState, scoring: ScoringRule, call: int = 1, doubles: int = 0, forfeit: Any = None
+    state: GameState,
+    scoring: ScoringRule,
+    call: int = 1,
+    doubles: tuple[int, int] = NO_DOUBLES,
+    forfeit: Any = None,
 ) -> GameRecord:
     """The record of a finished game state."""
     return GameRecord(

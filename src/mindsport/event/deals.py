@@ -39,14 +39,18 @@ def _dealt(rng: np.random.Generator) -> str:
 
 
 def round_deals(spec: EventSpec, round_number: int, tables: int) -> list[tuple[str, ...]]:
-    """The deals (hand texts) of each of ``tables`` tables in round ``round_number``."""
+    """The deals (hand texts; Luzhanqi: the two setups) of each of ``tables`` tables in round
+    ``round_number``."""
+    from mindsport.event.games import table_game
+
     per = spec.deals
     rng = task_rng(spec.seed, 17, round_number)
+    dealer = _dealt if spec.game == "doudizhu" else table_game(spec.game).deal
     if spec.format is EventFormat.DUPLICATE:
         if spec.pool:
             hands = list(spec.pool[(round_number - 1) * per : round_number * per])
         else:
-            hands = [_dealt(rng) for _ in range(per)]
+            hands = [dealer(rng) for _ in range(per)]
         plan = duplicate_plan(hands, tables)
         return [tuple(plan[d][t] for d in range(per)) for t in range(tables)]
     if spec.format is EventFormat.EQUAL_STRENGTH:
@@ -57,7 +61,7 @@ def round_deals(spec: EventSpec, round_number: int, tables: int) -> list[tuple[s
             )
         row = equal_strength_plan(spec.pool, tables * per, 1, rng)[0]
     else:
-        row = random_plan(tables * per, 1, rng, _dealt)[0]
+        row = random_plan(tables * per, 1, rng, dealer)[0]
     return [tuple(row[t * per : (t + 1) * per]) for t in range(tables)]
 
 

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from enum import StrEnum
 from typing import Any, TypeVar
 
-from mindsport.errors import MindsportError
+from mindsport.event.errors import EventError
 from mindsport.frames import frame
 from mindsport.match import id_problem, normal_id
 
@@ -27,11 +28,14 @@ __all__ = [
     "MAX_PLAYERS",
     "MAX_ROUNDS",
     "Board",
+    "BoardForfeit",
     "DealSource",
     "EventError",
     "EventFormat",
     "EventSpec",
     "EventStatus",
+    "LatePoints",
+    "LogEntry",
     "Player",
     "Result",
     "Round",
@@ -51,14 +55,13 @@ _EVENT_NAME = re.compile(EVENT_NAME)
 E = TypeVar("E", bound=StrEnum)
 #: most rounds, deals per round and players an event may have
 MAX_ROUNDS = 50
+#: the per-move time limit of bot entrants that run a program: default and bounds, in seconds
+TIME_LIMIT = 10.0
+MAX_TIME_LIMIT = 600.0
 MAX_DEALS = 12
 MAX_PLAYERS = 3000
 #: the seats of a Dou Dizhu deal, in the order of its notation and of a board's scores
 SEATS = ("landlord", "farmer1", "farmer2")
-
-
-class EventError(MindsportError):
-    """An event operation refused: the message names the input and what is wrong."""
 
 
 class EventFormat(StrEnum):
@@ -102,6 +105,15 @@ class TieBreak(StrEnum):
     OPPONENTS = "opponents"
 
 
+class LatePoints(StrEnum):
+    """The rank points a late entrant starts with: ``zero`` (nothing for the rounds missed) or
+    ``mean`` (for each round missed, the round's mean, what a bye earns: n + 1 over a field of
+    n, the mean of a table with table scoring)."""
+
+    ZERO = "zero"
+    MEAN = "mean"
+
+
 class EventStatus(StrEnum):
     OPEN = "open"
     FINISHED = "finished"
@@ -135,7 +147,13 @@ class EventSpec:
     """What an event is. ``pool``: the hands of a ``pool`` deal source, in the order they are
     used (duplicate: round r plays hands ``r * deals ...``; equal-strength: each round draws
     its deals from the pool without replacement). ``league``: the rating league the final
-    results go to (its write key enters results)."""
+    results go to (its write key enters results). ``rule``: the game's scoring rule, by which
+    every board's scores are checked and bots play (Dou Dizhu: ``linear``, ``ccpc2016`` or
+    ``classic``, :mod:`mindsport.doudizhu.scoring`; Luzhanqi: ``win``; empty: the game's
+    default, see :mod:`mindsport.event.games`). ``game``: ``doudizhu`` (tables of three) or
+    ``junqi`` (Luzhanqi, tables of two). ``time_limit``: the seconds a bot entrant
+    that runs a program (``cmd:``) may think per move before it forfeits the board.
+    ``late_points``: what a late entrant starts with (:class:`LatePoints`)."""
 
     name: str
     league: str
@@ -148,12 +166,16 @@ class EventSpec:
     seed: int = 0
     pool: tuple[str, ...] = ()
     game: str = "doudizhu"
+    rule: str = ""
+    time_limit: float = TIME_LIMIT
+    late_points: LatePoints = LatePoints.ZERO
 
     def __post_init__(self) -> None:
         check_event_name(self.name)
         object.__setattr__(self, "format", _enum(EventFormat, self.format, "format"))
         object.__setattr__(self, "source", _enum(DealSource, self.source, "source"))
         object.__setattr__(self, "scoring", _enum(Scoring, self.scoring, "scoring"))
+        object.__setattr__(self, "late_points", _enum(LatePoints, self.late_points, "late points"))
         breaks = tuple(_enum(TieBreak, t, "tie break") for t in self.tie_breaks)
         if len(set(breaks)) != len(breaks):
             raise EventError(f"tie breaks {[str(t) for t in breaks]} name one twice")
@@ -161,8 +183,25 @@ class EventSpec:
         _count("rounds", self.rounds, 1, MAX_ROUNDS)
         _count("deals", self.deals, 1, MAX_DEALS)
         _count("seed", self.seed, 0, 2**63 - 1)
-        if self.game != "doudizhu":
-            raise EventError(f"game {self.game!r}: events are run for Dou Dizhu ('doudizhu')")
+        from mindsport.event.games import table_game  # plain values: no NumPy loaded
+
+        game = table_game(self.game)
+        object.__setattr__(self, "rule", game.rule(self.rule))
+        if game.name != "doudizhu" and (self.pool or self.source is DealSource.POOL):
+            raise EventError(
+                f"a pool of hands is for Dou Dizhu events; {game.title} events deal at random"
+            )
+        limit = self.time_limit
+        if (
+            isinstance(limit, bool)
+            or not isinstance(limit, int | float)
+            or not 0.001 <= limit <= MAX_TIME_LIMIT
+        ):
+            raise EventError(
+                f"time limit {limit!r}: give the seconds a bot may think per move, 0.001 to "
+                f"{MAX_TIME_LIMIT:g}"
+            )
+        object.__setattr__(self, "time_limit", float(limit))
         if self.source is DealSource.POOL and not self.pool:
             raise EventError("deal source 'pool' needs the hands of the pool")
         if self.source is DealSource.RANDOM and self.pool:
@@ -185,9 +224,16 @@ class EventSpec:
                 )
 
     @property
+    def size(self) -> int:
+        """Players at a table (three for Dou Dizhu, two for Luzhanqi)."""
+        from mindsport.event.games import table_game
+
+        return table_game(self.game).size
+
+    @property
     def boards(self) -> int:
-        """Boards each table plays in a round (every deal in three seat rotations)."""
-        return 3 * self.deals
+        """Boards each table plays in a round (every deal in every seat rotation)."""
+        return self.size * self.deals
 
 
 def _enum(kind: type[E], value: object, name: str) -> E:
@@ -220,14 +266,11 @@ class Player:
 
 @dataclass(frozen=True)
 class Seat:
-    """Who holds which cards on one board: ``seat`` 0 landlord, 1 farmer 1, 2 farmer 2."""
+    """Who holds which cards (or setup) on one board: ``seat`` numbered as the game numbers
+    its players (Dou Dizhu: 0 landlord, 1 farmer 1, 2 farmer 2; Luzhanqi: 0 south, 1 north)."""
 
     seat: int
     player: str
-
-    @property
-    def label(self) -> str:
-        return SEATS[self.seat]
 
 
 @dataclass(frozen=True)
@@ -238,35 +281,33 @@ class Board:
     deal: int
     rotation: int
     hand: str
-    seats: tuple[Seat, Seat, Seat]
+    seats: tuple[Seat, ...]
 
 
 @dataclass(frozen=True)
 class Table:
-    """A table of a round: its three players (in pairing order) and the deals it plays."""
+    """A table of a round: its players (in pairing order; three for Dou Dizhu, two for
+    Luzhanqi) and the deals it plays."""
 
     round: int
     number: int
-    players: tuple[str, str, str]
+    players: tuple[str, ...]
     deals: tuple[str, ...]
 
     def boards(self) -> tuple[Board, ...]:
-        """Every board: deal d in rotation k is board 3d + k, seats rotated so that each
-        player holds each seat's cards once per deal."""
-        # imported here: the command line reads this module's enums and must not load NumPy
-        from mindsport.tournament.formats import rotated_seatings
-
-        rotations = rotated_seatings(self.players)
+        """Every board: with n players, deal d in rotation k is board n d + k, seat s held by
+        the player at position (s + k) mod n, so each player holds each seat once per deal."""
+        n = len(self.players)
         return tuple(
             Board(
-                3 * d + k,
+                n * d + k,
                 d,
                 k,
                 hand,
-                (Seat(0, rotation[0]), Seat(1, rotation[1]), Seat(2, rotation[2])),
+                tuple(Seat(s, self.players[(s + k) % n]) for s in range(n)),
             )
             for d, hand in enumerate(self.deals)
-            for k, rotation in enumerate(rotations)
+            for k in range(n)
         )
 
 
@@ -279,12 +320,12 @@ class Round:
 
 @dataclass(frozen=True)
 class Result:
-    """A table's result: ``scores[board][seat]`` (landlord, farmer 1, farmer 2) for every
-    board of the table, entered as a whole."""
+    """A table's result: ``scores[board][seat]`` (Dou Dizhu: landlord, farmer 1, farmer 2)
+    for every board of the table, entered as a whole."""
 
     round: int
     table: int
-    scores: tuple[tuple[float, float, float], ...]
+    scores: tuple[tuple[float, ...], ...]
 
     def player_scores(self, table: Table) -> dict[str, float]:
         """Each player's game score over the table's boards."""
@@ -293,6 +334,35 @@ class Result:
             for seat in board.seats:
                 totals[seat.player] += row[seat.seat]
         return totals
+
+
+@dataclass(frozen=True)
+class BoardForfeit:
+    """A bot entrant that forfeited a board while the event's bots played: where (round,
+    table, board numbered from 1 as on the sheet), who (the entrant) and why (``reason``:
+    ``timeout``, ``crash`` or ``illegal``; ``detail``: what the referee saw)."""
+
+    round: int
+    table: int
+    board: int
+    player: str
+    reason: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """An undo or correction, logged like an amendment: ``action`` (``unpair``,
+    ``reinstate``, ``league``: a finished event's league brought up to date after a
+    correction), the round or player it concerns, what was done (``detail``), who, when, why."""
+
+    action: str
+    round: int | None
+    player: str | None
+    detail: str
+    who: str
+    why: str
+    at: datetime
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,13 @@ round is seated by lot). :func:`mindsport.tournament.swiss.swiss_round` then sea
 at tables of three with no two players who have met before whenever such a split exists, the
 fewest repeats otherwise, and gives the byes (when the field is not a multiple of three) to
 the lowest-standing players with the fewest byes so far. A director may also seat a round by
-hand (``manual``); it is checked the same way: every player of the round seated once, the rest
-on a bye.
+hand (``manual``): the given tables are checked (every player at most once, all of them
+players of the round) and the players left over are paired by the same Swiss rule among
+themselves (``rest="pair"``, the byes by the usual rule among them) or all sit out
+(``rest="byes"``).
+
+A late entrant is seated in the round he joins: the byes go by the usual rule among the players
+already there, a late entrant sitting out only when they cannot fill the round.
 """
 
 from __future__ import annotations
@@ -34,15 +39,22 @@ def history(rounds: Sequence[Round]) -> tuple[dict[str, set[str]], dict[str, int
     return met, byes
 
 
+#: byes counted for a player who joins this very round: the last to be given one
+_JOINING = 1 << 30
+
+
 def _manual(
-    number: int, field: list[str], manual: Sequence[Sequence[str]]
-) -> tuple[list[tuple[str, str, str]], list[str]]:
+    number: int, field: list[str], manual: Sequence[Sequence[str]], size: int
+) -> tuple[list[tuple[str, ...]], list[str]]:
+    """The hand-seated tables, checked, and the players of ``field`` left over (in order)."""
     known = set(field)
     seen: dict[str, int] = {}
     tables = []
     for t, table in enumerate(manual, start=1):
-        if len(table) != 3:
-            raise EventError(f"round {number} table {t}: a table seats 3 players, got {len(table)}")
+        if len(table) != size:
+            raise EventError(
+                f"round {number} table {t}: a table seats {size} players, got {len(table)}"
+            )
         for p in table:
             if p not in known:
                 raise EventError(
@@ -54,14 +66,8 @@ def _manual(
                     f"round {number}: {p!r} is seated twice (tables {seen[p]} and {t})"
                 )
             seen[p] = t
-        tables.append((table[0], table[1], table[2]))
-    byes = [p for p in field if p not in seen]
-    if len(byes) != len(field) % 3:
-        raise EventError(
-            f"round {number}: {len(byes)} players left unseated ({', '.join(byes[:5])}); with "
-            f"{len(field)} players exactly {len(field) % 3} sit out"
-        )
-    return tables, byes
+        tables.append(tuple(table))
+    return tables, [p for p in field if p not in seen]
 
 
 def pair_round(
@@ -70,9 +76,14 @@ def pair_round(
     rounds: Sequence[Round],
     results: Mapping[tuple[int, int], Result],
     manual: Sequence[Sequence[str]] | None = None,
+    rest: str = "pair",
 ) -> Round:
     """The next round: its tables (with their deals) and byes. Refused when the event has all
-    its rounds, when the previous round is missing a result, or with fewer than 3 players."""
+    its rounds, when the previous round is missing a result, or with fewer than 3 players.
+    ``manual``: tables seated by hand; the players left over are paired (``rest="pair"``) or
+    sit out (``rest="byes"``)."""
+    if rest not in ("pair", "byes"):
+        raise EventError(f"rest {rest!r}: use pair (the rest are paired) or byes")
     number = len(rounds) + 1
     if number > spec.rounds:
         raise EventError(f"event {spec.name!r} has {spec.rounds} rounds; all are paired")
@@ -87,15 +98,25 @@ def pair_round(
     order = [s.player for s in standings(spec, players, rounds, results)]
     active = {p.name for p in players if p.active_in(number)}
     field = [p for p in order if p in active]
-    if len(field) < 3:
-        raise EventError(f"round {number} needs at least 3 players; {len(field)} can play")
+    size = spec.size
+    if len(field) < size:
+        raise EventError(f"round {number} needs at least {size} players; {len(field)} can play")
+    met, byes_taken = history(rounds)
+    for p in players:  # a late entrant is seated in the round he joins
+        if p.joined == number and number > 1:
+            byes_taken[p.name] = _JOINING
+    seated: list[tuple[str, ...]] = []
+    left = field
     if manual is not None:
-        seated, byes = _manual(number, field, manual)
+        seated, left = _manual(number, field, manual, size)
+    if (manual is not None and rest == "byes") or len(left) < size:
+        byes = left
     else:
-        met, byes_taken = history(rounds)
         # ties of the standings are ordered by lot (standings sorts them that way)
-        paired = swiss_round(field, met, byes_taken)
-        seated, byes = list(paired.tables), list(paired.byes)
+        paired = swiss_round(left, met, byes_taken, size=size)
+        seated, byes = seated + list(paired.tables), list(paired.byes)
+    if not seated:
+        raise EventError(f"round {number}: no table is seated")
     deals = round_deals(spec, number, len(seated))
     tables = tuple(
         Table(number, t, players_, deals[t - 1]) for t, players_ in enumerate(seated, start=1)

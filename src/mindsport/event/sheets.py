@@ -13,9 +13,9 @@ import json
 from html import escape
 from typing import Any
 
-from mindsport.doudizhu import Deal
 from mindsport.errors import NotFoundError
-from mindsport.event.model import SEATS
+from mindsport.event.exports import legend
+from mindsport.event.games import table_game
 from mindsport.event.standings import paths
 from mindsport.event.storage import EventState
 
@@ -28,6 +28,7 @@ table{border-collapse:collapse;margin:.5em 0 1.2em}
 th,td{border:1px solid #bbb;padding:.25em .5em;text-align:left;font-variant-numeric:tabular-nums}
 th{background:#eee} .missing{background:#fde2e2} .entered{background:#e3f5e3}
 .cards{font-family:monospace} section.sheet{page-break-after:always}
+td.box{min-width:5em;height:2.2em} .sign{margin-top:1.5em}
 @media print{section.sheet{page-break-after:always}}
 """
 
@@ -43,11 +44,12 @@ def _round(state: EventState, number: int) -> Any:
 def deal_sheet(state: EventState, number: int) -> dict[str, Any]:
     """The deal sheet of round ``number`` as JSON-ready data."""
     played = _round(state, number)
+    game = table_game(state.spec.game)
     tables = []
     for t in played.tables:
         boards = []
         for b in t.boards():
-            hands = Deal.parse(b.hand).hands
+            hands = game.hands(b.hand)
             boards.append(
                 {
                     "board": b.number + 1,
@@ -55,7 +57,7 @@ def deal_sheet(state: EventState, number: int) -> dict[str, Any]:
                     "rotation": b.rotation + 1,
                     "hand": b.hand,
                     "seats": [
-                        {"seat": s.label, "player": s.player, "cards": hands[s.seat]}
+                        {"seat": game.seats[s.seat], "player": s.player, "cards": hands[s.seat]}
                         for s in b.seats
                     ],
                 }
@@ -65,31 +67,47 @@ def deal_sheet(state: EventState, number: int) -> dict[str, Any]:
         "event": state.spec.name,
         "round": played.number,
         "format": str(state.spec.format),
+        "game": state.spec.game,
         "tables": tables,
         "byes": list(played.byes),
     }
 
 
 def deal_sheet_html(state: EventState, number: int) -> str:
-    """The printable deal sheet of round ``number``: one page per table."""
+    """The printable deal sheet of round ``number``: one page per table, each board with its
+    seats' cards and an empty score box per seat for the table to fill in, a box per player
+    for the totals, and lines for the players' signatures."""
     sheet = deal_sheet(state, number)
+    seats = table_game(state.spec.game).seats
     parts = []
     for t in sheet["tables"]:
         rows = "".join(
-            f"<tr><td>{b['board']}</td><td>{b['deal']}</td>"
+            f'<tr data-board="{b["board"]}"><td>{b["board"]}</td><td>{b["deal"]}</td>'
             + "".join(
                 f"<td>{escape(s['player'])}<br><span class=cards>{escape(s['cards'])}</span></td>"
                 for s in b["seats"]
             )
+            + "".join('<td class="box"></td>' for _ in b["seats"])
             + "</tr>"
             for b in t["boards"]
+        )
+        totals = "".join(
+            f'<tr><td>{escape(p)}</td><td class="box"></td><td class="box"></td></tr>'
+            for p in t["players"]
         )
         parts.append(
             f'<section class="sheet" data-table="{t["table"]}">'
             f"<h2>{escape(sheet['event'])} · round {sheet['round']} · table {t['table']}</h2>"
             f"<p>Players: {escape(', '.join(t['players']))}</p><table><thead><tr><th>Board</th>"
-            "<th>Deal</th>" + "".join(f"<th>{s}</th>" for s in SEATS) + "</tr></thead>"
-            f"<tbody>{rows}</tbody></table></section>"
+            "<th>Deal</th>"
+            + "".join(f"<th>{s}</th>" for s in seats)
+            + "".join(f"<th>{s} score</th>" for s in seats)
+            + f"</tr></thead><tbody>{rows}</tbody></table>"
+            "<table class=totals><thead><tr><th>Player</th><th>Total score</th>"
+            f"<th>Signature</th></tr></thead><tbody>{totals}</tbody></table>"
+            "<p class=sign>Every board's scores add up to zero. Results: <code>mindsport event "
+            f"result {escape(sheet['event'])} {sheet['round']} {t['table']} -s "
+            f"{','.join(seats)};...</code> (one group per board, in board order)</p></section>"
         )
     byes = ", ".join(sheet["byes"]) or "none"
     return (
@@ -102,6 +120,10 @@ def deal_sheet_html(state: EventState, number: int) -> str:
 
 def _num(x: float) -> str:
     return f"{x:+g}"
+
+
+def _scores(rows: Any) -> str:
+    return ";".join(",".join(f"{x:g}" for x in row) for row in rows)
 
 
 #: the inline script of the event page (allowed by its hash, as :data:`PAGE_STYLE`)
@@ -149,6 +171,45 @@ def event_page_html(state: EventState) -> str:
             "<table><thead><tr><th>Table</th><th>Players</th><th>Result</th></tr></thead>"
             f"<tbody>{''.join(cells)}</tbody></table></section>"
         )
+    forfeit_rows = "".join(
+        f'<tr data-player="{escape(f.player)}"><td>{f.round}</td><td>{f.table}</td>'
+        f"<td>{f.board}</td><td>{escape(f.player)}</td><td>{escape(f.reason)}</td>"
+        f"<td>{escape(f.detail)}</td></tr>"
+        for f in state.forfeits
+    )
+    forfeits = (
+        "<h2>Forfeits</h2><table id=forfeits><thead><tr><th>Round</th><th>Table</th>"
+        "<th>Board</th><th>Player</th><th>Reason</th><th>Detail</th></tr></thead>"
+        f"<tbody>{forfeit_rows}</tbody></table>"
+        if state.forfeits
+        else ""
+    )
+    log_rows = [
+        (
+            a.at.isoformat(),
+            "amend",
+            f"round {a.round} table {a.table}: {_scores(a.old)} → {_scores(a.new)}",
+            a.who,
+            a.why,
+        )
+        for a in state.amendments
+    ] + [(e.at.isoformat(), e.action, e.detail, e.who, e.why) for e in state.log]
+    log = (
+        "<h2>Log</h2><table id=log><thead><tr><th>When</th><th>What</th><th>Detail</th>"
+        "<th>Who</th><th>Why</th></tr></thead><tbody>"
+        + "".join(
+            "<tr>" + "".join(f"<td>{escape(x)}</td>" for x in row) + "</tr>"
+            for row in sorted(log_rows)
+        )
+        + "</tbody></table>"
+        if log_rows
+        else ""
+    )
+    legend_html = (
+        "<dl id=legend>"
+        + "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in legend(spec).items())
+        + "</dl>"
+    )
     walked = paths(spec, state.players, state.rounds, state.results)
     path_rows = []
     for name, steps in walked.items():
@@ -179,15 +240,16 @@ def event_page_html(state: EventState) -> str:
         f"<!doctype html><html><head><meta charset=utf-8><title>{escape(spec.name)} · "
         f"mindsport event</title><style>{PAGE_STYLE}</style></head><body>"
         f"<h1>{escape(spec.name)}</h1><p id=summary>{escape(str(spec.format))} format, "
-        f"{spec.deals} deal(s) a round in three rotations, {escape(str(spec.scoring))} rank "
+        f"{escape(table_game(spec.game).title)}, {spec.deals} deal(s) a round in every seat "
+        f"rotation, {escape(str(spec.scoring))} rank "
         f"points; {state.complete} of {spec.rounds} rounds complete, {len(state.rounds)} paired; "
         f"{len(state.players)} players; {escape(str(state.status))}; league "
         f"{escape(spec.league)}</p>"
         '<p><input id=find placeholder="Find a player" autocomplete=off></p>'
         "<h2>Standings</h2><table id=standings><thead><tr><th>Place</th><th>Player</th>"
         "<th>Rank points</th><th>Score</th><th>Opponents</th><th>Rounds</th><th>Byes</th></tr>"
-        f"</thead><tbody>{rows}</tbody></table>"
-        f"<h2>Rounds</h2>{''.join(rounds)}"
+        f"</thead><tbody>{rows}</tbody></table>{legend_html}"
+        f"<h2>Rounds</h2>{''.join(rounds)}{forfeits}{log}"
         f"<h2>Paths</h2><table id=paths><thead><tr><th>Player</th>{heads}</tr></thead>"
         f"<tbody>{''.join(path_rows)}</tbody></table>"
         f'<script type="application/json" id=info>{data}</script>'

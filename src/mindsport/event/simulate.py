@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mindsport.doudizhu import LINEAR, Deal
+from mindsport.doudizhu import SCORING_RULES, Deal
 from mindsport.event.deals import pool_by_gdi
 from mindsport.event.model import (
     DealSource,
@@ -61,7 +61,6 @@ __all__ = [
     "simulate_formats",
 ]
 
-_GAME = GameSpec("doudizhu", (("scoring", LINEAR),))
 #: reference line-up that grades the hands of the equal-strength pool
 REFERENCE = ("level:50", "level:50", "level:50")
 
@@ -117,10 +116,13 @@ def play_round(
         for t in tables
         for b in t.boards()
     ]
-    returns = play_tables(_GAME, games, spec.seed, executor)
+    game = GameSpec("doudizhu", (("scoring", SCORING_RULES[spec.rule]),))
+    returns = play_tables(game, games, spec.seed, executor)
     per = spec.boards
     return {
-        (played.number, t.number): check_scores(t, returns[i * per : (i + 1) * per].tolist())
+        (played.number, t.number): check_scores(
+            t, returns[i * per : (i + 1) * per].tolist(), spec.rule
+        )
         for i, t in enumerate(tables)
     }
 

@@ -5,8 +5,10 @@ A round counts once every table of it has a result. Its rank points are those of
 best place, over the round's field (scoring ``field``: everyone seated, by game score) or over
 each table (scoring ``table``). A player with a bye gets the mean rank points of the round (n + 1
 over a field of n, 4 at a table of three) and no game score: a bye neither helps nor hurts on
-average. Standings order players by total rank points, then by the event's tie-breaks; players
-equal on all of them share a place.
+average. A late entrant starts with nothing for the rounds he missed (``late_points`` ``zero``)
+or, for each, that round's mean, what a bye earns (``mean``), and no game score. Standings
+order players by total rank points, then by the event's tie-breaks; players equal on all of
+them share a place.
 """
 
 from __future__ import annotations
@@ -17,9 +19,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from mindsport.event.model import (
-    SEATS,
     EventError,
     EventSpec,
+    LatePoints,
     Player,
     Result,
     Round,
@@ -31,25 +33,43 @@ from mindsport.event.model import (
 )
 from mindsport.tournament.rank_points import rank_points
 
-__all__ = ["Step", "check_scores", "complete_rounds", "lot", "paths", "round_points", "standings"]
+__all__ = [
+    "Step",
+    "bye_points",
+    "check_scores",
+    "complete_rounds",
+    "lot",
+    "paths",
+    "round_points",
+    "standings",
+]
 
 #: largest magnitude of one board score
 MAX_SCORE = 1e6
 
 
-def check_scores(table: Table, scores: Sequence[Sequence[float]]) -> Result:
-    """``scores[board][seat]`` checked for ``table``: one row per board, three numbers a row,
-    finite, adding up to zero (the game's scores are zero-sum) with the two farmers scoring
-    alike (they win or lose together)."""
+def check_scores(
+    table: Table, scores: Sequence[Sequence[float]], rule: str = "linear", game: str = "doudizhu"
+) -> Result:
+    """``scores[board][seat]`` checked for ``table``: one row per board, one number per seat,
+    finite, and scores some game could have under the event's scoring ``rule``
+    (:meth:`~mindsport.event.games.TableGame.problem`; Dou Dizhu: zero-sum, and the two farmers
+    alike under ``linear`` and ``classic``, under ``ccpc2016`` each farmer's own stake, a factor
+    1, 2 or 4 apart by their doublings)."""
+    from mindsport.event.games import table_game
+
+    judge = table_game(game)
     where = f"round {table.round} table {table.number}"
-    boards = len(table.deals) * 3
+    boards = len(table.deals) * len(table.players)
     if isinstance(scores, str | bytes) or len(scores) != boards:
         got = "text" if isinstance(scores, str | bytes) else f"{len(scores)} rows"
         raise EventError(f"{where}: expected scores for {boards} boards, got {got}")
     rows = []
     for b, row in enumerate(scores):
-        if isinstance(row, str | bytes) or len(row) != 3:
-            raise EventError(f"{where} board {b + 1}: expected 3 scores ({', '.join(SEATS)})")
+        if isinstance(row, str | bytes) or len(row) != judge.size:
+            raise EventError(
+                f"{where} board {b + 1}: expected {judge.size} scores ({', '.join(judge.seats)})"
+            )
         values = []
         for value in row:
             if isinstance(value, bool) or not isinstance(value, int | float):
@@ -57,17 +77,10 @@ def check_scores(table: Table, scores: Sequence[Sequence[float]]) -> Result:
             if not math.isfinite(value) or abs(value) > MAX_SCORE:
                 raise EventError(f"{where} board {b + 1}: score {value!r} is out of range")
             values.append(float(value))
-        landlord, f1, f2 = values
-        if abs(landlord + f1 + f2) > 1e-9 * max(1.0, abs(landlord)):
-            raise EventError(
-                f"{where} board {b + 1}: scores {values} do not add up to 0 (the landlord wins "
-                "what the farmers lose)"
-            )
-        if f1 != f2:
-            raise EventError(
-                f"{where} board {b + 1}: the farmers score {f1} and {f2}; they win or lose together"
-            )
-        rows.append((landlord, f1, f2))
+        why = judge.problem(rule, tuple(values))
+        if why is not None:
+            raise EventError(f"{where} board {b + 1}: {why}")
+        rows.append(tuple(values))
     return Result(table.round, table.number, tuple(rows))
 
 
@@ -93,17 +106,25 @@ def round_points(
         names = list(scores)
         for name, r in zip(names, rank_points([scores[n] for n in names]).tolist(), strict=True):
             points[name] = int(r)
-        bye = len(names) + 1
+        bye = bye_points(spec, played)
     else:
         for table in played.tables:
             rp = rank_points([scores[p] for p in table.players]).tolist()
             for name, r in zip(table.players, rp, strict=True):
                 points[name] = int(r)
-        bye = 4
+        bye = bye_points(spec, played)
     out = {p: (points[p], scores[p]) for p in scores}
     for p in played.byes:
         out[p] = (bye, 0.0)
     return out
+
+
+def bye_points(spec: EventSpec, played: Round) -> int:
+    """The rank points of a bye in round ``played``: the round's mean, n + 1 over a field of n
+    seated players (``field`` scoring) or of a table of n (``table`` scoring)."""
+    if spec.scoring is Scoring.FIELD:
+        return sum(len(t.players) for t in played.tables) + 1
+    return len(played.tables[0].players) + 1 if played.tables else 0
 
 
 def lot(seed: int, player: str) -> int:
@@ -133,6 +154,10 @@ def standings(
             played[name] += 1
         for name in r.byes:
             byes[name] += 1
+        if spec.late_points is LatePoints.MEAN:
+            for late in players:
+                if late.joined > r.number:  # a late entrant, missing this round
+                    points[late.name] += bye_points(spec, r)
         for table in r.tables:
             for p in table.players:
                 met[p].extend(q for q in table.players if q != p)

@@ -24,12 +24,16 @@ from typing import Any
 from sqlalchemy import Connection, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
-from mindsport.errors import ConflictError, MindsportError, NotFoundError
+from mindsport.errors import ConflictError, NotFoundError
 from mindsport.event.model import (
     MAX_PLAYERS,
+    TIME_LIMIT,
+    BoardForfeit,
     EventError,
     EventSpec,
     EventStatus,
+    LatePoints,
+    LogEntry,
     Player,
     Result,
     Round,
@@ -40,12 +44,12 @@ from mindsport.event.model import (
 )
 from mindsport.event.pairing import pair_round
 from mindsport.event.standings import check_scores, complete_rounds, standings
-from mindsport.games.registry import get_game, make_bot
-from mindsport.games.specs import parse_spec
 from mindsport.match import Match, normal_id, ranks_from_scores
 from mindsport.store import Store
 from mindsport.store.schema import (
     event_amendments,
+    event_forfeits,
+    event_log,
     event_players,
     event_results,
     event_rounds,
@@ -65,8 +69,8 @@ class Amendment:
 
     round: int
     table: int
-    old: tuple[tuple[float, float, float], ...]
-    new: tuple[tuple[float, float, float], ...]
+    old: tuple[tuple[float, ...], ...]
+    new: tuple[tuple[float, ...], ...]
     who: str
     why: str
     at: datetime
@@ -83,6 +87,8 @@ class EventState:
     rounds: tuple[Round, ...]
     results: Mapping[tuple[int, int], Result]
     amendments: tuple[Amendment, ...]
+    forfeits: tuple[BoardForfeit, ...] = ()
+    log: tuple[LogEntry, ...] = ()
 
     @property
     def complete(self) -> int:
@@ -129,6 +135,9 @@ def spec_to_json(spec: EventSpec) -> dict[str, Any]:
         "seed": spec.seed,
         "pool": list(spec.pool),
         "game": spec.game,
+        "rule": spec.rule,
+        "time_limit": spec.time_limit,
+        "late_points": str(spec.late_points),
     }
 
 
@@ -145,23 +154,137 @@ def spec_from_json(name: str, league: str, data: Mapping[str, Any]) -> EventSpec
         seed=data["seed"],
         pool=tuple(data["pool"]),
         game=data["game"],
+        rule=data.get("rule", "linear"),  # events created before scoring rules: linear
+        time_limit=data.get("time_limit", TIME_LIMIT),
+        late_points=data.get("late_points", LatePoints.ZERO),
     )
 
 
-def _rows(scores: Sequence[Sequence[float]]) -> tuple[tuple[float, float, float], ...]:
-    return tuple((float(a), float(b), float(c)) for a, b, c in scores)
+def _rows(scores: Sequence[Sequence[float]]) -> tuple[tuple[float, ...], ...]:
+    return tuple(tuple(float(x) for x in row) for row in scores)
 
 
 def _aware(t: datetime) -> datetime:
     return t if t.tzinfo is not None else t.replace(tzinfo=UTC)
 
 
-def _text(name: str, value: str, limit: int) -> str:
+def check_text(name: str, value: str, limit: int) -> str:
     if not isinstance(value, str) or not value.strip():
         raise EventError(f"{name} must be a non-empty text")
     if len(value) > limit:
         raise EventError(f"{name} has {len(value)} characters; at most {limit}")
     return value
+
+
+def read_state(conn: Connection, name: str, *, lock: bool = False) -> tuple[int, EventState]:
+    """Event ``name`` as recorded (its row id and state); ``lock``: its row locked for a
+    write until the transaction ends."""
+    check_event_name(name)
+    query = select(events).where(events.c.name == name)
+    if lock:
+        query = query.with_for_update()
+    row = conn.execute(query).first()
+    if row is None:
+        raise NotFoundError(f"event {name!r} does not exist")
+    eid = row.id
+    spec = spec_from_json(row.name, row.league, row.spec)
+    players = tuple(
+        Player(p.player, p.number, p.bot, p.joined, p.withdrawn)
+        for p in conn.execute(
+            select(event_players)
+            .where(event_players.c.event_id == eid)
+            .order_by(event_players.c.number)
+        )
+    )
+    tables: dict[int, list[Table]] = {}
+    for t in conn.execute(
+        select(event_tables)
+        .where(event_tables.c.event_id == eid)
+        .order_by(event_tables.c.round, event_tables.c.table_no)
+    ):
+        tables.setdefault(t.round, []).append(
+            Table(t.round, t.table_no, tuple(t.players), tuple(t.deals))
+        )
+    rounds = tuple(
+        Round(r.round, tuple(tables.get(r.round, [])), tuple(r.byes))
+        for r in conn.execute(
+            select(event_rounds)
+            .where(event_rounds.c.event_id == eid)
+            .order_by(event_rounds.c.round)
+        )
+    )
+    results = {
+        (r.round, r.table_no): Result(r.round, r.table_no, _rows(r.scores))
+        for r in conn.execute(select(event_results).where(event_results.c.event_id == eid))
+    }
+    amendments = tuple(
+        Amendment(
+            a.round,
+            a.table_no,
+            _rows(a.old_scores),
+            _rows(a.new_scores),
+            a.who,
+            a.why,
+            _aware(a.at),
+        )
+        for a in conn.execute(
+            select(event_amendments)
+            .where(event_amendments.c.event_id == eid)
+            .order_by(event_amendments.c.id)
+        )
+    )
+    forfeits = tuple(
+        BoardForfeit(f.round, f.table_no, f.board, f.player, f.reason, f.detail)
+        for f in conn.execute(
+            select(event_forfeits)
+            .where(event_forfeits.c.event_id == eid)
+            .order_by(event_forfeits.c.id)
+        )
+    )
+    log = tuple(
+        LogEntry(e.action, e.round, e.player, e.detail, e.who, e.why, _aware(e.at))
+        for e in conn.execute(
+            select(event_log).where(event_log.c.event_id == eid).order_by(event_log.c.id)
+        )
+    )
+    state = EventState(
+        spec,
+        EventStatus(row.status),
+        _aware(row.created_at),
+        players,
+        rounds,
+        results,
+        amendments,
+        forfeits,
+        log,
+    )
+    return eid, state
+
+
+def open_state(conn: Connection, name: str) -> tuple[int, EventState]:
+    """:func:`read_state` locked for a write, refused when the event is finished."""
+    eid, state = read_state(conn, name, lock=True)
+    if state.status is EventStatus.FINISHED:
+        raise ConflictError(
+            f"event {name!r} is finished; its results are in league {state.spec.league!r}"
+        )
+    return eid, state
+
+
+def write_log(conn: Connection, eid: int, entry: LogEntry) -> None:
+    """Add ``entry`` to the log of event ``eid``."""
+    conn.execute(
+        insert(event_log).values(
+            event_id=eid,
+            action=entry.action,
+            round=entry.round,
+            player=entry.player,
+            detail=entry.detail[:2000],
+            who=entry.who,
+            why=entry.why,
+            at=entry.at,
+        )
+    )
 
 
 class EventStore:
@@ -172,70 +295,7 @@ class EventStore:
 
     # -- reading ------------------------------------------------------------------------------
     def _load(self, conn: Connection, name: str, *, lock: bool = False) -> tuple[int, EventState]:
-        check_event_name(name)
-        query = select(events).where(events.c.name == name)
-        if lock:
-            query = query.with_for_update()
-        row = conn.execute(query).first()
-        if row is None:
-            raise NotFoundError(f"event {name!r} does not exist")
-        eid = row.id
-        spec = spec_from_json(row.name, row.league, row.spec)
-        players = tuple(
-            Player(p.player, p.number, p.bot, p.joined, p.withdrawn)
-            for p in conn.execute(
-                select(event_players)
-                .where(event_players.c.event_id == eid)
-                .order_by(event_players.c.number)
-            )
-        )
-        tables: dict[int, list[Table]] = {}
-        for t in conn.execute(
-            select(event_tables)
-            .where(event_tables.c.event_id == eid)
-            .order_by(event_tables.c.round, event_tables.c.table_no)
-        ):
-            tables.setdefault(t.round, []).append(
-                Table(t.round, t.table_no, tuple(t.players), tuple(t.deals))
-            )
-        rounds = tuple(
-            Round(r.round, tuple(tables.get(r.round, [])), tuple(r.byes))
-            for r in conn.execute(
-                select(event_rounds)
-                .where(event_rounds.c.event_id == eid)
-                .order_by(event_rounds.c.round)
-            )
-        )
-        results = {
-            (r.round, r.table_no): Result(r.round, r.table_no, _rows(r.scores))
-            for r in conn.execute(select(event_results).where(event_results.c.event_id == eid))
-        }
-        amendments = tuple(
-            Amendment(
-                a.round,
-                a.table_no,
-                _rows(a.old_scores),
-                _rows(a.new_scores),
-                a.who,
-                a.why,
-                _aware(a.at),
-            )
-            for a in conn.execute(
-                select(event_amendments)
-                .where(event_amendments.c.event_id == eid)
-                .order_by(event_amendments.c.id)
-            )
-        )
-        state = EventState(
-            spec,
-            EventStatus(row.status),
-            _aware(row.created_at),
-            players,
-            rounds,
-            results,
-            amendments,
-        )
-        return eid, state
+        return read_state(conn, name, lock=lock)
 
     def get(self, name: str) -> EventState:
         """Everything recorded about event ``name``."""
@@ -256,12 +316,7 @@ class EventStore:
             return [r.name for r in conn.execute(select(events.c.name).order_by(events.c.name))]
 
     def _open(self, conn: Connection, name: str) -> tuple[int, EventState]:
-        eid, state = self._load(conn, name, lock=True)
-        if state.status is EventStatus.FINISHED:
-            raise ConflictError(
-                f"event {name!r} is finished; its results are in league {state.spec.league!r}"
-            )
-        return eid, state
+        return open_state(conn, name)
 
     # -- writing ------------------------------------------------------------------------------
     def create(self, spec: EventSpec) -> EventState:
@@ -288,25 +343,11 @@ class EventStore:
     def register(self, name: str, entries: Iterable[tuple[str, str | None]]) -> tuple[Player, ...]:
         """Register players ``(name, bot spec or None)``, all or none. A player registered
         after round r was paired plays from round r + 1 on (a late entry)."""
+        from mindsport.event.entrants import check_bot
+
         wanted = [(check_player_name(p), bot) for p, bot in entries]
-        game = None
-        for p, bot in wanted:
-            if bot is None:
-                continue
-            _text(f"bot of {p!r}", bot, 200)
-            try:
-                spec = parse_spec(bot)
-            except MindsportError as exc:
-                raise EventError(f"bot of {p!r}: {exc}") from None
-            if spec.command is not None:
-                if not spec.command:
-                    raise EventError(f"bot of {p!r}: cmd: names no program")
-                continue  # an external program is started only when it plays
-            game = game or get_game("doudizhu")
-            try:
-                make_bot(game, bot)
-            except MindsportError as exc:
-                raise EventError(f"bot of {p!r}: {exc}") from None
+        spec = self.get(name).spec
+        wanted = [(p, None if bot is None else check_bot(spec, p, bot)) for p, bot in wanted]
         with self.store.transaction() as conn:
             eid, state = self._open(conn, name)
             known = {p.name: p for p in state.players}
@@ -375,8 +416,11 @@ class EventStore:
             )
             return Player(found.name, found.number, found.bot, found.joined, after)
 
-    def pair(self, name: str, manual: Sequence[Sequence[str]] | None = None) -> Round:
-        """Seat the next round (Swiss, or ``manual`` tables checked) and fix its deals."""
+    def pair(
+        self, name: str, manual: Sequence[Sequence[str]] | None = None, rest: str = "pair"
+    ) -> Round:
+        """Seat the next round (Swiss, or ``manual`` tables checked, the rest paired or on
+        byes as ``rest`` says) and fix its deals."""
         if manual is not None and not isinstance(manual, str):  # names in NFC, as registered
             manual = [
                 [normal_id(p) if isinstance(p, str) else p for p in t]
@@ -386,7 +430,7 @@ class EventStore:
             ]
         with self.store.transaction() as conn:
             eid, state = self._open(conn, name)
-            this = pair_round(state.spec, state.players, state.rounds, state.results, manual)
+            this = pair_round(state.spec, state.players, state.rounds, state.results, manual, rest)
             conn.execute(
                 insert(event_rounds).values(
                     event_id=eid,
@@ -426,27 +470,37 @@ class EventStore:
         name: str,
         entries: Sequence[tuple[int, int, Sequence[Sequence[float]]]],
         who: str = "director",
+        forfeits: Sequence[BoardForfeit] = (),
+        labels: Sequence[str] | None = None,
     ) -> list[Result]:
         """Enter whole table results ``(round, table, scores)``, all or none; each table once
-        (a result already in is corrected with :meth:`amend`)."""
-        _text("who", who, MAX_TEXT)
+        (a result already in is corrected with :meth:`amend`). ``forfeits``: the forfeits of
+        bot entrants at these tables (the bots' play), kept with the event in the same
+        transaction. ``labels``: where each entry comes from (``FILE, line N``), put before
+        the message of a refusal."""
+        check_text("who", who, MAX_TEXT)
         with self.store.transaction() as conn:
             eid, state = self._open(conn, name)
             out: list[Result] = []
             seen: set[tuple[int, int]] = set()
-            for round_number, table_number, scores in entries:
-                table = state.table(round_number, table_number)
-                result = check_scores(table, scores)
-                where = (round_number, table_number)
-                if where in state.results or where in seen:
-                    raise ConflictError(
-                        f"round {round_number} table {table_number} of event {name!r} already "
-                        "has a result; correct it with an amendment"
-                    )
+            for i, (round_number, table_number, scores) in enumerate(entries):
+                try:
+                    table = state.table(round_number, table_number)
+                    result = check_scores(table, scores, state.spec.rule, state.spec.game)
+                    where = (round_number, table_number)
+                    if where in state.results or where in seen:
+                        raise ConflictError(
+                            f"round {round_number} table {table_number} of event {name!r} "
+                            "already has a result; correct it with an amendment"
+                        )
+                except (EventError, NotFoundError, ConflictError) as exc:
+                    if labels is None:
+                        raise
+                    raise type(exc)(f"{labels[i]}: {exc}") from None
                 seen.add(where)
                 out.append(result)
+            now = datetime.now(UTC)
             if out:
-                now = datetime.now(UTC)
                 conn.execute(
                     insert(event_results),
                     [
@@ -461,6 +515,29 @@ class EventStore:
                         for r in out
                     ],
                 )
+            tables = {(r.round, r.table) for r in out}
+            for f in forfeits:
+                if (f.round, f.table) not in tables:
+                    raise EventError(
+                        f"a forfeit at round {f.round} table {f.table} comes with no result"
+                    )
+            if forfeits:
+                conn.execute(
+                    insert(event_forfeits),
+                    [
+                        {
+                            "event_id": eid,
+                            "round": f.round,
+                            "table_no": f.table,
+                            "board": f.board,
+                            "player": f.player,
+                            "reason": f.reason[:20],
+                            "detail": f.detail[:2000],
+                            "at": now,
+                        }
+                        for f in forfeits
+                    ],
+                )
             return out
 
     def amend(
@@ -472,13 +549,16 @@ class EventStore:
         who: str,
         why: str,
     ) -> Amendment:
-        """Replace a table's result, logging the old and new scores, who, when and why."""
-        _text("who", who, MAX_TEXT)
-        _text("why", why, MAX_WHY)
+        """Replace a table's result, logging the old and new scores, who, when and why. In a
+        finished event the league is brought up to date in the same transaction: the event's
+        matches in it are replaced by those of the corrected event (not added; see
+        :meth:`mindsport.store.Store.replace_matches`), as if it had finished corrected."""
+        check_text("who", who, MAX_TEXT)
+        check_text("why", why, MAX_WHY)
         with self.store.transaction() as conn:
-            eid, state = self._open(conn, name)
+            eid, state = self._load(conn, name, lock=True)
             table = state.table(round_number, table_number)
-            result = check_scores(table, scores)
+            result = check_scores(table, scores, state.spec.rule, state.spec.game)
             old = state.results.get((round_number, table_number))
             if old is None:
                 raise EventError(
@@ -511,6 +591,26 @@ class EventStore:
                     at=at,
                 )
             )
+            if state.status is EventStatus.FINISHED:
+                corrected = self._load(conn, name)[1]
+                new = league_matches(corrected)
+                gone = self.store.replace_matches(
+                    state.spec.league, [m.id for m in league_matches(state)], new, conn=conn
+                )
+                write_log(
+                    conn,
+                    eid,
+                    LogEntry(
+                        "league",
+                        round_number,
+                        None,
+                        f"league {state.spec.league!r}: the event's {gone} matches replaced by "
+                        f"{len(new)} after correcting table {table_number}; ratings re-derived",
+                        who,
+                        why,
+                        at,
+                    ),
+                )
             return Amendment(round_number, table_number, old.scores, result.scores, who, why, at)
 
     def finish(self, name: str) -> int:

@@ -1,13 +1,14 @@
 """Request and response bodies of the event endpoints (requests strict: unknown fields refused,
 every list bounded, see :mod:`mindsport.service.limits`).
 
-Bots entered over HTTP are the built-in ones only (``random``, ``greedy``, ``strong``,
-``tracking``, ``level:N``): a bot that runs a program is for the director's own command line.
+Bots entered over HTTP are the built-in ones only (Dou Dizhu: ``random``, ``greedy``,
+``strong``, ``tracking``, ``level:N``; Luzhanqi: ``random``, ``greedy``, ``belief...``), each
+checked against the event's game: a bot that runs a program is for the director's own command
+line.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, Strict
@@ -30,26 +31,30 @@ from mindsport.service.limits import (
 from mindsport.service.schemas import LEAGUE_PATTERN, Id
 
 if TYPE_CHECKING:
-    from mindsport.event.model import Round, Standing
+    from mindsport.event.model import EventSpec, LogEntry, Round, Standing
     from mindsport.event.storage import Amendment, EventState
 
 __all__ = [
     "AmendIn",
     "AmendmentOut",
+    "DeletedOut",
     "EventIn",
     "EventOut",
     "EventsOut",
     "FinishOut",
+    "LogEntryOut",
     "PairIn",
     "PairOut",
     "PlayersIn",
     "RegisteredOut",
+    "ReinstateIn",
     "ResultOut",
     "ResultsIn",
     "ResultsOut",
     "ScoresIn",
     "SheetOut",
     "StandingsOut",
+    "UndoIn",
     "WithdrawIn",
     "WithdrawnOut",
 ]
@@ -58,7 +63,10 @@ _STRICT = ConfigDict(extra="forbid")
 #: an answer read from the attributes of the event store's value of the same fields
 _FROM_ATTRIBUTES = ConfigDict(from_attributes=True)
 #: a built-in bot spec
-BOT_PATTERN = r"^(random|greedy|strong|tracking|level:(100|[1-9]?[0-9]))$"
+BOT_PATTERN = (
+    r"^(random|greedy|strong|tracking|level:(100|[1-9]?[0-9])"
+    r"|belief|belief-patent|belief-rowonly|belief-nolook)$"
+)
 
 Number = (
     Annotated[
@@ -68,7 +76,8 @@ Number = (
     ]
     | Annotated[int, Strict(), Field(ge=-MAX_EVENT_NUMBER, le=MAX_EVENT_NUMBER)]
 )
-Board = Annotated[list[Number], Field(min_length=3, max_length=3)]
+#: one board's scores, one per seat (three in Dou Dizhu, two in Luzhanqi)
+Board = Annotated[list[Number], Field(min_length=2, max_length=3)]
 Text = Annotated[
     str, Strict(), Field(min_length=1, max_length=MAX_WHO_LENGTH, pattern=r"^[^\x00-\x1f\x7f]+$")
 ]
@@ -95,6 +104,27 @@ class EventIn(BaseModel):
     rounds: Annotated[int, Strict(), Field(ge=1, le=MAX_ROUNDS)] = 6
     deals: Annotated[int, Strict(), Field(ge=1, le=MAX_DEALS)] = 1
     scoring: Literal["field", "table"] = "field"
+    game: Literal["doudizhu", "junqi"] = Field(
+        "doudizhu", description="the game: doudizhu (tables of three), junqi (tables of two)"
+    )
+    rule: Literal["linear", "ccpc2016", "classic", "win"] | None = Field(
+        None,
+        description="the game's scoring rule (Dou Dizhu: linear, ccpc2016, classic; Luzhanqi: "
+        "win; default the game's first): results are checked by it, bots play under it",
+    )
+    time_limit: Annotated[
+        float,
+        Field(
+            ge=0.001,
+            le=600.0,
+            allow_inf_nan=False,
+            description="seconds a bot entrant that runs a program may think per move",
+        ),
+    ] = 10.0
+    late_points: Literal["zero", "mean"] = Field(
+        "zero",
+        description="rank points a late entrant starts with: zero, or each missed round's mean",
+    )
     tie_breaks: Annotated[list[Literal["score", "opponents"]], Field(max_length=MAX_TIE_BREAKS)] = [
         "score",
         "opponents",
@@ -122,12 +152,14 @@ class WithdrawIn(BaseModel):
 
 
 class PairIn(BaseModel):
-    """Pair the next round; ``tables`` seats it by hand (the rest get byes)."""
+    """Pair the next round; ``tables`` seats tables by hand, the players left over paired
+    among themselves (``rest`` ``pair``) or all on byes (``byes``)."""
 
     model_config = _STRICT
+    rest: Literal["pair", "byes"] = "pair"
     tables: (
         Annotated[
-            list[Annotated[list[Id], Field(min_length=3, max_length=3)]],
+            list[Annotated[list[Id], Field(min_length=2, max_length=3)]],
             Field(max_length=MAX_ROUND_TABLES),
         ]
         | None
@@ -188,6 +220,9 @@ class EventSettingsOut(BaseModel):
     tie_breaks: list[str]
     seed: int
     game: str
+    rule: str
+    time_limit: float
+    late_points: str
 
 
 class EventPlayerOut(BaseModel):
@@ -237,6 +272,66 @@ class AmendmentOut(BaseModel):
         )
 
 
+class ForfeitOut(BaseModel):
+    """A bot entrant's forfeit of a board (``reason``: timeout, crash or illegal)."""
+
+    model_config = _FROM_ATTRIBUTES
+
+    round: int
+    table: int
+    board: int
+    player: str
+    reason: str
+    detail: str
+
+
+class LogEntryOut(BaseModel):
+    """An undo or correction (``action``: unpair, reinstate, league), who, when, why."""
+
+    round: int | None
+    player: str | None
+    action: str
+    detail: str
+    who: str
+    why: str
+    at: str = Field(description="when, an ISO 8601 datetime")
+
+    @classmethod
+    def of(cls, e: LogEntry) -> LogEntryOut:
+        return cls(
+            round=e.round,
+            player=e.player,
+            action=e.action,
+            detail=e.detail,
+            who=e.who,
+            why=e.why,
+            at=e.at.isoformat(),
+        )
+
+
+class UndoIn(BaseModel):
+    """Who undoes and why (both logged)."""
+
+    model_config = _STRICT
+    who: Text = "director"
+    why: Annotated[
+        str,
+        Strict(),
+        Field(min_length=1, max_length=MAX_WHY_LENGTH, pattern=r"^[^\x00-\x1f\x7f]+$"),
+    ]
+
+
+class ReinstateIn(UndoIn):
+    player: Id
+
+
+class DeletedOut(BaseModel):
+    event: str
+    players: int
+    rounds: int
+    results: int = Field(description="table results deleted with the event")
+
+
 class EventOut(BaseModel):
     """Everything recorded about an event: settings, players, rounds with their tables and
     results, the number of complete rounds, amendments."""
@@ -250,6 +345,8 @@ class EventOut(BaseModel):
     rounds: list[RoundStateOut]
     complete: int
     amendments: list[AmendmentOut]
+    forfeits: list[ForfeitOut]
+    log: list[LogEntryOut] = Field(description="undos and corrections, oldest first")
 
     @classmethod
     def of(cls, state: EventState) -> EventOut:
@@ -278,6 +375,8 @@ class EventOut(BaseModel):
             ],
             complete=state.complete,
             amendments=[AmendmentOut.of(a) for a in state.amendments],
+            forfeits=[ForfeitOut.model_validate(f) for f in state.forfeits],
+            log=[LogEntryOut.of(e) for e in state.log],
         )
 
 
@@ -295,14 +394,20 @@ class StandingOut(BaseModel):
 
 
 class StandingsOut(BaseModel):
+    """The standings, best first, with a legend of every column and the tie-break order (as
+    CSV: ``?format=csv`` or ``Accept: text/csv``, the columns of the rows, one line each)."""
+
     event: str
     after: int = Field(description="the standings after this many rounds")
+    tie_breaks: list[str] = Field(description="the tie-breaks after rank points, in order")
+    legend: dict[str, str] = Field(description="what every column means, and the order")
     standings: list[StandingOut]
 
     @classmethod
-    def of(cls, event: str, after: int, rows: list[Standing]) -> StandingsOut:
-        lines = [StandingOut.model_validate(dataclasses.asdict(s)) for s in rows]
-        return cls(event=event, after=after, standings=lines)
+    def of(cls, spec: EventSpec, after: int, rows: list[Standing]) -> StandingsOut:
+        from mindsport.event.exports import standings_json
+
+        return cls.model_validate(standings_json(spec, after, rows))
 
 
 class SeatOut(BaseModel):
@@ -331,6 +436,7 @@ class SheetOut(BaseModel):
     event: str
     round: int
     format: str
+    game: str
     tables: list[SheetTableOut]
     byes: list[str]
 

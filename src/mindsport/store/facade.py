@@ -37,6 +37,7 @@ from mindsport.store.league_model import LeagueModel, LeagueModels, PlayerState
 from mindsport.store.leagues import Leagues
 from mindsport.store.migrations import open_tables
 from mindsport.store.queries import Queries
+from mindsport.store.replace import Replacer
 from mindsport.store.values import (
     IngestResult,
     LatePolicy,
@@ -108,6 +109,7 @@ class Store:
         self._leagues = Leagues(self._db, self._models)
         self._keys = Keys(self._db, self._leagues)
         self._queries = Queries(self._db, self._leagues, self._models)
+        self._replacer = Replacer(self._db, self._models, lock, self._deriver)
         self._catchup = CatchUp(self._db, self._models, lock)
         self._worker = CatchUpWorker(self._catchup)
         self._ingest = Ingest(
@@ -333,6 +335,23 @@ class Store:
         """Commit a group of queued requests (what the group committer runs;
         :meth:`Ingest.commit_group <mindsport.store.ingest.Ingest.commit_group>`)."""
         self._ingest.commit_group(group)
+
+    def replace_matches(
+        self,
+        league: str,
+        remove: Sequence[str],
+        add: Iterable[Match],
+        *,
+        conn: Connection | None = None,
+    ) -> int:
+        """Replace recorded matches of ``league`` in one transaction (``conn``, one of
+        :meth:`transaction`, or a new one): the ids ``remove`` and those of ``add`` are
+        deleted, ``add`` appended, and the league re-rated from the start
+        (:mod:`mindsport.store.replace`). Returns the number of matches deleted."""
+        if conn is not None:
+            return self._replacer.replace(conn, league, remove, add)
+        with self._db.write() as own:
+            return self._replacer.replace(own, league, remove, add)
 
     # -- deriving ratings (mindsport.store.derive) ---------------------------------------------
     def recompute(

@@ -16,6 +16,8 @@ What changed over the versions (the tables themselves are :mod:`mindsport.store.
 * Leagues gained the position of their catch-up after a late result (``catchup_time``,
   ``catchup_seq``: :mod:`mindsport.store.catchup`), null (up to date) in the leagues already
   there.
+* Events gained the forfeits of their bot entrants (``ms_event_forfeits``) and the log of
+  their undos and corrections (``ms_event_log``), created empty in the databases already there.
 * PostgreSQL: the foreign keys from the match log and the derived tables to the league table,
   the row number column ``id`` of the match log and the rating history, and the index
   :data:`~mindsport.store.schema.DROPPED_INDEXES` are dropped (the schema's text says why).

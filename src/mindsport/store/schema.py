@@ -33,7 +33,8 @@
   (``role`` ``admin``, no league), each with an optional expiry and a revocation time.
 * ``ms_events`` and the tables under it: tournament events run by :mod:`mindsport.event` (their
   settings, registrations, rounds with their tables and deals, table results and the log of
-  amended results); an event's final results go into a league's match log.
+  amended results, the forfeits of its bot entrants, the log of undos and corrections); an
+  event's final results go into a league's match log.
 
 The match log and the tables derived from it carry their league's id without a foreign key:
 leagues are never deleted, and every row of them is written in a transaction that holds the
@@ -82,6 +83,8 @@ __all__ = [
     "SURROGATE_ID_TABLES",
     "api_keys",
     "event_amendments",
+    "event_forfeits",
+    "event_log",
     "event_players",
     "event_results",
     "event_rounds",
@@ -327,6 +330,31 @@ event_amendments = Table(
     *_event_keys("round", "table_no", key=False),
     Column("old_scores", JSON, nullable=False),
     Column("new_scores", JSON, nullable=False),
+    Column("who", String(100), nullable=False),
+    Column("why", String(500), nullable=False),
+    Column("at", DateTime(timezone=True), nullable=False),
+)
+
+event_forfeits = Table(
+    "ms_event_forfeits",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    *_event_keys("round", "table_no", "board", key=False),
+    Column("player", String(200), nullable=False),
+    Column("reason", String(20), nullable=False),
+    Column("detail", String(2000), nullable=False),
+    Column("at", DateTime(timezone=True), nullable=False),
+)
+
+event_log = Table(
+    "ms_event_log",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    *_event_keys(key=False),
+    Column("action", String(20), nullable=False),
+    Column("round", Integer, nullable=True),
+    Column("player", String(200), nullable=True),
+    Column("detail", String(2000), nullable=False),
     Column("who", String(100), nullable=False),
     Column("why", String(500), nullable=False),
     Column("at", DateTime(timezone=True), nullable=False),

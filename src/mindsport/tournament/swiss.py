@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -44,7 +45,7 @@ DEFAULT_NODE_BUDGET = 100_000
 class SwissRound(Generic[K]):
     """One round: the tables (best-standing table first), the byes, repeated pairs seated."""
 
-    tables: tuple[tuple[K, K, K], ...]
+    tables: tuple[tuple[K, ...], ...]
     byes: tuple[K, ...]
     repeats: int
 
@@ -61,35 +62,42 @@ def repeated_pairs(table: Sequence[K], met: Mapping[K, set[K]] | Mapping[K, froz
 
 
 def _candidates(
-    remaining: list[K], met: Mapping[K, set[K]], allowance: int
-) -> Iterator[tuple[tuple[K, K, K], list[K], int]]:
-    """Tables for the best remaining player, in standing order: (table, others, cost)."""
+    remaining: list[K], met: Mapping[K, set[K]], allowance: int, size: int = 3
+) -> Iterator[tuple[tuple[K, ...], list[K], int]]:
+    """Tables of ``size`` for the best remaining player, in standing order: (table, others,
+    cost); a choice already over the allowance is not extended."""
     first, rest = remaining[0], remaining[1:]
-    seen_first = met.get(first, set())
-    for a in range(len(rest)):
-        j = rest[a]
-        cost_j = 1 if j in seen_first else 0
-        if cost_j > allowance:
-            continue
-        seen_j = met.get(j, set())
-        for b in range(a + 1, len(rest)):
-            k = rest[b]
-            cost = cost_j + (k in seen_first) + (k in seen_j)
-            if cost <= allowance:
-                yield (first, j, k), rest[:a] + rest[a + 1 : b] + rest[b + 1 :], cost
+
+    def grow(
+        start: int, picked: list[int], cost: int
+    ) -> Iterator[tuple[tuple[K, ...], list[K], int]]:
+        members = [first, *(rest[j] for j in picked)]
+        for i in range(start, len(rest)):
+            p = rest[i]
+            c = cost + sum(1 for q in members if p in met.get(q, set()))
+            if c > allowance:
+                continue
+            if len(picked) + 2 == size:
+                chosen = {*picked, i}
+                others = [q for j, q in enumerate(rest) if j not in chosen]
+                yield (*members, p), others, c
+            else:
+                yield from grow(i + 1, [*picked, i], c)
+
+    yield from grow(0, [], 0)
 
 
 def _search(
-    players: list[K], met: Mapping[K, set[K]], allowance: int, budget: int
-) -> tuple[list[tuple[K, K, K]] | None, bool]:
+    players: list[K], met: Mapping[K, set[K]], allowance: int, budget: int, size: int = 3
+) -> tuple[list[tuple[K, ...]] | None, bool]:
     """Depth-first search (explicit stack) for a split with at most ``allowance`` repeats.
 
     Returns (tables or None, whether the search was complete, i.e. not cut by the budget).
     """
     if not players:
         return [], True
-    tables: list[tuple[K, K, K]] = []
-    stack = [(_candidates(players, met, allowance), allowance)]
+    tables: list[tuple[K, ...]] = []
+    stack = [(_candidates(players, met, allowance, size), allowance)]
     while stack:
         budget -= 1
         if budget < 0:
@@ -105,29 +113,26 @@ def _search(
         tables.append(table)
         if not others:
             return tables, True
-        stack.append((_candidates(others, met, left - cost), left - cost))
+        stack.append((_candidates(others, met, left - cost, size), left - cost))
     return None, True
 
 
-def _greedy(remaining: list[K], met: Mapping[K, set[K]]) -> list[tuple[K, K, K]]:
+def _greedy(remaining: list[K], met: Mapping[K, set[K]], size: int = 3) -> list[tuple[K, ...]]:
     tables = []
     pool = list(remaining)
     while pool:
         first, rest = pool[0], pool[1:]
-        best: tuple[int, int, int] | None = None
-        for a in range(len(rest)):
-            for b in range(a + 1, len(rest)):
-                cost = repeated_pairs((first, rest[a], rest[b]), met)
-                if best is None or cost < best[0]:
-                    best = (cost, a, b)
-                if cost == 0:
-                    break
-            if best is not None and best[0] == 0:
+        best: tuple[int, tuple[int, ...]] | None = None
+        for picked in itertools.combinations(range(len(rest)), size - 1):
+            cost = repeated_pairs((first, *(rest[j] for j in picked)), met)
+            if best is None or cost < best[0]:
+                best = (cost, picked)
+            if cost == 0:
                 break
         assert best is not None
-        _, a, b = best
-        tables.append((first, rest[a], rest[b]))
-        pool = rest[:a] + rest[a + 1 : b] + rest[b + 1 :]
+        _, picked = best
+        tables.append((first, *(rest[j] for j in picked)))
+        pool = [q for j, q in enumerate(rest) if j not in set(picked)]
     return tables
 
 
@@ -137,8 +142,10 @@ def swiss_round(
     byes_taken: Mapping[K, int] | None = None,
     *,
     node_budget: int = DEFAULT_NODE_BUDGET,
+    size: int = 3,
 ) -> SwissRound[K]:
-    """Seat ``standings`` (best first) at tables of three, avoiding repeat opponents.
+    """Seat ``standings`` (best first) at tables of ``size`` (three; two for a game of two
+    players), avoiding repeat opponents.
 
     ``met[p]`` is the set of players ``p`` has already sat with; ``byes_taken[p]`` counts
     ``p``'s earlier byes.
@@ -148,26 +155,29 @@ def swiss_round(
     ((('a', 'c', 'd'), ('b', 'e', 'f')), 0)
     """
     players = list(standings)
-    if len(players) < 3:
-        raise TournamentError(f"standings has {len(players)} players; a table needs three")
+    if isinstance(size, bool) or size not in (2, 3):
+        raise TournamentError(f"size {size!r}: tables seat two or three players")
+    if len(players) < size:
+        need = "three" if size == 3 else "two"
+        raise TournamentError(f"standings has {len(players)} players; a table needs {need}")
     if len(set(players)) != len(players):
         raise TournamentError("standings lists a player twice")
     met = met or {}
     byes_taken = byes_taken or {}
-    n_byes = len(players) % 3
+    n_byes = len(players) % size
     byes: list[K] = []
     if n_byes:
         # lowest standing first among those with the fewest byes
         order = sorted(range(len(players)), key=lambda i: (byes_taken.get(players[i], 0), -i))
         byes = [players[i] for i in sorted(order[:n_byes])]
         players = [p for p in players if p not in set(byes)]
-    tables: list[tuple[K, K, K]] | None = None
+    tables: list[tuple[K, ...]] | None = None
     for allowance in range(0, len(players) + 1):
-        tables, complete = _search(players, met, allowance, node_budget)
+        tables, complete = _search(players, met, allowance, node_budget, size)
         if tables is not None:
             break
         if not complete:  # a field too large to search to the end: seat greedily
-            tables = _greedy(players, met)
+            tables = _greedy(players, met, size)
             break
     assert tables is not None
     repeats = sum(repeated_pairs(t, met) for t in tables)

@@ -10,32 +10,47 @@ player, 409 a result entered twice or a finished event.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Path, Query
-from fastapi.responses import HTMLResponse
+from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi.responses import HTMLResponse, Response
 
-from mindsport.event.model import DealSource, EventFormat, EventSpec, Scoring, TieBreak
+from mindsport.event.model import (
+    DealSource,
+    EventError,
+    EventFormat,
+    EventSpec,
+    LatePoints,
+    Scoring,
+    TieBreak,
+)
 from mindsport.event.sheets import deal_sheet, deal_sheet_html, event_page_html
 from mindsport.event.storage import EventState, EventStore
+from mindsport.event.undo import delete as undo_delete
+from mindsport.event.undo import reinstate as undo_reinstate
+from mindsport.event.undo import unpair as undo_unpair
 from mindsport.service.dependencies import ADMIN_KEY, EVENT_WRITE_KEY, EventName, RuntimeDep
 from mindsport.service.event_schemas import (
     AmendIn,
     AmendmentOut,
+    DeletedOut,
     EventIn,
     EventOut,
     EventsOut,
     FinishOut,
+    LogEntryOut,
     PairIn,
     PairOut,
     PlayersIn,
     RegisteredOut,
+    ReinstateIn,
     ResultOut,
     ResultsIn,
     ResultsOut,
     ScoresIn,
     SheetOut,
     StandingsOut,
+    UndoIn,
     WithdrawIn,
     WithdrawnOut,
 )
@@ -76,18 +91,53 @@ async def get_event(event: EventName, runtime: RuntimeDep, events: Events) -> Ev
     return EventOut.of(await _state(runtime, events, event))
 
 
-@router.get("/api/events/{event}/standings", responses=responses(400, 404, 422))
+_CSV: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "The standings: JSON, or CSV (?format=csv or Accept: text/csv)",
+        "content": {"text/csv": {"schema": {"type": "string"}}},
+    }
+}
+
+
+@router.get(
+    "/api/events/{event}/standings",
+    response_model=StandingsOut,
+    responses={**_CSV, **responses(400, 404, 422)},
+)
 async def get_standings(
     event: EventName,
+    request: Request,
     runtime: RuntimeDep,
     events: Events,
     after: Annotated[int | None, Query(ge=0, le=MAX_ROUNDS)] = None,
-) -> StandingsOut:
-    """Standings after the complete rounds, or after round ``after`` (rank points, then
-    the tie-breaks)."""
+    format: Annotated[Literal["json", "csv"] | None, Query()] = None,
+) -> Any:
+    """Standings after the complete rounds, or after round ``after`` (rank points, then the
+    tie-breaks), with a legend of every column; as CSV with ``format=csv`` or an ``Accept``
+    header that prefers ``text/csv``."""
+    from mindsport.event.exports import standings_csv
+
     state = await _state(runtime, events, event)
     rows = await runtime.run(state.standings, after)
-    return StandingsOut.of(event, state.complete if after is None else after, rows)
+    if format == "csv" or (format is None and _wants_csv(request.headers.get("accept", ""))):
+        return Response(
+            standings_csv(rows),
+            media_type="text/csv",
+            headers={"Content-Disposition": f'inline; filename="{event}-standings.csv"'},
+        )
+    return StandingsOut.of(state.spec, state.complete if after is None else after, rows)
+
+
+def _wants_csv(accept: str) -> bool:
+    """Whether an ``Accept`` header prefers CSV to JSON (the first of them it names, ``q``
+    weights aside)."""
+    for part in accept.split(","):
+        media = part.split(";")[0].strip().lower()
+        if media == "text/csv":
+            return True
+        if media in ("application/json", "*/*", "application/*"):
+            return False
+    return False
 
 
 @router.get("/api/events/{event}/rounds/{round}/sheet", responses=responses(404, 422))
@@ -143,6 +193,10 @@ async def create_event(body: EventIn, runtime: RuntimeDep, events: Events) -> Ev
             tie_breaks=tuple(TieBreak(t) for t in body.tie_breaks),
             seed=body.seed,
             pool=pool,
+            game=body.game,
+            rule=body.rule or "",
+            time_limit=body.time_limit,
+            late_points=LatePoints(body.late_points),
         )
         return events.create(spec)
 
@@ -183,7 +237,7 @@ async def withdraw(
 )
 async def pair(event: EventName, body: PairIn, runtime: RuntimeDep, events: Events) -> PairOut:
     """Pair the next round (Swiss tables of three, byes, deals); ``tables`` by hand."""
-    return PairOut.of(await runtime.run(events.pair, event, body.tables))
+    return PairOut.of(await runtime.run(events.pair, event, body.tables, body.rest))
 
 
 @router.put(
@@ -247,3 +301,50 @@ async def amend(
 async def finish(event: EventName, runtime: RuntimeDep, events: Events) -> FinishOut:
     """Write the event into its league as matches (idempotent) and close it."""
     return FinishOut(event=event, added=await runtime.run(events.finish, event))
+
+
+@router.post(
+    "/api/events/{event}/rounds/{round}/unpairing",
+    responses=_WRITE,
+    dependencies=[EVENT_WRITE_KEY],
+)
+async def unpair(
+    event: EventName, round: RoundNo, body: UndoIn, runtime: RuntimeDep, events: Events
+) -> LogEntryOut:
+    """Undo the pairing of ``round``, the latest, while it has no result (logged)."""
+
+    def undo() -> LogEntryOut:
+        state = events.get(event)
+        if round != len(state.rounds):
+            raise EventError(
+                f"round {round} is not the latest round of event {event!r} "
+                f"({len(state.rounds)} paired); only the latest is unpaired"
+            )
+        return LogEntryOut.of(undo_unpair(events, event, body.who, body.why))
+
+    return await runtime.run(undo)
+
+
+@router.post("/api/events/{event}/reinstatements", responses=_WRITE, dependencies=[EVENT_WRITE_KEY])
+async def reinstate(
+    event: EventName, body: ReinstateIn, runtime: RuntimeDep, events: Events
+) -> LogEntryOut:
+    """Take back a withdrawal: the player plays again from the next round (logged)."""
+    entry = await runtime.run(undo_reinstate, events, event, body.player, body.who, body.why)
+    return LogEntryOut.of(entry)
+
+
+@router.delete(
+    "/api/events/{event}",
+    responses=responses(401, 403, 404, 408, 409, 422),
+    dependencies=[EVENT_WRITE_KEY],
+)
+async def delete_event(event: EventName, runtime: RuntimeDep, events: Events) -> DeletedOut:
+    """Delete an event that has not finished, with everything it holds (409 when finished)."""
+    state = await runtime.run(undo_delete, events, event)
+    return DeletedOut(
+        event=event,
+        players=len(state.players),
+        rounds=len(state.rounds),
+        results=len(state.results),
+    )
