@@ -17,7 +17,9 @@ from hypothesis import strategies as st
 
 from mindsport.errors import MindsportError
 from mindsport.history import Match, read_matches, write_matches
-from mindsport.history.formats import columns
+from mindsport.history.formats.csv import read_csv
+from mindsport.history.formats.jsonl import read_jsonl
+from mindsport.history.formats.parquet import read_parquet
 from mindsport.history.io import iter_located, read_located
 from mindsport.match import id_problem, normal_id
 
@@ -110,7 +112,7 @@ def test_column_path_matches_row_path_on_edited_csv(ms: list[Match], data: st.Da
         write_matches(path, ms)
         assert_same(path)
         if '"' not in path.read_text(encoding="utf-8"):  # quoted fields: the row path
-            assert columns.read_csv(str(path)) is not None  # the writer's files: column path
+            assert read_csv(str(path)) is not None  # the writer's files: column path
         rows = [line.split(",") for line in path.read_text(encoding="utf-8").splitlines()]
         for _ in range(data.draw(st.integers(1, 3))):
             r = data.draw(st.integers(0, len(rows) - 1))
@@ -133,7 +135,7 @@ def test_column_path_matches_row_path_on_edited_jsonl(ms: list[Match], data: st.
         path = Path(d) / "m.jsonl"
         write_matches(path, ms)
         assert_same(path)
-        assert columns.read_jsonl(str(path)) is not None
+        assert read_jsonl(str(path)) is not None
         objs = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
         for _ in range(data.draw(st.integers(1, 3))):
             o = data.draw(st.sampled_from(objs))
@@ -161,7 +163,7 @@ def test_column_path_matches_row_path_on_edited_parquet(
         path = Path(d) / "m.parquet"
         write_matches(path, ms)
         assert_same(path)
-        assert columns.read_parquet(str(path)) is not None
+        assert read_parquet(str(path)) is not None
         table = pq.read_table(path)
         name = data.draw(st.sampled_from(["match_id", "time", "player", "team", "rank", "score"]))
         values = table.column(name).to_pylist()
@@ -193,7 +195,7 @@ def test_typed_parquet_columns_take_the_column_path(tmp_path: Path) -> None:
         }
     )
     pq.write_table(table, path)
-    got = columns.read_parquet(str(path))
+    got = read_parquet(str(path))
     assert got is not None
     assert got == row_path(path)[1]
     assert got[1][1] == Match("8", t0 + timedelta(days=1), [["2"], ["3"]], [None, 0])

@@ -39,7 +39,6 @@ from pathlib import Path
 
 from mindsport.errors import MindsportError, NotFoundError
 from mindsport.files import write_atomically
-from mindsport.history.formats import columns
 from mindsport.history.formats.common import (
     CSV_COLUMNS,
     JSON_KEYS,
@@ -48,9 +47,9 @@ from mindsport.history.formats.common import (
     detect_format,
     paused_gc,
 )
-from mindsport.history.formats.csv import iter_csv, write_csv
-from mindsport.history.formats.jsonl import iter_jsonl, write_jsonl
-from mindsport.history.formats.parquet import iter_parquet, write_parquet
+from mindsport.history.formats.csv import iter_csv, read_csv, write_csv
+from mindsport.history.formats.jsonl import iter_jsonl, read_jsonl, write_jsonl
+from mindsport.history.formats.parquet import iter_parquet, read_parquet, write_parquet
 from mindsport.match import Match
 
 __all__ = [
@@ -103,7 +102,7 @@ def read_located(
     """All matches of a JSONL, CSV or Parquet file in file order, and the line each starts on
     (as :func:`iter_located` gives them), on the column path when the file allows it."""
     p, fmt = _existing(path, format)
-    read = {"jsonl": columns.read_jsonl, "csv": columns.read_csv, "parquet": columns.read_parquet}
+    read = {"jsonl": read_jsonl, "csv": read_csv, "parquet": read_parquet}
     with paused_gc():
         got = read[fmt](p)
     if got is not None:

@@ -8,6 +8,7 @@ import csv
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
+from mindsport.history.formats.columns import Located, located
 from mindsport.history.formats.common import (
     CSV_COLUMNS,
     REQUIRED,
@@ -15,10 +16,10 @@ from mindsport.history.formats.common import (
     checked_match,
     time_to_text,
 )
-from mindsport.history.formats.long import group_long, long_rows
+from mindsport.history.formats.long import group_long, long_parts, long_rows
 from mindsport.match import Match
 
-__all__ = ["iter_csv", "write_csv"]
+__all__ = ["iter_csv", "read_csv", "write_csv"]
 
 
 def iter_csv(path: str) -> Iterator[tuple[int, Match]]:
@@ -75,3 +76,46 @@ def write_csv(fh: IO[str], matches: Iterable[Match]) -> int:
             )
         n += 1
     return n
+
+
+def read_csv(path: str) -> Located | None:
+    """The matches of a CSV (or TSV) file and their lines, on the column path (None: read it on
+    the row path)."""
+    try:
+        import pyarrow as pa
+        import pyarrow.csv as pcsv
+    except ImportError:  # pragma: no cover - depends on the environment
+        return None
+    with open(path, "rb") as fh:
+        data = fh.read()
+    if b'"' in data or data.startswith(b"\xef\xbb\xbf") or data.count(b"\r") != data.count(b"\r\n"):
+        return None
+    delimiter = "\t" if path.lower().endswith(".tsv") else ","
+    head, newline, _ = data.partition(b"\n")
+    try:
+        names = [h.strip() for h in head.decode("utf-8").rstrip("\r").split(delimiter)]
+    except UnicodeDecodeError:
+        return None
+    if (
+        not newline
+        or not set(REQUIRED) <= set(names) <= set(CSV_COLUMNS)
+        or len(set(names)) != len(names)
+        or ("rank" not in names and "score" not in names)
+    ):
+        return None
+    try:
+        table = pcsv.read_csv(
+            pa.BufferReader(data),
+            read_options=pcsv.ReadOptions(column_names=names, skip_rows=1),
+            parse_options=pcsv.ParseOptions(delimiter=delimiter, ignore_empty_lines=False),
+            convert_options=pcsv.ConvertOptions(
+                column_types={name: pa.string() for name in names}, strings_can_be_null=False
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    rows = table.num_rows
+    if data.count(b"\n") != rows + (1 if data.endswith(b"\n") else 0):
+        return None  # a blank line, or a row over two lines: the row path counts lines
+    cols = {name: table.column(name).combine_chunks() for name in names}
+    return located(long_parts(cols), 2)

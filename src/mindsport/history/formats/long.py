@@ -1,6 +1,8 @@
-"""The long format's row path: a match from its consecutive rows (one row per player), as CSV
-and Parquet files hold them, each row and each match checked as it comes (:func:`group_long`);
-and a match's rows for the writers (:func:`long_rows`)."""
+"""The long format (one row per player, a match's rows consecutive), as CSV and Parquet files
+hold it: its row path, a match from its rows, each row and each match checked as it comes
+(:func:`group_long`); its column path, the parts of every match from whole columns
+(:func:`long_parts`, see :mod:`.columns`); and a match's rows for the writers
+(:func:`long_rows`)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,19 @@ from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import Any
 
+import numpy as np
+from numpy.typing import NDArray
+
+from mindsport.history.formats.columns import (
+    FLOAT_TEXT,
+    RANK_TEXT,
+    Parts,
+    ids_ok,
+    interned,
+    is_text,
+    text_times,
+    times_ok,
+)
 from mindsport.history.formats.common import (
     MatchFileError,
     field_of,
@@ -18,7 +33,12 @@ from mindsport.history.formats.common import (
 )
 from mindsport.match import InvalidMatchError, Match
 
-__all__ = ["group_long", "long_rows"]
+__all__ = ["group_long", "long_parts", "long_rows"]
+
+I64 = NDArray[np.int64]
+F64 = NDArray[np.float64]
+#: the columns that the column path leaves to the row path when they hold values
+_CHANCE = ("role", "deal", "luck")
 
 
 class _LongBuilder:
@@ -277,3 +297,169 @@ def _finish(b: _LongBuilder, text_times: bool) -> Match:
         except ValueError as exc:
             raise MatchFileError(b.path, b.line, "time", str(exc)) from None
     return b.build(t)
+
+
+# ---------------------------------------------------------------------------- columns
+
+
+def _numbers(arr: Any) -> F64 | None:
+    """The numbers of a column of the long format (NaN: none given), as the row path reads
+    them; None: a text it would read otherwise (or refuse)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if is_text(arr):
+        empty = pc.fill_null(pc.equal(arr, ""), True)  # null (Parquet): none given
+        given = pc.invert(empty)
+        if not pc.all(pc.or_kleene(empty, pc.match_substring_regex(arr, FLOAT_TEXT))).as_py():
+            return None
+        arr = pc.if_else(given, arr, "0").cast(pa.float64())
+        out = arr.to_numpy(zero_copy_only=False).copy()
+        out[empty.to_numpy(zero_copy_only=False)] = np.nan
+        return out
+    if pa.types.is_integer(arr.type) or pa.types.is_floating(arr.type):
+        return arr.cast(pa.float64()).fill_null(math.nan).to_numpy(zero_copy_only=False)
+    return None
+
+
+def _long_ranks(arr: Any | None, n_rows: int) -> I64 | None:
+    """The rank of every row (-1: unranked) of a long-format file, as the row path reads it;
+    None: a rank it would read otherwise (or refuse)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if arr is None:
+        return np.full(n_rows, -1, np.int64)
+    if is_text(arr):
+        empty = pc.fill_null(pc.equal(arr, ""), True)  # null (Parquet): unranked
+        if not pc.all(pc.or_kleene(empty, pc.match_substring_regex(arr, RANK_TEXT))).as_py():
+            return None
+        arr = pc.if_else(empty, pa.scalar(None, pa.string()), arr).cast(pa.int64())
+    elif not pa.types.is_integer(arr.type):
+        return None
+    low = pc.min(arr).as_py()
+    if low is not None and low < 0:
+        return None
+    out: I64 = arr.cast(pa.int64()).fill_null(-1).to_numpy(zero_copy_only=False)
+    return out
+
+
+def _has_values(arr: Any) -> bool:
+    """Whether a column holds any value (a non-empty text, a number)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if is_text(arr):
+        return bool(pc.any(pc.not_equal(arr, "")).as_py())
+    if pa.types.is_floating(arr.type):
+        return bool(pc.any(pc.invert(pc.is_nan(arr))).as_py())
+    return arr.null_count < len(arr)
+
+
+def _same_within(values: NDArray[Any], starts: I64, counts: I64) -> bool:
+    """Whether every row's value equals the value at the start of its group (NaN equals NaN)."""
+    first = np.repeat(values[starts], counts)
+    same = values == first
+    if values.dtype.kind == "f":
+        same |= np.isnan(values) & np.isnan(first)
+    return bool(same.all())
+
+
+def _long_times(arr: Any, match_starts: I64, rows_per_match: I64) -> list[Any] | None:
+    """Each match's time from a long-format column (every row of a match with the same raw
+    value), as the row path reads it."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if arr.null_count:
+        return None
+    first = arr.take(pa.array(match_starts))
+    repeated = first.take(pa.array(np.repeat(np.arange(len(match_starts)), rows_per_match)))
+    if not pc.all(pc.equal(arr, repeated)).as_py():
+        return None
+    if is_text(arr):
+        return text_times(first)
+    if not (
+        pa.types.is_integer(arr.type)
+        or pa.types.is_floating(arr.type)
+        or pa.types.is_timestamp(arr.type)
+    ):
+        return None
+    values: list[Any] = first.to_pylist()
+    return values if times_ok(values) else None
+
+
+def long_parts(cols: dict[str, Any]) -> tuple[Parts, I64] | None:
+    """Parts from the columns of a long-format file (pyarrow arrays by name, one row per player
+    slot) and the row each match starts on (None: leave the file to the row path)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if any(name in cols and _has_values(cols[name]) for name in _CHANCE):
+        return None
+    mid = cols["match_id"]
+    n_rows = len(mid)
+    if pa.types.is_integer(mid.type):
+        mid = mid.cast(pa.string())
+    if mid.null_count or not is_text(mid):
+        return None
+    if n_rows == 0:
+        empty = np.zeros(0, np.int64)
+        nothing = Parts([], [], np.zeros(1, np.int64), np.zeros(1, np.int64), [], empty, empty,
+                        None, None, None)  # fmt: skip
+        return nothing, empty
+    new_match = np.ones(n_rows, dtype=bool)
+    new_match[1:] = pc.not_equal(mid[1:], mid[:-1]).to_numpy(zero_copy_only=False)
+    match_starts = np.flatnonzero(new_match).astype(np.int64)
+    n = len(match_starts)
+    ids_arr = mid.take(pa.array(match_starts))
+    if pc.count_distinct(ids_arr).as_py() != n:
+        return None  # a match's rows apart, or an id used twice
+    if not ids_ok(ids_arr, strip=True):
+        return None
+    team = cols["team"]
+    if is_text(team):
+        if not ids_ok(team.unique(), strip=True):
+            return None
+    elif not pa.types.is_integer(team.type) or team.null_count:
+        return None
+    labels = team.dictionary_encode().indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    new_team = new_match.copy()
+    new_team[1:] |= labels[1:] != labels[:-1]
+    team_starts = np.flatnonzero(new_team).astype(np.int64)
+    team_ptr = np.append(np.searchsorted(team_starts, match_starts), len(team_starts))
+    teams_per_match = np.diff(team_ptr)
+    if (teams_per_match > 2).any():  # a team's rows apart within a match
+        match_of_team = np.repeat(np.arange(n, dtype=np.int64), teams_per_match)
+        keys = match_of_team * (int(labels.max()) + 1) + labels[team_starts]
+        if len(np.unique(keys)) != len(keys):
+            return None
+    players = interned(cols["player"], strip=True)
+    if players is None:
+        return None
+    rows_per_match = np.diff(np.append(match_starts, n_rows))
+    times = _long_times(cols["time"], match_starts, rows_per_match)
+    ranks = _long_ranks(cols.get("rank"), n_rows)
+    if times is None or ranks is None:
+        return None
+    rows_per_team = np.diff(np.append(team_starts, n_rows))
+    scores = None if "score" not in cols else _numbers(cols["score"])
+    weights = None if "weight" not in cols else _numbers(cols["weight"])
+    if ("score" in cols and scores is None) or ("weight" in cols and weights is None):
+        return None
+    for per_team in (ranks, scores):
+        if per_team is not None and not _same_within(per_team, team_starts, rows_per_team):
+            return None
+    parts = Parts(
+        ids_arr.to_pylist(),
+        times,
+        team_ptr.astype(np.int64),
+        np.append(team_starts, n_rows).astype(np.int64),
+        players[0],
+        players[1],
+        ranks[team_starts],
+        None if scores is None else scores[team_starts],
+        weights,
+        None,
+    )
+    return parts, match_starts

@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from mindsport.errors import MindsportError
+from mindsport.history.formats.columns import Located, located
 from mindsport.history.formats.common import (
     CSV_COLUMNS,
     REQUIRED,
@@ -16,10 +17,10 @@ from mindsport.history.formats.common import (
     checked_match,
     time_to_text,
 )
-from mindsport.history.formats.long import group_long, long_rows
+from mindsport.history.formats.long import group_long, long_parts, long_rows
 from mindsport.match import Match
 
-__all__ = ["iter_parquet", "write_parquet"]
+__all__ = ["iter_parquet", "read_parquet", "write_parquet"]
 
 
 def iter_parquet(path: str) -> Iterator[tuple[int, Match]]:
@@ -95,3 +96,31 @@ def write_parquet(path: str, matches: Iterable[Match]) -> int:
     )
     pq.write_table(table, path)
     return n
+
+
+def read_parquet(path: str) -> Located | None:
+    """The matches of a Parquet file and their row numbers, on the column path (None: read it
+    on the row path)."""
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:  # pragma: no cover - depends on the environment
+        return None
+    try:
+        table = pq.read_table(path)
+    except Exception:  # not a Parquet file: the row path says so
+        return None
+    names = table.column_names
+    if (
+        len(set(names)) != len(names)
+        or not set(REQUIRED) <= set(names)
+        or ("rank" not in names and "score" not in names)
+    ):
+        return None
+    cols = {}
+    for name in set(names) & set(CSV_COLUMNS):
+        col = table.column(name).combine_chunks()
+        if pa.types.is_dictionary(col.type):
+            col = col.dictionary_decode()
+        cols[name] = col
+    return located(long_parts(cols), 1)
