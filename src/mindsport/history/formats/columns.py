@@ -19,7 +19,8 @@ matches or the error naming the file, line and field of the first bad row.
 
 This module holds what they share: the parts, their checks and the building of the matches
 (:func:`build`), and the checks of ids and times. The readers make a million objects at once,
-none in a cycle: call them with the cyclic garbage collector paused (:func:`~mindsport.history.formats.common.paused_gc`), as
+none in a cycle: call them with the cyclic garbage collector paused
+(:func:`~mindsport.history.formats.common.paused_gc`), as
 :func:`mindsport.history.io.read_located` does.
 """
 
