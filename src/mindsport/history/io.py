@@ -18,7 +18,8 @@ Formats (chosen by file extension, or ``format=``):
   row), ``luck`` the team's expected result (repeated on each of its rows).
 * **Parquet** (``.parquet``, needs pyarrow): the same long columns.
 
-:func:`read_matches` reads a whole file on the column path: pyarrow's readers (CSV, Parquet) or
+:func:`read_located` (and :func:`mindsport.history.read_matches`, which reads the public data
+sets too) reads a whole file on the column path: pyarrow's readers (CSV, Parquet) or
 one parse of the whole file (JSON Lines, with orjson when it is installed), every column checked
 at once, the matches built without a check of their own (:mod:`.formats.columns`). A file the
 column checks refuse, or one with ``role``, ``deal`` or ``luck`` values, is read again on the row
@@ -60,7 +61,6 @@ __all__ = [
     "iter_located",
     "iter_matches",
     "read_located",
-    "read_matches",
     "write_matches",
 ]
 
@@ -113,11 +113,6 @@ def read_located(
         lines.append(line)
         matches.append(m)
     return lines, matches
-
-
-def read_matches(path: str | os.PathLike[str], format: Format | None = None) -> list[Match]:
-    """All matches of a JSONL, CSV (long format) or Parquet file, in file order."""
-    return read_located(path, format)[1]
 
 
 def write_matches(
