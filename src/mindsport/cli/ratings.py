@@ -168,7 +168,7 @@ def rate(
 
         with open_store(db, create=True) as store:
             try:
-                result = store.add_matches(league, matches, progress=tick, create=(model, {}))
+                result = store.load_matches(league, matches, progress=tick, create=(model, {}))
             except MindsportError as exc:
                 raise _in_file(exc, file, lines) from exc
         bar.update(rating, total=max(1, result.added + result.replayed))

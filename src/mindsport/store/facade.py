@@ -33,6 +33,7 @@ from mindsport.store.keys import ApiKey, KeyRole, Keys
 from mindsport.store.league_lock import LeagueLock
 from mindsport.store.league_model import LeagueModel, LeagueModels, PlayerState
 from mindsport.store.leagues import Leagues
+from mindsport.store.load import Loader, load, stored_columns
 from mindsport.store.migrations import open_tables
 from mindsport.store.queries import Queries
 from mindsport.store.values import (
@@ -104,6 +105,7 @@ class Store:
         self._keys = Keys(self._db, self._leagues)
         self._queries = Queries(self._db, self._leagues, self._models)
         self._ingest = Ingest(self._db, self._leagues, self._models, lock, self._deriver, smoother)
+        self._loader = Loader(self._db, self._leagues, self._models, lock, self._deriver)
         self._committer = self._ingest.committer
         try:
             open_tables(self._db, shown, create=create, create_tables=create_tables)
@@ -266,6 +268,24 @@ class Store:
         once its own matches are committed.
         """
         return self.submit_matches(league, batch, progress=progress, create=create).result()
+
+    def load_matches(
+        self,
+        league: str,
+        matches: Sequence[Match],
+        *,
+        progress: Callable[[int, int], None] | None = None,
+        create: tuple[str, Mapping[str, Any]] | None = None,
+    ) -> IngestResult:
+        """:meth:`add_matches` for a large batch (a file): the same result, idempotency and
+        all-or-nothing, on the bulk path when the batch only appends to the league
+        (:mod:`mindsport.store.load`: the stored form made column by column, one transaction,
+        the rows written with the database's bulk interface), else through the group commit."""
+        cols = stored_columns(matches)
+        done = load(self._loader, league, cols, create, progress)
+        if done is not None:
+            return done
+        return self.add_matches(league, matches, progress=progress, create=create)
 
     def submit_matches(
         self,
