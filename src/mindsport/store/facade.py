@@ -22,6 +22,7 @@ from sqlalchemy import Connection
 from sqlalchemy.exc import ArgumentError, DBAPIError
 
 from mindsport.errors import DatabaseError, DatabaseFaultError
+from mindsport.history.formats.common import paused_gc
 from mindsport.match import Match
 from mindsport.rating.registry import MODELS, ModelSpec
 from mindsport.store.codec import PreparedMatches
@@ -281,8 +282,9 @@ class Store:
         all-or-nothing, on the bulk path when the batch only appends to the league
         (:mod:`mindsport.store.load`: the stored form made column by column, one transaction,
         the rows written with the database's bulk interface), else through the group commit."""
-        cols = stored_columns(matches)
-        done = load(self._loader, league, cols, create, progress)
+        with paused_gc():  # a million rows at once, none in a cycle
+            cols = stored_columns(matches)
+            done = load(self._loader, league, cols, create, progress)
         if done is not None:
             return done
         return self.add_matches(league, matches, progress=progress, create=create)

@@ -25,8 +25,11 @@ import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from itertools import chain, repeat
 from json.encoder import encode_basestring, encode_basestring_ascii
 from typing import Any
+
+import numpy as np
 
 from mindsport.errors import NotFoundError
 from mindsport.match import Match, time_value
@@ -53,7 +56,7 @@ class StoredColumns:
     """A batch in its stored form, one entry per distinct match id (first occurrence order):
     the matches, their time on the league's axis and its UTC spelling, the stored text of their
     JSON columns (teams, ranks, weights, scores, roles, luck) and their digests; ``size``
-    counts the matches given, identical repeats included."""
+    counts the matches given, identical repeats included; ``players``: every player, sorted."""
 
     matches: list[Match]
     time_values: list[float]
@@ -61,6 +64,7 @@ class StoredColumns:
     json: list[tuple[str, str, str, str, str, str]]
     digests: list[str]
     size: int
+    players: list[str]
 
 
 def _iso_utc(t: datetime) -> str:
@@ -82,24 +86,35 @@ def _ranks_text(ranks: tuple[int | None, ...]) -> str:
     return "[" + ",".join("null" if r is None else str(int(r)) for r in ranks) + "]"
 
 
+def _shape(ms: Sequence[Match]) -> tuple[int, ...] | None:
+    """The team sizes every match of ``ms`` has (None: they differ)."""
+    per_match = list(map(len, (m.teams for m in ms)))
+    if not per_match or min(per_match) != max(per_match):
+        return None
+    sizes = np.fromiter(map(len, chain.from_iterable(m.teams for m in ms)), np.int64)
+    rows = sizes.reshape(len(ms), per_match[0])
+    return tuple(rows[0].tolist()) if (rows == rows[0]).all() else None
+
+
 def _plain_texts(
-    ms: Sequence[Match], tvs: Sequence[float]
+    ms: Sequence[Match], tvs: Sequence[float], flat: list[str] | None
 ) -> tuple[list[str], list[str], list[str]]:
     """The stored text of teams and ranks and the canonical text (the digest's input) of plain
-    matches: each distinct player escaped once, each distinct ranks tuple written once, one
-    format call per match when all matches have teams of the same shape."""
+    matches (``flat``: their players, slot by slot, when at hand): each distinct player escaped
+    once, each distinct ranks tuple written once, one format call per match when all matches
+    have teams of the same shape."""
     stored_esc: dict[str, str] = {}
     digest_esc: dict[str, str] = {}
     rank_text: dict[tuple[int | None, ...], str] = {}
-    shape = {tuple(map(len, m.teams)) for m in ms}
     ranks = [
         rank_text.get(m.ranks) or rank_text.setdefault(m.ranks, _ranks_text(m.ranks)) for m in ms
     ]
     times = list(map(repr, map(float, tvs)))
-    if len(shape) == 1:
-        (sizes,) = shape
+    sizes = _shape(ms)
+    if sizes is not None:
         slots = sum(sizes)
-        flat = [p for m in ms for t in m.teams for p in t]
+        if flat is None:
+            flat = list(chain.from_iterable(chain.from_iterable(m.teams for m in ms)))
         for p in set(flat):
             stored_esc[p] = encode_basestring_ascii(p)
             digest_esc[p] = encode_basestring(p)
@@ -158,8 +173,9 @@ def stored_columns(matches: Sequence[Match]) -> StoredColumns:
         raise MatchRefusedError(
             f"match {m.id[:40]!r}...: id: longer than {MAX_ID_LENGTH} characters", m.id, "id"
         )
-    players = {p for m in ms for t in m.teams for p in t}
-    if max(map(len, players), default=0) > MAX_ID_LENGTH:
+    flat = list(chain.from_iterable(chain.from_iterable(m.teams for m in ms)))
+    players = sorted(set(flat))
+    if max(map(len, players), default=0) > MAX_ID_LENGTH:  # name the first match holding one
         for m in ms:
             for p in m.players:
                 if len(p) > MAX_ID_LENGTH:
@@ -169,23 +185,34 @@ def stored_columns(matches: Sequence[Match]) -> StoredColumns:
                         m.id,
                         "teams",
                     )
-    tvs = [time_value(m.time) for m in ms]
-    isos = [_iso_utc(m.time) if isinstance(m.time, datetime) else None for m in ms]
+    times: list[Any] = [m.time for m in ms]
+    tvs: list[float]
+    isos: list[str | None]
+    if set(map(type, times)) <= {int, float}:
+        tvs, isos = list(map(float, times)), [None] * len(ms)
+    else:
+        tvs = list(map(time_value, times))
+        isos = [_iso_utc(t) if isinstance(t, datetime) else None for t in times]
     plain = [i for i, m in enumerate(ms) if _plain(m)]
-    texts: list[tuple[str, str, str, str, str, str]] = [("", "", "", "", "", "")] * len(ms)
+    sha = hashlib.sha256
+    if len(plain) == len(ms):  # the usual batch
+        teams, ranks, canon = _plain_texts(ms, tvs, flat)
+        nulls = repeat("null")
+        texts = list(zip(teams, ranks, nulls, nulls, nulls, nulls, strict=False))
+        digests = [sha(c.encode()).hexdigest() for c in canon]
+        return _distinct(StoredColumns(ms, tvs, isos, texts, digests, len(ms), players))
+    texts = [("", "", "", "", "", "")] * len(ms)
     digests = [""] * len(ms)
     if plain:
-        teams, ranks, canon = _plain_texts([ms[i] for i in plain], [tvs[i] for i in plain])
-        sha = hashlib.sha256
+        teams, ranks, canon = _plain_texts([ms[i] for i in plain], [tvs[i] for i in plain], None)
         for i, t, r, c in zip(plain, teams, ranks, canon, strict=True):
             texts[i] = (t, r, "null", "null", "null", "null")
             digests[i] = sha(c.encode()).hexdigest()
-    if len(plain) < len(ms):
-        for i in set(range(len(ms))) - set(plain):
-            enc = encode(ms[i])
-            texts[i] = enc["json"]
-            digests[i] = enc["digest"]
-    return _distinct(StoredColumns(ms, tvs, isos, texts, digests, len(ms)))
+    for i in set(range(len(ms))) - set(plain):
+        enc = encode(ms[i])
+        texts[i] = enc["json"]
+        digests[i] = enc["digest"]
+    return _distinct(StoredColumns(ms, tvs, isos, texts, digests, len(ms), players))
 
 
 def _distinct(cols: StoredColumns) -> StoredColumns:
@@ -212,6 +239,7 @@ def _distinct(cols: StoredColumns) -> StoredColumns:
         [cols.json[i] for i in keep],
         [cols.digests[i] for i in keep],
         cols.size,
+        cols.players,
     )
 
 
@@ -243,7 +271,7 @@ def load(
     if create is not None:
         made = (create[0], loader.leagues.check_new(league, create[0], create[1]))
     ids = [m.id for m in cols.matches]
-    names = sorted({p for m in cols.matches for t in m.teams for p in t})
+    names = cols.players
     with db.write() as conn:
         try:
             row, known, current = loader.lock.lock_and_read(conn, league, ids, names)
