@@ -63,16 +63,18 @@ def history(n: int, n_players: int, seed: int = 0) -> list[Match]:
 _SELECTS = {
     "matches": "SELECT seq, match_id, time_value, time_iso, CAST(teams AS TEXT), "
     "CAST(ranks AS TEXT), CAST(weights AS TEXT), CAST(scores AS TEXT), CAST(roles AS TEXT), "
-    "CAST(luck AS TEXT), deal, digest, created_at FROM ms_matches WHERE league_id = :l",
+    "CAST(luck AS TEXT), deal, digest, created_at FROM ms_matches WHERE league_id = :l "
+    "ORDER BY seq",
     "history": "SELECT player, seq, time_value, mu, sigma, CAST(extra AS TEXT), games "
-    "FROM ms_rating_history WHERE league_id = :l",
+    "FROM ms_rating_history WHERE league_id = :l ORDER BY seq",
     "ratings": "SELECT player, mu, sigma, CAST(extra AS TEXT), exposed, games, last_time, "
-    "search_key FROM ms_ratings WHERE league_id = :l",
+    "search_key FROM ms_ratings WHERE league_id = :l ORDER BY player",
 }
 
 
 def league_rows(st: Store, league: str) -> dict[str, list[tuple[Any, ...]]]:
-    """Every row of ``league`` in the three tables a rating writes (without the league id)."""
+    """Every row of ``league`` in the three tables a rating writes (without the league id), in
+    the order they were written (the indexes are filled in the same order)."""
     with st.engine.connect() as conn:
         lid = conn.execute(text("SELECT id FROM ms_leagues WHERE name = :n"), {"n": league})
         lid_v = lid.scalar_one()

@@ -2,12 +2,13 @@
 
 >>> import tempfile, os
 >>> from mindsport.history import Match, write_matches
->>> folder = tempfile.mkdtemp()
->>> path = os.path.join(folder, "games.csv")
+>>> folder = tempfile.TemporaryDirectory()
+>>> path = os.path.join(folder.name, "games.csv")
 >>> write_matches(path, [Match("g1", 1, [["ann"], ["bob"]], [0, 1])])
 1
->>> read_matches(path)[0].teams
-(('ann',), ('bob',))
+>>> read_matches(path)[0].teams, read_matches(path, format="csv")[0].ranks
+((('ann',), ('bob',)), (0, 1))
+>>> folder.cleanup()
 """
 
 from __future__ import annotations
