@@ -36,7 +36,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from mindsport.history import Match, load_matches
+from mindsport.history import Match, read_matches
 from mindsport.rating.through_time.model import SkillHistory, TrueSkillThroughTime
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -158,7 +158,7 @@ def main() -> None:
     ap.add_argument("--level-nodes", type=int, default=64)
     args = ap.parse_args()
     console = Console(width=max(Console().width, 110))
-    matches = load_matches(args.data / "tennis_atp")
+    matches = read_matches(args.data / "tennis_atp")
     times = sorted({m.time for m in matches})
     chosen = times[-(args.end_offset + args.days) : -args.end_offset]
     first = chosen[0]

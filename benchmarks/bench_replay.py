@@ -6,7 +6,9 @@ players stay in the caches, 200,000 one-against-one matches among 1,000 players 
 shrinks all three).
 
 1. ``replay(TrueSkill(), matches)`` from a list of ``Match`` objects, predictions and history
-   kept (the documented way), beside the peers rating the same matches one by one with their
+   kept (the documented way), with ids shared (one string per player, as ``read_matches``
+   makes them) and with ids built per appearance by the caller (``f"p{i}"`` each time), beside
+   the peers rating the same matches one by one with their
    object APIs (a subsample: their cost per match does not depend on the history's length).
 2. The column path: the same matches as a long table (one row per player, the CSV long format)
    turned into a block (``block_from_long_table``) and fed to the compiled replayer, predictions
@@ -66,9 +68,19 @@ def history(rng: np.random.Generator, n: int, k: int, n_players: int) -> tuple[A
 
 
 def as_matches(players: np.ndarray, ranks: np.ndarray) -> list[Match]:
+    """Matches whose ids are one string object per player (as ``read_matches`` makes them)."""
     names = [f"p{i}" for i in range(int(players.max()) + 1)]
     return [
         Match(f"m{i}", float(i), [[names[p]] for p in row], rk)
+        for i, (row, rk) in enumerate(zip(players.tolist(), ranks.tolist(), strict=True))
+    ]
+
+
+def as_built_matches(players: np.ndarray, ranks: np.ndarray) -> list[Match]:
+    """The same matches with ids built per appearance (``f"p{i}"`` each time: equal strings,
+    different objects), as from a database cursor or a DataFrame."""
+    return [
+        Match(f"m{i}", float(i), [[f"p{p}"] for p in row], rk)
         for i, (row, rk) in enumerate(zip(players.tolist(), ranks.tolist(), strict=True))
     ]
 
@@ -136,21 +148,26 @@ def replay_table(rng: np.random.Generator, scale: float, peer_n: int, console: C
     table = Table(
         title="replay(TrueSkill(), matches): Match objects in, predictions and history kept"
     )
-    cols = ("shape", "matches", "mindsport", "dict look-up loop", "trueskill", "openskill PL")
-    for col in (*cols, "vs loop", "vs ts", "vs os"):
+    cols = ("shape", "matches", "mindsport", "built ids", "dict look-up loop", "trueskill",
+            "openskill PL")  # fmt: skip
+    for col in (*cols, "built/shared", "vs loop", "vs ts", "vs os"):
         table.add_column(col, justify="right")
     for name, (k, n, n_players) in SHAPES.items():
         n = int(n * scale)
         players, ranks = history(rng, n, k, n_players)
         matches = as_matches(players, ranks)
+        built = as_built_matches(players, ranks)
         replay(env, matches[:100])  # load the compiled code
         ours = per_second(n, lambda m=matches: replay(env, m))
+        theirs = per_second(n, lambda m=built: replay(env, m))
+        del built
         ceiling = lookup_loop(matches)
         ts = time_trueskill(players[: peer_n // 4], ranks[: peer_n // 4])
         os_ = time_openskill(players[:peer_n], ranks[:peer_n])
         table.add_row(
-            name, f"{n:,}", f"{ours:,.0f}", f"{ceiling:,.0f}", f"{ts:,.0f}", f"{os_:,.0f}",
-            f"{ours / ceiling:.2f}x", f"{ours / ts:,.0f}x", f"{ours / os_:,.1f}x",
+            name, f"{n:,}", f"{ours:,.0f}", f"{theirs:,.0f}", f"{ceiling:,.0f}", f"{ts:,.0f}",
+            f"{os_:,.0f}", f"{theirs / ours:.2f}", f"{ours / ceiling:.2f}x", f"{ours / ts:,.0f}x",
+            f"{ours / os_:,.1f}x",
         )  # fmt: skip
         console.print(f"  {name}: done (load {load()})")
     return table

@@ -24,7 +24,7 @@ import resource
 import time
 from pathlib import Path
 
-from mindsport.history import load_matches
+from mindsport.history import read_matches
 from mindsport.rating.through_time.model import TrueSkillThroughTime
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -45,7 +45,7 @@ def main() -> None:
     ap.add_argument("--margin-scale", type=float, default=None, help="also with score margins")
     ap.add_argument("--margin-noise", type=float, default=16.0)
     args = ap.parse_args()
-    matches = load_matches(args.data / "tennis_atp")
+    matches = read_matches(args.data / "tennis_atp")
     if args.matches:
         matches = matches[: args.matches]
     print(f"ATP: {len(matches)} matches; settings {SETTINGS}, tolerance {args.tolerance:g}")

@@ -90,7 +90,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from mindsport.history import Match, fit, load_matches
+from mindsport.history import Match, fit, read_matches
 from mindsport.history.evaluate import score_predictions
 from mindsport.history.rolling import rolling_predictions
 from mindsport.rating.registry import MODELS, build_model
@@ -661,7 +661,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if not args.table_only:
         for ds in [d.strip() for d in args.datasets.split(",") if d.strip()]:
             t0 = time.perf_counter()
-            matches = load_matches(args.data / SOURCES[ds])
+            matches = read_matches(args.data / SOURCES[ds])
             key = ds
             if args.since is not None:
                 key = f"{ds}-since-{args.since.isoformat()}"

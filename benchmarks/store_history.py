@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from mindsport.history import load_matches
+from mindsport.history import read_matches
 from mindsport.rating.through_time.model import TrueSkillThroughTime
 from mindsport.store import Store
 
@@ -31,7 +31,7 @@ def main() -> None:
     ap.add_argument("--data", type=Path, default=DATA)
     ap.add_argument("--matches", type=int, default=0, help="only the first N matches (0: all)")
     args = ap.parse_args()
-    matches = load_matches(args.data / "tennis_atp")
+    matches = read_matches(args.data / "tennis_atp")
     if args.matches:
         matches = matches[: args.matches]
     last = matches[-1].time

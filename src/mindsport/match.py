@@ -10,9 +10,11 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from itertools import repeat
 from typing import Any
 
 from mindsport.errors import MindsportError
@@ -31,6 +33,7 @@ __all__ = [
     "MIN_TIME",
     "InvalidMatchError",
     "Match",
+    "assemble",
     "check_id",
     "check_roles",
     "id_problem",
@@ -40,6 +43,7 @@ __all__ = [
     "regex_class",
     "search_key",
     "text_problem",
+    "time_problem",
     "time_value",
 ]
 
@@ -276,7 +280,9 @@ def time_value(t: Time) -> float:
     return float(t)
 
 
-def _time_problem(t: object) -> str | None:
+def time_problem(t: object) -> str | None:
+    """Why ``t`` cannot be a match time (a datetime or a finite number within
+    [:data:`MIN_TIME`, :data:`MAX_TIME`)), or ``None``."""
     if isinstance(t, datetime):
         try:
             v = time_value(t)
@@ -381,7 +387,7 @@ class Match:
         if why is not None:
             raise InvalidMatchError(f"match id {_short(id)} {why}", "id")
         id = normal_id(id)
-        why = _time_problem(time)
+        why = time_problem(time)
         if why is not None:
             raise bad("time", why)
         if isinstance(teams, str) or len(teams) < 2:
@@ -601,3 +607,32 @@ def _check_agreement(
                     "ranks",
                     f"ranks {list(ranks)} contradict scores {list(scores)} (teams {i} and {j})",
                 )
+
+
+def assemble(
+    ids: Sequence[str],
+    times: Sequence[Time],
+    teams: Sequence[tuple[tuple[str, ...], ...]],
+    ranks: Sequence[tuple[int | None, ...]],
+    weights: Sequence[tuple[tuple[float, ...], ...] | None],
+    scores: Sequence[tuple[float, ...] | None],
+) -> list[Match]:
+    """Matches from columns (one value per match) whose every value has been checked already,
+    as the constructor would have made them: ids in NFC, times within range, teams, ranks,
+    weights and scores as tuples in the constructor's types, ranks agreeing with the scores (the
+    column path of the match files, which checks whole columns at once). The fields are set as
+    given, one column at a time, without a Python call per match; no roles, deal or luck."""
+    out = list(map(object.__new__, repeat(Match, len(ids))))
+    slot = Match.__dict__
+    for name, values in (
+        ("id", ids),
+        ("time", times),
+        ("teams", teams),
+        ("ranks", ranks),
+        ("weights", weights),
+        ("scores", scores),
+    ):
+        deque(map(slot[name].__set__, out, values), maxlen=0)
+    for name in ("roles", "deal", "luck"):
+        deque(map(slot[name].__set__, out, repeat(None)), maxlen=0)
+    return out

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from mindsport.errors import MindsportError
-from mindsport.history import MatchFileError, load_matches, read_atp, read_halo, read_ti4
+from mindsport.history import MatchFileError, read_atp, read_halo, read_matches, read_ti4
 from mindsport.history.importers import atp_sets, detect_source, import_matches
 
 ATP_HEADER = (
@@ -91,7 +91,7 @@ def test_atp_order_and_ids(tmp_path: Path) -> None:
     assert len(read_atp(tmp_path, skip_unknown=False)) == 5
     assert len(read_atp([tmp_path / "atp_matches_2000.csv"])) == 3
     assert detect_source(tmp_path) == "atp"
-    assert load_matches(tmp_path) == ms
+    assert read_matches(tmp_path) == ms
     report = import_matches(tmp_path)
     assert report.kind == "atp" and report.matches == ms
     assert report.n_dropped == 1  # the one match of the placeholder player 199999
@@ -189,7 +189,7 @@ def test_halo(tmp_path: Path) -> None:
     team_game = ms[2]
     assert team_game.teams == (("p1", "p5"), ("p2",)) and team_game.ranks == (0, 1)
     assert ms[3].ranks == (0, 0)  # equal scores: a draw
-    assert detect_source(f) == "halo" and load_matches(f) == ms
+    assert detect_source(f) == "halo" and read_matches(f) == ms
     bad = tmp_path / "bad.csv"
     bad.write_text("06 August 2004 18:19:41,281900,2,20,p3,0,lots\n")
     with pytest.raises(MatchFileError, match=r"line 1, field 'score'"):
@@ -261,14 +261,14 @@ def test_ti4(tmp_path: Path) -> None:
     assert a.teams == (("Sol (Beginner)",), ("Hacan (Expert)",), ("Arborec",), ("Yin",))
     assert a.ranks == (0, 1, 2, 3) and a.scores == (10.0, 9.0, 7.0, 6.0)
     assert b.ranks == (0, 1, 2)  # finishing order, even with equal points
-    assert detect_source(tmp_path) == "ti4" and load_matches(f) == ms
+    assert detect_source(tmp_path) == "ti4" and read_matches(f) == ms
 
 
 def test_detect_errors(tmp_path: Path) -> None:
     with pytest.raises(MindsportError, match="no known match data"):
         detect_source(tmp_path)
     with pytest.raises(MindsportError, match="no such"):
-        load_matches(tmp_path / "nothing.csv")
+        read_matches(tmp_path / "nothing.csv")
 
 
 TI4_HEADER = (
@@ -278,3 +278,26 @@ TI4_HEADER = (
     "ce VP,4th Race,4th Exp Level,4th Race VP,5th Race,5th Exp Level,5th Race VP,6th Race,6th E"
     "xp Level,6th Race VP"
 )
+
+
+def test_read_matches_reads_every_source_and_takes_a_named_one(tmp_path: Path) -> None:
+    """One reader for every source: a data set named by ``format=`` is read by its importer even
+    under a name that would not be detected; a match file named by its format likewise; an
+    unknown name is refused, naming it."""
+    from mindsport.history import Match, write_matches
+
+    halo = tmp_path / "games.txt"  # not a name detection knows
+    halo.write_text(
+        "06 August 2004 18:13:50,281884,2,50,p1,1,4\n06 August 2004 18:13:50,281884,2,50,p2,0,8\n"
+    )
+    assert read_matches(halo, format="halo") == [
+        Match("281884", datetime(2004, 8, 6, 18, 13, 50), [["p1"], ["p2"]], scores=[4, 8])
+    ]
+    ms = [Match("g1", 1, [["a"], ["b"]], [0, 1]), Match("g2", 2, [["b"], ["c"]], [1, 0])]
+    written = tmp_path / "games.csv"
+    write_matches(written, ms)
+    renamed = tmp_path / "games.data"
+    renamed.write_bytes(written.read_bytes())
+    assert read_matches(written) == read_matches(renamed, format="csv") == ms
+    with pytest.raises(MindsportError, match="unknown source 'cricket'"):
+        read_matches(written, format="cricket")

@@ -10,10 +10,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mindsport.history import Match, ranks_from_scores, read_matches, write_matches
+from mindsport.match import id_problem
 
 ids = st.text(
     alphabet=st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=8
-).filter(lambda s: s.strip() == s and s != "")
+).filter(lambda s: s.strip() == s and s != "" and id_problem(s) is None)
 
 
 @st.composite

@@ -5,15 +5,31 @@ A table of open addressing (linear probing) maps the memory address of an id obj
 player's index; 0 marks an empty slot (no object lives at address 0). The addresses come in as an
 integer array, so a block of a million look-ups runs without a Python object per look-up and with
 many of its memory accesses in flight at once, where a dict look-up per id waits for each in turn.
+
+A second table finds ids by their text (:func:`find_text`, :func:`remember_text`): the hash of
+the characters (:func:`mindsport._jit.layout.text_hash`) -> the address of the player's own id
+object and the player's index, the characters compared in compiled code. It finds an id made
+apart from the player's own string (``f"p{i}"`` built for every appearance) without a dict
+look-up, which hashes the new string and compares it with the key object, each a wait on memory.
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from mindsport._jit.compiling import jit
+from mindsport._jit.layout import (
+    TextLayout,
+    jit_holding_gil,
+    same_text,
+    text_hash,
+    text_head,
+    text_length,
+)
 
-__all__ = ["find", "remember"]
+__all__ = ["TextTable", "find", "find_text", "remember", "remember_text", "text_table"]
 
 # Fibonacci hashing: addresses are multiples of 16, so drop those bits, multiply by 2^64 / phi
 # (as a signed 64-bit integer) and take the high bits
@@ -65,3 +81,89 @@ def remember(
             j = (j + 1) & mask
         keys[j] = a
         values[j] = codes[i]
+
+
+#: a slot of the text table: the text's hash (0: empty), the address of the player's own id
+#: string, the player's index and the text's length packed (index + length << 40), the first
+#: eight characters; one 32-byte row, so a probe reads one cache line
+HASH, OBJECT, CODE_LENGTH, HEAD = 0, 1, 2, 3
+_LENGTH_SHIFT = 40
+_CODE_MASK = (1 << _LENGTH_SHIFT) - 1
+
+
+class TextTable(NamedTuple):
+    """Open addressing by the hash of an id's characters: ``slots`` is ``(size, 4)`` (see
+    :data:`HASH`), ``size`` a power of two; the id strings it names are alive as long as it is
+    used. Texts shorter than nine characters are compared within the slot."""
+
+    slots: np.ndarray
+
+
+def text_table(size: int) -> TextTable:
+    """An empty text table of ``size`` slots (a power of two)."""
+    return TextTable(np.zeros((size, 4), np.int64))
+
+
+@jit_holding_gil
+def remember_text(
+    table: TextTable, addresses: np.ndarray, codes: np.ndarray, layout: TextLayout
+) -> None:
+    """Put the strings at ``addresses`` (distinct texts) with their ``codes`` into the table
+    (which must have room); strings not in the compact ASCII layout, or longer than 2^23
+    characters, are left out."""
+    slots = table.slots
+    mask = slots.shape[0] - 1
+    for i in range(addresses.shape[0]):
+        a = addresses[i]
+        n = text_length(a, layout)
+        if n < 0 or n >= 1 << 23:
+            continue
+        h = text_hash(a, n, layout)
+        j = _slot(h, mask)
+        while slots[j, HASH] != 0:
+            j = (j + 1) & mask
+        slots[j, HASH] = h
+        slots[j, OBJECT] = a
+        slots[j, CODE_LENGTH] = codes[i] | (n << _LENGTH_SHIFT)
+        slots[j, HEAD] = text_head(a, n, layout)
+
+
+@jit_holding_gil
+def find_text(
+    table: TextTable,
+    addresses: np.ndarray,
+    positions: np.ndarray,
+    out: np.ndarray,
+    layout: TextLayout,
+) -> np.ndarray:
+    """Write the code of every string at ``addresses[positions]`` whose text is in the table to
+    ``out`` (at its position); return the positions not found (in order)."""
+    slots = table.slots
+    mask = slots.shape[0] - 1
+    missed = np.empty(positions.shape[0], np.int64)
+    n_missed = 0
+    for q in range(positions.shape[0]):
+        i = positions[q]
+        a = addresses[i]
+        n = text_length(a, layout)
+        found = False
+        if 0 <= n < 1 << 23:
+            h = text_hash(a, n, layout)
+            head = text_head(a, n, layout)
+            j = _slot(h, mask)
+            while slots[j, HASH] != 0:
+                packed = slots[j, CODE_LENGTH]
+                if (
+                    slots[j, HASH] == h
+                    and packed >> _LENGTH_SHIFT == n
+                    and slots[j, HEAD] == head
+                    and (n <= 8 or same_text(a, slots[j, OBJECT], n, layout))
+                ):
+                    out[i] = packed & _CODE_MASK
+                    found = True
+                    break
+                j = (j + 1) & mask
+        if not found:
+            missed[n_missed] = i
+            n_missed += 1
+    return missed[:n_missed]

@@ -15,6 +15,14 @@ anything is walked; on another layout (another implementation or build of Python
 the callers take their Python path. A walk that meets something other than an exact ``list`` or
 ``tuple`` reports the match and reads nothing further; the caller then takes its Python path.
 The kernels hold the GIL (unlike the other kernels), so no other thread changes a list under them.
+
+A string made apart from another with the same characters (``f"p{i}"`` for every appearance of a
+player) is a different object with equal text. :func:`text_hash` and :func:`same_text` read the
+characters of an exact ``str`` in CPython's compact ASCII layout (the object header, then the
+characters, then a NUL), eight bytes at a time, so that
+:class:`~mindsport.rating.replay.blocks.PlayerIndex` finds such copies in a compiled table too
+(:mod:`mindsport._jit.id_table`); :func:`text_layout` checks that layout once per process on
+strings it made (None: another layout, and copies go through the dict).
 """
 
 from __future__ import annotations
@@ -24,7 +32,7 @@ import sys
 import sysconfig
 from collections.abc import Callable
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import numba as nb
 import numpy as np
@@ -32,7 +40,18 @@ from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
-__all__ = ["available", "walk_pairs", "walk_teams"]
+__all__ = [
+    "TextLayout",
+    "available",
+    "jit_holding_gil",
+    "same_text",
+    "text_hash",
+    "text_head",
+    "text_layout",
+    "text_length",
+    "walk_pairs",
+    "walk_teams",
+]
 
 #: byte offsets in an object: its type, its length (lists and tuples), its items (a tuple's
 #: first item pointer; a list's pointer to its item pointers)
@@ -42,6 +61,26 @@ ITEMS = 24
 WORD = 8
 
 _jit = nb.njit(cache=True, fastmath=False, nogil=False, error_model="numpy")
+#: the compile options of code that reads Python objects (the GIL held throughout)
+jit_holding_gil = _jit
+
+#: bits of the state byte of a str in CPython 3.11-3.13 (``interned:2, kind:3, compact:1,
+#: ascii:1``): its characters follow the header (compact), one byte each, all ASCII
+COMPACT = 0x20
+ASCII = 0x40
+#: multiplier of the text hash (2^64 / phi, as a signed 64-bit integer)
+_MIX = -7046029254386353131
+
+
+class TextLayout(NamedTuple):
+    """Where an exact compact ASCII ``str`` keeps what :func:`text_hash` reads: the address of
+    the ``str`` type, the offset of the state byte and of the characters, and the state bits
+    that say "compact ASCII"."""
+
+    str_type: int
+    state: int
+    data: int
+    compact_ascii: int
 
 
 def _load_word(typingctx: Any, address: Any) -> Any:
@@ -168,3 +207,84 @@ def available() -> bool:
         and sizes.tolist() == [2, 1, 1]
         and leaves.tolist() == [id(item), id(None), id(None), id(probe_tuple)]
     )
+
+
+@_jit
+def text_length(obj: int, layout: TextLayout) -> int:
+    """The length of the string at address ``obj`` if it is an exact ``str`` in the compact ASCII
+    layout, else -1."""
+    if _word(obj + TYPE) != layout.str_type:
+        return -1
+    if (_word(obj + layout.state) & layout.compact_ascii) != layout.compact_ascii:
+        return -1
+    return _word(obj + SIZE)
+
+
+@_jit
+def _chunk(obj: int, i: int, n: int, layout: TextLayout) -> int:
+    """The ``i``-th eight characters of a compact ASCII string of length ``n`` as a word (the
+    bytes past its end, NUL and padding within its allocation, masked out)."""
+    w = _word(obj + layout.data + WORD * i)
+    rest = n - WORD * i
+    if rest < WORD:
+        w &= (1 << (8 * rest)) - 1
+    return w
+
+
+@_jit
+def text_head(obj: int, n: int, layout: TextLayout) -> int:
+    """The first eight characters of a compact ASCII string of length ``n`` as a word (0 for
+    the empty string)."""
+    return _chunk(obj, 0, n, layout) if n > 0 else 0
+
+
+@_jit
+def text_hash(obj: int, n: int, layout: TextLayout) -> int:
+    """A nonzero hash of the characters of a compact ASCII string of length ``n``."""
+    h = n * _MIX + 1
+    for i in range((n + WORD - 1) // WORD):
+        h = (h ^ _chunk(obj, i, n, layout)) * _MIX
+        h ^= h >> 29
+    return h | 1
+
+
+@_jit
+def same_text(a: int, b: int, n: int, layout: TextLayout) -> bool:
+    """Whether the compact ASCII strings at ``a`` and ``b``, both of length ``n``, hold the same
+    characters."""
+    for i in range((n + WORD - 1) // WORD):
+        if _chunk(a, i, n, layout) != _chunk(b, i, n, layout):
+            return False
+    return True
+
+
+@cache
+def text_layout() -> TextLayout | None:
+    """The layout of compact ASCII strings in this Python, checked on strings made here (None:
+    lists and tuples are not read here, or strings are laid out otherwise)."""
+    if not available() or sys.byteorder != "little":
+        return None
+    data = sys.getsizeof("") - 1  # the header of a compact ASCII str, before the NUL
+    plain = "".join(["mindsport", "-probe-", "text"])  # made at run time: not interned
+    other = "".join(["mindsport", "-probe-", "t\u00e9xt"])
+    if peek(id(plain) + SIZE) != len(plain) or data % WORD:
+        return None
+    state = WORD * 4  # after the header, the length and the cached hash
+    bits = peek(id(plain) + state) & 0xFF
+    other_bits = peek(id(other) + state) & 0xFF
+    if bits & (COMPACT | ASCII) != COMPACT | ASCII or other_bits & (COMPACT | ASCII) != COMPACT:
+        return None
+    layout = TextLayout(id(str), state, data, COMPACT | ASCII)
+    n = len(plain)
+    copy = "".join(["mindsport-probe-", "text"])
+    differs = "".join(["mindsport-probe-", "texT"])
+    if (
+        text_length(id(plain), layout) != n
+        or text_length(id(other), layout) != -1
+        or peek(id(plain) + data) != int.from_bytes(plain[:WORD].encode(), "little")
+        or not same_text(id(plain), id(copy), n, layout)
+        or text_hash(id(plain), n, layout) != text_hash(id(copy), n, layout)
+        or same_text(id(plain), id(differs), n, layout)
+    ):
+        return None
+    return layout

@@ -22,7 +22,7 @@ import ast
 import contextlib
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -77,11 +77,12 @@ def _err_console() -> Console:
     return Console(stderr=True, markup=False, highlight=False)
 
 
-def _read_file(path: Path) -> Iterator[tuple[int, Match]]:
-    """The matches of a JSONL/CSV/Parquet file with their lines (``mindsport.history.io``)."""
-    from mindsport.history.io import iter_located
+def _read_file(path: Path) -> tuple[list[int], list[Match]]:
+    """The matches of a JSONL/CSV/Parquet file and their lines (``mindsport.history.io``, on
+    the column path when the file allows it)."""
+    from mindsport.history.io import read_located
 
-    return iter_located(path)
+    return read_located(path)
 
 
 _NAMED_MATCH = re.compile(r"""^match ('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")""")
@@ -171,11 +172,8 @@ def rate(
         matches: list[Match] = []
         lines: dict[str, int] = {}
         if kind == "matches":  # the project's own formats: errors name the file's line
-            for line, m in _read_file(file):
-                matches.append(m)
-                lines[m.id] = line
-                if len(matches) % 500 == 0:
-                    bar.update(reading, completed=len(matches))
+            starts, matches = _read_file(file)
+            lines = dict(zip([m.id for m in matches], starts, strict=True))
         else:  # a public data set, in its published format
             imported = import_matches(file)
             matches = imported.matches
@@ -190,7 +188,7 @@ def rate(
 
         with open_store(db, create=True) as store:
             try:
-                result = store.add_matches(league, matches, progress=tick, create=(model, {}))
+                result = store.load_matches(league, matches, progress=tick, create=(model, {}))
             except MindsportError as exc:
                 raise _in_file(exc, file, lines) from exc
         bar.update(rating, total=max(1, result.added + result.replayed))

@@ -1,7 +1,8 @@
 """Match histories: records and their files, public data sets, replay, evaluation and fitting.
 
-* :mod:`.io`: reading and writing match files (JSONL, CSV long format, Parquet);
-  :mod:`.importers`: public data sets (ATP tennis, Halo, Twilight Imperium);
+* :mod:`.io`: reading and writing match files (JSONL, CSV long format, Parquet; the formats in
+  :mod:`.formats`); :mod:`.importers`: public data sets (ATP tennis, Halo, Twilight Imperium);
+  :mod:`.reading`: ``read_matches``, one reader for either;
 * :mod:`.replay`: chronological replay through a rating model (on the one replay driver of
   :mod:`mindsport.rating.replay.driver`); :mod:`.evaluate`: one-step-ahead prediction metrics;
   :mod:`.fit`: settings by predictive likelihood; :mod:`.rolling`: refits of whole-history
@@ -24,12 +25,12 @@ if TYPE_CHECKING:
         Dropped,
         Imported,
         import_matches,
-        load_matches,
         read_atp,
         read_halo,
         read_ti4,
     )
-    from mindsport.history.io import MatchFileError, iter_matches, read_matches, write_matches
+    from mindsport.history.io import MatchFileError, iter_matches, write_matches
+    from mindsport.history.reading import read_matches
     from mindsport.history.replay import MatchPrediction, Replay, replay
     from mindsport.history.threeway import ThreeWay
     from mindsport.match import InvalidMatchError, Match, ranks_from_scores
@@ -46,13 +47,12 @@ _EXPORTS = {
     "Dropped": "mindsport.history.importers",
     "Imported": "mindsport.history.importers",
     "import_matches": "mindsport.history.importers",
-    "load_matches": "mindsport.history.importers",
     "read_atp": "mindsport.history.importers",
     "read_halo": "mindsport.history.importers",
     "read_ti4": "mindsport.history.importers",
     "MatchFileError": "mindsport.history.io",
     "iter_matches": "mindsport.history.io",
-    "read_matches": "mindsport.history.io",
+    "read_matches": "mindsport.history.reading",
     "write_matches": "mindsport.history.io",
     "MatchPrediction": "mindsport.history.replay",
     "Replay": "mindsport.history.replay",
@@ -82,7 +82,6 @@ __all__ = [
     "fit",
     "import_matches",
     "iter_matches",
-    "load_matches",
     "ranks_from_scores",
     "read_atp",
     "read_halo",

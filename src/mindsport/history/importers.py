@@ -21,9 +21,9 @@
   data-entry slips in the published file) and rows without a timestamp are dropped.
 
 :func:`import_matches` accepts a match file (JSONL/CSV/Parquet) or one of the public
-files/folders, picks the reader (:func:`detect_source`) and says what it dropped and why
-(:class:`Imported`); :func:`load_matches` returns just the matches. Every command that reads
-matches (``rate``, ``evaluate``, ``import``) goes through it.
+files/folders, picks the reader (:func:`detect_source`, or the one named) and says what it
+dropped and why (:class:`Imported`); :func:`mindsport.history.read_matches` returns just the
+matches. Every command that reads matches (``rate``, ``evaluate``, ``import``) goes through it.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from datetime import datetime
 from pathlib import Path
 
 from mindsport.errors import MindsportError, NotFoundError
-from mindsport.history.io import MatchFileError, read_matches
+from mindsport.history.io import MatchFileError, read_located
 from mindsport.match import InvalidMatchError, Match
 
 __all__ = [
@@ -48,7 +48,6 @@ __all__ = [
     "atp_sets",
     "detect_source",
     "import_matches",
-    "load_matches",
     "read_atp",
     "read_halo",
     "read_ti4",
@@ -500,13 +499,29 @@ def detect_source(path: str | os.PathLike[str]) -> str:
     return "matches"
 
 
-def import_matches(path: str | os.PathLike[str] | Sequence[str]) -> Imported:
-    """Matches from a match file or a public data file/folder (auto-detected), with what was
-    dropped and why. A list of paths is read as ATP files."""
+#: the public data sets by name (what :func:`detect_source` says, and ``source=`` may name)
+DATA_SETS = ("atp", "halo", "ti4")
+#: the project's match file formats (``source=`` may name one)
+FILE_FORMATS = ("jsonl", "csv", "parquet")
+
+
+def import_matches(
+    path: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], source: str | None = None
+) -> Imported:
+    """Matches from a match file or a public data file/folder, with what was dropped and why.
+
+    ``source`` names the reader: a data set (``"atp"``, ``"halo"``, ``"ti4"``) or a file format
+    (``"jsonl"``, ``"csv"``, ``"parquet"``); by default it is detected (:func:`detect_source`).
+    A list of paths is read as ATP files."""
+    if source is not None and source not in DATA_SETS + FILE_FORMATS:
+        known = ", ".join(DATA_SETS + FILE_FORMATS)
+        raise MindsportError(f"unknown source {source!r} (known: {known})")
     if not isinstance(path, str | os.PathLike):
+        if source not in (None, "atp"):
+            raise MindsportError(f"a list of files is read as ATP files, not as {source!r}")
         ms, dropped = _atp(path, True, True)
         return Imported(", ".join(str(x) for x in path), "atp", ms, dropped)
-    kind = detect_source(path)
+    kind = source or detect_source(path)
     if kind == "atp":
         ms, dropped = _atp(path, True, True)
     elif kind == "halo":
@@ -514,10 +529,6 @@ def import_matches(path: str | os.PathLike[str] | Sequence[str]) -> Imported:
     elif kind == "ti4":
         ms, dropped = _ti4(path)
     else:
-        ms, dropped = read_matches(path), ()
+        fmt = kind if kind in FILE_FORMATS else None
+        ms, dropped = read_located(path, fmt)[1], ()  # type: ignore[arg-type]
     return Imported(os.fspath(path), kind, ms, dropped)
-
-
-def load_matches(path: str | os.PathLike[str] | Sequence[str]) -> list[Match]:
-    """Matches from a match file or a public data file/folder (auto-detected)."""
-    return import_matches(path).matches

@@ -23,6 +23,7 @@ from sqlalchemy import Connection
 from sqlalchemy.exc import ArgumentError, DBAPIError
 
 from mindsport.errors import DatabaseError, DatabaseFaultError
+from mindsport.history.formats.common import paused_gc
 from mindsport.match import Match
 from mindsport.rating.registry import MODELS, ModelSpec
 from mindsport.store.catchup import CatchUp, CatchUpWorker
@@ -35,6 +36,7 @@ from mindsport.store.keys import ApiKey, KeyRole, Keys
 from mindsport.store.league_lock import LeagueLock
 from mindsport.store.league_model import LeagueModel, LeagueModels, PlayerState
 from mindsport.store.leagues import Leagues
+from mindsport.store.load import Loader, load, stored_columns
 from mindsport.store.migrations import open_tables
 from mindsport.store.queries import Queries
 from mindsport.store.replace import Replacer
@@ -116,6 +118,7 @@ class Store:
             self._db, self._leagues, self._models, lock, self._deriver, smoother,
             self._worker.wake,
         )  # fmt: skip
+        self._loader = Loader(self._db, self._leagues, self._models, lock, self._deriver)
         self._committer = self._ingest.committer
         try:
             open_tables(self._db, shown, create=create, create_tables=create_tables)
@@ -302,6 +305,25 @@ class Store:
         if result.updating and not self._worker.running:
             self._catchup.run(league)
         return result
+
+    def load_matches(
+        self,
+        league: str,
+        matches: Sequence[Match],
+        *,
+        progress: Callable[[int, int], None] | None = None,
+        create: tuple[str, Mapping[str, Any]] | None = None,
+    ) -> IngestResult:
+        """:meth:`add_matches` for a large batch (a file): the same result, idempotency and
+        all-or-nothing, on the bulk path when the batch only appends to the league
+        (:mod:`mindsport.store.load`: the stored form made column by column, one transaction,
+        the rows written with the database's bulk interface), else through the group commit."""
+        with paused_gc():  # a million rows at once, none in a cycle
+            cols = stored_columns(matches)
+            done = load(self._loader, league, cols, create, progress)
+        if done is not None:
+            return done
+        return self.add_matches(league, matches, progress=progress, create=create)
 
     def submit_matches(
         self,

@@ -4,6 +4,7 @@ plain Python: lengths and ``id()`` of items, and a block encoded item by item.""
 from __future__ import annotations
 
 import math
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -144,3 +145,54 @@ def test_encode_columns_of_other_sequences() -> None:
     teams = tuple((("a",), ("b", "c")) for _ in range(100))
     block = encode_columns(teams, [(0, 1)] * 100, [None] * 100, np.zeros(100), PlayerIndex())
     assert block.players.tolist()[:6] == [0, 1, 2, 0, 1, 2] and len(block) == 100
+
+
+def test_text_layout_is_recognised_here() -> None:
+    assert layoutkernels.text_layout() is not None
+
+
+@pytest.mark.parametrize("length", [1, 7, 8, 9, 15, 16, 17, 40])
+def test_text_hash_and_comparison_read_the_characters(length: int) -> None:
+    """Equal texts made apart hash and compare equal; a change of any one character, or of the
+    length, tells them apart (against Python's own string equality)."""
+    lay = layoutkernels.text_layout()
+    assert lay is not None
+    text = "".join(chr(33 + (7 * i) % 90) for i in range(length))
+    copy = "".join(list(text))
+    assert copy == text and (copy is not text or length == 1)  # one-character strings: cached
+    n = layoutkernels.text_length(id(text), lay)
+    assert n == length == layoutkernels.text_length(id(copy), lay)
+    assert layoutkernels.text_hash(id(text), n, lay) == layoutkernels.text_hash(id(copy), n, lay)
+    assert layoutkernels.same_text(id(text), id(copy), n, lay)
+    for i in range(length):
+        other = text[:i] + ("~" if text[i] != "~" else "!") + text[i + 1 :]
+        assert not layoutkernels.same_text(id(text), id(other), n, lay)
+    assert layoutkernels.text_length(id(text + "\u00e9"), lay) == -1  # not ASCII: left out
+    assert layoutkernels.text_length(id(np.str_(text)), lay) == -1  # a str subclass: left out
+
+
+def test_player_index_finds_copies_of_its_ids() -> None:
+    """Ids built per appearance (equal strings, different objects), shared ids, non-ASCII ids
+    and str subclasses in one look-up: the same indices as a plain dict numbering players in
+    order of first appearance."""
+    rng = np.random.default_rng(3)
+    n_players = batch.BY_IDENTITY_PLAYERS + 500
+    names = [f"player-{i}" if i % 5 else f"j\u00fcrgen-{i}" for i in range(n_players)]
+    index = PlayerIndex()
+    reference: dict[str, int] = {}
+    first = names[: batch.BY_IDENTITY_PLAYERS + 100]  # known before: the tables are used
+    assert index.codes(first).tolist() == [reference.setdefault(p, len(reference)) for p in first]
+    for _ in range(4):
+        picks = rng.integers(0, n_players, 6000).tolist()
+        ids = [
+            "".join(list(names[p])) if k % 3 == 0 else np.str_(names[p]) if k % 7 == 0 else names[p]
+            for k, p in enumerate(picks)
+        ]
+        expected = [reference.setdefault(str(p), len(reference)) for p in ids]
+        assert index.codes(ids).tolist() == expected
+        built = [[["".join(list(names[p]))], [names[q]]] for p, q in pairwise(picks)]
+        got = encode_columns(built, [[0, 1]] * len(built), [None] * len(built),
+                             np.zeros(len(built)), index).players  # fmt: skip
+        flat = [str(p) for teams in built for team in teams for p in team]
+        assert got.tolist() == [reference.setdefault(p, len(reference)) for p in flat]
+    assert index.ids == list(reference)

@@ -26,13 +26,16 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
 from itertools import chain, count, islice, repeat
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 
 from mindsport.errors import MindsportError
 from mindsport.match import Match
+
+if TYPE_CHECKING:
+    from mindsport._jit.id_table import TextTable
 
 __all__ = [
     "BatchInputError",
@@ -60,6 +63,9 @@ class BatchInputError(MindsportError):
 BY_IDENTITY_FROM = 256
 BY_IDENTITY_PLAYERS = 16_384
 
+#: how many ids of a look-up are tried by identity to choose the table that goes first
+IDENTITY_SAMPLE = 64
+
 #: blocks of at least this many matches are read by compiled code (:func:`_walk_teams`)
 WALK_FROM = 64
 
@@ -84,8 +90,11 @@ class PlayerIndex:
     compiled table (:mod:`mindsport._jit.id_table`); an id that is that very object (as in
     a history whose matches share their id strings) is found there, many at once, instead of by
     a dict look-up each, which at random among 100,000 players waits on memory for about 400 ns.
-    Any other id (an equal string made elsewhere) goes through the dict: the result is the same;
-    when most ids of a look-up are such copies, later look-ups skip the identity table.
+    An id that is an equal string made elsewhere (``f"p{i}"`` built for every appearance, as
+    from a database cursor or a DataFrame) is found in a second compiled table by its characters
+    (:class:`~mindsport._jit.id_table.TextTable`; ASCII ids in CPython's layout, see
+    :func:`mindsport._jit.layout.text_layout`). Any other id goes through the dict: the result
+    is the same; when most ids of a look-up are found by neither table, later look-ups skip them.
     """
 
     def __init__(self) -> None:
@@ -94,6 +103,7 @@ class PlayerIndex:
         # the identity table: addresses of the first ``_known`` keys of the dict -> their index
         self._addr = np.zeros(0, np.intp)
         self._code = np.zeros(0, np.int64)
+        self._text: TextTable | None = None
         self._known = 0
         self._by_identity = True
 
@@ -151,14 +161,34 @@ class PlayerIndex:
         return self._by_address(_addresses(objs), lambda at: objs[at].tolist())
 
     def _by_address(self, addresses: NDArray[np.intp], ids_at: Callable[[I64], list[str]]) -> I64:
-        """Look-ups by identity in the table, then by the dict for the ids not found there."""
-        from mindsport._jit.id_table import find
+        """Look-ups in the compiled tables (by identity, by text), then by the dict for the ids
+        found in neither. The identity table goes first when most of a sample of the ids are the
+        index's own objects, else the text table (a copy misses the identity table anyway)."""
+        from mindsport._jit.id_table import find, find_text
+        from mindsport._jit.layout import text_layout
 
         self._remember()
         n = len(addresses)
         out = np.empty(n, np.int64)
-        missed = find(self._addr, self._code, addresses, out)
-        if len(missed):  # new players, or ids that are not the dict's own objects
+        layout = text_layout()
+        if self._text is None or layout is None:
+            missed = find(self._addr, self._code, addresses, out)
+        else:
+            sample = addresses[:IDENTITY_SAMPLE]
+            if 2 * len(find(self._addr, self._code, sample, out[: len(sample)])) < len(sample):
+                missed = find(self._addr, self._code, addresses, out)
+                if len(missed):  # equal strings made elsewhere
+                    missed = find_text(self._text, addresses, missed, out, layout)
+            else:
+                missed = find_text(self._text, addresses, np.arange(n), out, layout)
+                if len(missed):  # ids not in the compact ASCII layout: their own objects?
+                    found = np.empty(len(missed), np.int64)
+                    left = find(self._addr, self._code, addresses[missed], found)
+                    hit = np.ones(len(missed), dtype=bool)
+                    hit[left] = False
+                    out[missed[hit]] = found[hit]
+                    missed = missed[left]
+        if len(missed):  # new players, or ids found by neither table
             before = len(self._index)
             get = self._index.__getitem__
             out[missed] = np.fromiter(map(get, ids_at(missed)), np.int64, len(missed))
@@ -170,20 +200,27 @@ class PlayerIndex:
     def _remember(self) -> None:
         """Put the key objects of the players numbered since the last call into the identity
         table (a new table, twice as large, when it would be more than half full)."""
-        from mindsport._jit.id_table import remember
+        from mindsport._jit.id_table import remember, remember_text, text_table
+        from mindsport._jit.layout import text_layout
 
         n = len(self._index)
+        layout = text_layout()
         if 2 * n >= len(self._addr):  # (an empty table too: a probe needs an empty slot)
             size = 1 << max(10, (2 * n).bit_length())
             self._addr = np.zeros(size, np.intp)
             self._code = np.zeros(size, np.int64)
+            if layout is not None:
+                self._text = text_table(size)
             self._known = 0
         if n == self._known:
             return
         self._sync()
         new = self._ids[self._known : n]
         addresses = np.fromiter(map(id, new), np.intp, len(new))
-        remember(self._addr, self._code, addresses, np.arange(self._known, n, dtype=np.int64))
+        codes = np.arange(self._known, n, dtype=np.int64)
+        remember(self._addr, self._code, addresses, codes)
+        if self._text is not None and layout is not None:
+            remember_text(self._text, addresses.astype(np.int64), codes, layout)
         self._known = n
 
     def many(self, players: Sequence[str]) -> I64:

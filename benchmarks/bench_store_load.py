@@ -1,0 +1,154 @@
+"""A large file into a league (``mindsport rate FILE``) beside the floor any store pays, in one run.
+
+A synthetic history (seeded): 1,000,000 one-against-one matches among 50,000 players
+(``--matches``), written as a Parquet file. For each database (a SQLite file in a scratch folder;
+PostgreSQL at ``--pg``, default ``$MINDSPORT_TEST_POSTGRES_URL``, in a league of its own per run):
+
+* ``read``: ``read_located`` of the file (what ``mindsport rate`` reads it with);
+* ``rate``: ``Store.load_matches`` into a new TrueSkill league, history kept (what ``mindsport
+  rate`` does after reading: the stored form, the league created, the ratings computed by the
+  one replay driver, every row written, one transaction);
+* ``floor``: the very rows ``rate`` wrote (the match log, the rating history, the current
+  ratings, read back) inserted again into another new league with the store's own bulk insert
+  (SQLite: ``executemany`` of the same prepared statements in one transaction; PostgreSQL: the
+  same ``COPY`` and upsert), nothing computed: what writing the rows costs whatever computes
+  them;
+* ``group commit``: ``Store.add_matches`` (the path ``rate`` took before) on the first
+  ``--group-matches`` matches, for scale.
+
+Reports matches per second and ``rate`` against the floor (floor time / rate time: 1.0 would be
+a rating that costs nothing), with the load average: the machine is shared, ratios are what to
+compare.
+
+    python benchmarks/bench_store_load.py [--matches 1000000] [--players 50000]
+        [--backends sqlite,postgres] [--pg URL] [--group-matches 20000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+from sqlalchemy import text
+
+from mindsport.history import Match, write_matches
+from mindsport.history.io import read_located
+from mindsport.store import Store
+from mindsport.store.bulk import insert_many
+from mindsport.store.database import cursor
+from mindsport.store.derive import _HISTORY_INSERT
+from mindsport.store.match_log import MATCH_INSERT, RATINGS_UPSERT
+
+
+def history(n: int, n_players: int, seed: int = 0) -> list[Match]:
+    rng = np.random.default_rng(seed)
+    pairs = rng.integers(0, n_players, (n, 2))
+    same = pairs[:, 0] == pairs[:, 1]
+    pairs[same, 1] = (pairs[same, 1] + 1) % n_players
+    first_wins = rng.random(n) < 0.5
+    names = [f"p{i}" for i in range(n_players)]
+    return [
+        Match(f"m{i}", 1_600_000_000 + 60 * i, [[names[a]], [names[b]]], [0, 1] if w else [1, 0])
+        for i, ((a, b), w) in enumerate(zip(pairs.tolist(), first_wins.tolist(), strict=True))
+    ]
+
+
+_SELECTS = {
+    "matches": "SELECT seq, match_id, time_value, time_iso, CAST(teams AS TEXT), "
+    "CAST(ranks AS TEXT), CAST(weights AS TEXT), CAST(scores AS TEXT), CAST(roles AS TEXT), "
+    "CAST(luck AS TEXT), deal, digest, created_at FROM ms_matches WHERE league_id = :l "
+    "ORDER BY seq",
+    "history": "SELECT player, seq, time_value, mu, sigma, CAST(extra AS TEXT), games "
+    "FROM ms_rating_history WHERE league_id = :l ORDER BY seq",
+    "ratings": "SELECT player, mu, sigma, CAST(extra AS TEXT), exposed, games, last_time, "
+    "search_key FROM ms_ratings WHERE league_id = :l ORDER BY player",
+}
+
+
+def league_rows(st: Store, league: str) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of ``league`` in the three tables a rating writes (without the league id), in
+    the order they were written (the indexes are filled in the same order)."""
+    with st.engine.connect() as conn:
+        lid = conn.execute(text("SELECT id FROM ms_leagues WHERE name = :n"), {"n": league})
+        lid_v = lid.scalar_one()
+        return {
+            k: [tuple(r) for r in conn.execute(text(q), {"l": lid_v})] for k, q in _SELECTS.items()
+        }
+
+
+def floor(st: Store, league: str, rows: dict[str, list[tuple[Any, ...]]]) -> float:
+    """Seconds to insert ``rows`` into a new league ``league`` with the store's bulk insert, in
+    one transaction."""
+    st.create_league(league, "trueskill")
+    db = st._db
+    start = time.perf_counter()
+    with db.write() as conn:
+        lid = conn.execute(text("SELECT id FROM ms_leagues WHERE name = :n"), {"n": league})
+        lid_v = lid.scalar_one()
+        cur = cursor(conn)
+        insert_many(db, cur, *MATCH_INSERT, [(lid_v, *r) for r in rows["matches"]])
+        insert_many(db, cur, *_HISTORY_INSERT, [(lid_v, *r) for r in rows["history"]])
+        insert_many(db, cur, *RATINGS_UPSERT[:2], [(lid_v, *r) for r in rows["ratings"]],
+                    RATINGS_UPSERT[2])  # fmt: skip
+    return time.perf_counter() - start
+
+
+def load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--matches", type=int, default=1_000_000)
+    parser.add_argument("--players", type=int, default=50_000)
+    parser.add_argument("--backends", default="sqlite,postgres")
+    parser.add_argument("--pg", default=os.environ.get("MINDSPORT_TEST_POSTGRES_URL"))
+    parser.add_argument("--group-matches", type=int, default=20_000)
+    args = parser.parse_args()
+    console = Console(width=150)
+    n = args.matches
+    console.print(f"{n:,} matches among {args.players:,} players; load average {load()}")
+    table = Table(title=f"mindsport rate of {n:,} matches, history kept (matches per second)")
+    for col in ("database", "read", "rate", "floor", "rate / floor", "group commit"):
+        table.add_column(col, justify="right")
+    run = time.strftime("%Y%m%d%H%M%S")
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "history.parquet"
+        write_matches(path, history(n, args.players))
+        for backend in args.backends.split(","):
+            if backend == "postgres" and not args.pg:
+                console.print("postgres: no URL (--pg or MINDSPORT_TEST_POSTGRES_URL): skipped")
+                continue
+            url = f"sqlite:///{folder}/bench.db" if backend == "sqlite" else args.pg
+            start = time.perf_counter()
+            _, matches = read_located(path)
+            read_s = time.perf_counter() - start
+            with Store(url) as st:  # the compiled code loaded first, as in a running service
+                st.load_matches(f"warm-{run}", matches[:1000], create=("trueskill", {}))
+                start = time.perf_counter()
+                st.load_matches(f"bulk-{run}", matches, create=("trueskill", {}))
+                rate_s = time.perf_counter() - start
+                rows = league_rows(st, f"bulk-{run}")
+                floor_s = floor(st, f"floor-{run}", rows)
+                k = min(n, args.group_matches)
+                start = time.perf_counter()
+                st.add_matches(f"group-{run}", matches[:k], create=("trueskill", {}))
+                group_s = time.perf_counter() - start
+            table.add_row(
+                backend, f"{n / read_s:,.0f}", f"{n / rate_s:,.0f}", f"{n / floor_s:,.0f}",
+                f"{floor_s / rate_s:.2f}", f"{k / group_s:,.0f}",
+            )  # fmt: skip
+            console.print(f"  {backend}: done (load {load()})")
+    console.print(table)
+    console.print(f"load average at end: {load()}")
+
+
+if __name__ == "__main__":
+    main()
