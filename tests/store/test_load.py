@@ -70,6 +70,21 @@ def test_stored_columns_are_the_codecs(shape: str) -> None:
         stored_columns([*ms, Match(ms[3].id, ms[3].time, [["x"], ["y"]], [None, 0])])
 
 
+@pytest.mark.parametrize(
+    "names", [["ann", "bob", "cy", "dan"], ["ann", 'b"ob', "c\\y", "d\u00e4n"]]
+)
+def test_stored_columns_of_ids_json_writes_as_they_are_and_of_escaped_ones(
+    names: list[str],
+) -> None:
+    ms = [
+        Match(f"g{i}", i, [[names[i % 4], names[(i + 1) % 4]], [names[(i + 2) % 4]]], [i % 2, 0])
+        for i in range(40)
+    ]
+    cols = stored_columns(ms)
+    assert cols.json == [encode(m)["json"] for m in ms]
+    assert cols.digests == [encode(m)["digest"] for m in ms]
+
+
 def _tables(url: str, league: str) -> dict[str, list[tuple[Any, ...]]]:
     """Every row a league has (no surrogate ids, no arrival stamps), in a fixed order."""
     engine = create_engine(resolve_url(url))

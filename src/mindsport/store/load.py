@@ -97,6 +97,12 @@ def _shape(ms: Sequence[Match]) -> tuple[int, ...] | None:
     return tuple(rows[0].tolist()) if (rows == rows[0]).all() else None
 
 
+def _verbatim(p: str) -> bool:
+    """Whether JSON writes the string ``p`` as it is (printable ASCII, no quote, no backslash),
+    with ``ensure_ascii`` or without."""
+    return p.isascii() and p.isprintable() and '"' not in p and "\\" not in p
+
+
 def _plain_texts(
     ms: Sequence[Match], tvs: Sequence[float], flat: list[str] | None
 ) -> tuple[list[str], list[str], list[str]]:
@@ -116,16 +122,21 @@ def _plain_texts(
         slots = sum(sizes)
         if flat is None:
             flat = list(chain.from_iterable(chain.from_iterable(m.teams for m in ms)))
-        for p in set(flat):
-            stored_esc[p] = encode_basestring_ascii(p)
-            digest_esc[p] = encode_basestring(p)
         per_slot = [flat[i::slots] for i in range(slots)]
-        stored_cols = [list(map(stored_esc.__getitem__, col)) for col in per_slot]
         sorted_cols = _sorted_within_teams(per_slot, sizes)
-        digest_cols = [list(map(digest_esc.__getitem__, col)) for col in sorted_cols]
-        stored_form = "[" + ", ".join("[" + ", ".join(["{}"] * k) + "]" for k in sizes) + "]"
+        one = "{}"
+        if all(map(_verbatim, set(flat))):  # JSON writes every id as it is, in quotes
+            one = '"{}"'
+            stored_cols, digest_cols = per_slot, sorted_cols
+        else:
+            for p in set(flat):
+                stored_esc[p] = encode_basestring_ascii(p)
+                digest_esc[p] = encode_basestring(p)
+            stored_cols = [list(map(stored_esc.__getitem__, col)) for col in per_slot]
+            digest_cols = [list(map(digest_esc.__getitem__, col)) for col in sorted_cols]
+        stored_form = "[" + ", ".join("[" + ", ".join([one] * k) + "]" for k in sizes) + "]"
         digest_form = (
-            "[{},[" + ",".join("[" + ",".join(["{}"] * k) + "]" for k in sizes) + "],{},null,null]"
+            "[{},[" + ",".join("[" + ",".join([one] * k) + "]" for k in sizes) + "],{},null,null]"
         )
         teams = list(map(stored_form.format, *stored_cols))
         canon = list(map(digest_form.format, times, *digest_cols, ranks))
