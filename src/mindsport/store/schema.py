@@ -61,6 +61,8 @@ dropped when opened (:data:`DROPPED_INDEXES`).
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import (
     JSON,
     Column,
@@ -162,65 +164,51 @@ def _league_key() -> Column[int]:
     return Column("league_id", Integer, primary_key=True)
 
 
+def _rating_columns() -> list[Column[Any]]:
+    """A player's current rating: the columns of ``ms_ratings`` and of its staging table."""
+    return [
+        _league_key(),
+        Column("player", String(200), primary_key=True),
+        Column("mu", Double, nullable=False),
+        Column("sigma", Double, nullable=False),
+        Column("extra", JSON, nullable=True),
+        Column("exposed", Double, nullable=False),
+        Column("games", Integer, nullable=False),
+        Column("last_time", Double, nullable=False),
+        # what the leaderboard's search compares (mindsport.match.search_key: the case folding
+        # of the NFC id), computed in Python so that SQLite and PostgreSQL find the same players
+        Column("search_key", Text, nullable=True),
+    ]
+
+
+def _virtual_columns() -> list[Column[Any]]:
+    """A virtual player's state (a role or a deal, see :mod:`mindsport.store.values`): the
+    columns of ``ms_virtual_ratings`` and of its staging table."""
+    return [
+        _league_key(),
+        Column("key", Text, primary_key=True),
+        Column("kind", String(10), nullable=False),
+        Column("name", Text, nullable=False),
+        Column("deal", String(200), nullable=True),
+        Column("mu", Double, nullable=False),
+        Column("sigma", Double, nullable=False),
+    ]
+
+
 ratings = Table(
-    "ms_ratings",
-    metadata,
-    _league_key(),
-    Column("player", String(200), primary_key=True),
-    Column("mu", Double, nullable=False),
-    Column("sigma", Double, nullable=False),
-    Column("extra", JSON, nullable=True),
-    Column("exposed", Double, nullable=False),
-    Column("games", Integer, nullable=False),
-    Column("last_time", Double, nullable=False),
-    # what the leaderboard's search compares (mindsport.match.search_key: the case folding of
-    # the NFC id), computed in Python so that SQLite and PostgreSQL find the same players
-    Column("search_key", Text, nullable=True),
-    Index("ix_ms_ratings_board", "league_id", "exposed"),
+    "ms_ratings", metadata, *_rating_columns(), Index("ix_ms_ratings_board", "league_id", "exposed")
 )
 
-virtual_ratings = Table(
-    "ms_virtual_ratings",
-    metadata,
-    _league_key(),
-    Column("key", Text, primary_key=True),
-    Column("kind", String(10), nullable=False),
-    Column("name", Text, nullable=False),
-    Column("deal", String(200), nullable=True),
-    Column("mu", Double, nullable=False),
-    Column("sigma", Double, nullable=False),
-)
+virtual_ratings = Table("ms_virtual_ratings", metadata, *_virtual_columns())
 
 #: the new current ratings of the players re-rated so far by a league's catch-up after a late
 #: result (:mod:`mindsport.store.catchup`): moved into ``ms_ratings`` in one statement when the
 #: catch-up reaches the end of the log, so the league serves its last consistent ratings until then
-ratings_pending = Table(
-    "ms_ratings_pending",
-    metadata,
-    _league_key(),
-    Column("player", String(200), primary_key=True),
-    Column("mu", Double, nullable=False),
-    Column("sigma", Double, nullable=False),
-    Column("extra", JSON, nullable=True),
-    Column("exposed", Double, nullable=False),
-    Column("games", Integer, nullable=False),
-    Column("last_time", Double, nullable=False),
-    Column("search_key", Text, nullable=True),
-)
+ratings_pending = Table("ms_ratings_pending", metadata, *_rating_columns())
 
 #: the same for virtual players (a catch-up of a model that rates them starts from the first
 #: match: these are their states at the catch-up's position)
-virtual_pending = Table(
-    "ms_virtual_pending",
-    metadata,
-    _league_key(),
-    Column("key", Text, primary_key=True),
-    Column("kind", String(10), nullable=False),
-    Column("name", Text, nullable=False),
-    Column("deal", String(200), nullable=True),
-    Column("mu", Double, nullable=False),
-    Column("sigma", Double, nullable=False),
-)
+virtual_pending = Table("ms_virtual_pending", metadata, *_virtual_columns())
 
 rating_history = Table(
     "ms_rating_history",

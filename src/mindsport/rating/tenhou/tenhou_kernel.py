@@ -29,6 +29,59 @@ tenhou_change = F.tenhou_change
 
 
 @jit
+def place_span(rank: np.ndarray, t: int) -> tuple[int, int]:
+    """Where team ``t`` finished at a table of ``rank``: the number of teams ahead of it and
+    the number tied with it (itself included); it covers places ``ahead + 1 .. ahead + tied``."""
+    rt = rank[t]
+    ahead = 0
+    tied = 0
+    for u in range(rank.shape[0]):
+        if rank[u] < rt:
+            ahead += 1
+        elif rank[u] == rt:
+            tied += 1
+    return ahead, tied
+
+
+@jit
+def logistic_pairs(
+    position: np.ndarray, rank: np.ndarray, scale: float, out: Outputs, k: int
+) -> int:
+    """The pairwise predictions of a table of single players from one number each
+    (``position``): Elo's logistic curve of the difference over ``scale``, with the observed
+    outcome of the pair; written to ``out`` from row ``k``; returns the next row."""
+    n = rank.shape[0]
+    for a in range(n):
+        for b in range(a + 1, n):
+            out.pair_a[k] = a
+            out.pair_b[k] = b
+            out.prob[k] = logistic10((position[a] - position[b]) / scale)
+            o = pair_outcome(rank[a], rank[b])
+            out.outcome[k] = 0.5 if o is None else o
+            k += 1
+    return k
+
+
+@jit
+def unpack_table(buf: np.ndarray, n: int) -> np.ndarray:
+    """The state rows ``(value, count)`` of a table packed in ``buf`` as ranks, values, counts
+    (``n`` each): what the one-table calls of the placement ladders hand over."""
+    state = np.empty((n, 2))
+    for s in range(n):
+        state[s, 0] = buf[n + s]
+        state[s, 1] = buf[2 * n + s]
+    return state
+
+
+@jit
+def pack_table(buf: np.ndarray, out: np.ndarray, n: int) -> None:
+    """The new state rows ``out`` written over the old in ``buf`` (see :func:`unpack_table`)."""
+    for s in range(n):
+        buf[n + s] = out[s, 0]
+        buf[2 * n + s] = out[s, 1]
+
+
+@jit
 def tenhou_update(
     state: np.ndarray,
     rank: np.ndarray,
@@ -51,14 +104,7 @@ def tenhou_update(
         total += state[t, 0]
     avg = total / n
     for t in range(n):
-        rt = rank[t]
-        ahead = 0
-        tied = 0
-        for u in range(n):
-            if rank[u] < rt:
-                ahead += 1
-            elif rank[u] == rt:
-                tied += 1
+        ahead, tied = place_span(rank, t)
         b = 0.0
         for j in range(1, tied + 1):
             b += bonus[n, ahead + j]
@@ -73,15 +119,9 @@ def tenhou_update(
 def tenhou_game(buf: np.ndarray, bonus: np.ndarray, settings: np.ndarray, n: int) -> None:
     """:func:`tenhou_update` for one table packed in ``buf``: ranks, ratings, games (``n``
     each); the new ratings and games overwrite the old. ``settings``: the model's, one record."""
-    state = np.empty((n, 2))
-    for s in range(n):
-        state[s, 0] = buf[n + s]
-        state[s, 1] = buf[2 * n + s]
     out = np.empty((n, 2))
-    tenhou_update(state, buf[:n], bonus, settings[0], out)
-    for s in range(n):
-        buf[n + s] = out[s, 0]
-        buf[2 * n + s] = out[s, 1]
+    tenhou_update(unpack_table(buf, n), buf[:n], bonus, settings[0], out)
+    pack_table(buf, out, n)
 
 
 @jit
@@ -117,14 +157,7 @@ def replay_tenhou(
         load_match(t0, n, s0, player_ptr, players, table, ptr, state)
         rank = ranks[t0 : t0 + n]
         if predict:
-            for a in range(n):
-                for b in range(a + 1, n):
-                    out.pair_a[k] = a
-                    out.pair_b[k] = b
-                    out.prob[k] = logistic10((state[a, 0] - state[b, 0]) / prob_scale)
-                    o = pair_outcome(rank[a], rank[b])
-                    out.outcome[k] = 0.5 if o is None else o
-                    k += 1
+            k = logistic_pairs(state[:n, 0], rank, prob_scale, out, k)
         tenhou_update(state[:n], rank, bonus, model, new)
         store_slots(table, players, s0, n, new, keep, out.post)
     return -1

@@ -15,11 +15,15 @@ from typing import Any
 import numpy as np
 
 from mindsport._jit.compiling import jit
-from mindsport.rating.compiled import pair_outcome
-from mindsport.rating.elo.elo_kernel import logistic10
 from mindsport.rating.replay.block_kernel import block_sizes, load_match, store_slots
 from mindsport.rating.replay.blocks import BlockArrays
 from mindsport.rating.replay.replayers import Outputs
+from mindsport.rating.tenhou.tenhou_kernel import (
+    logistic_pairs,
+    pack_table,
+    place_span,
+    unpack_table,
+)
 
 
 @jit
@@ -67,14 +71,7 @@ def dan_update(state: np.ndarray, rank: np.ndarray, ladder: Any, out: np.ndarray
         out[t, 1] = state[t, 1]
         if level >= top:  # 天鳳位: never lost, no more points
             continue
-        rt = rank[t]
-        ahead = 0
-        tied = 0
-        for u in range(n):
-            if rank[u] < rt:
-                ahead += 1
-            elif rank[u] == rt:
-                tied += 1
+        ahead, tied = place_span(rank, t)
         gain = 0.0
         for j in range(1, tied + 1):
             place = ahead + j
@@ -102,15 +99,9 @@ def dan_update(state: np.ndarray, rank: np.ndarray, ladder: Any, out: np.ndarray
 def dan_game(buf: np.ndarray, ladder: Any, n: int) -> None:
     """:func:`dan_update` for one table packed in ``buf``: ranks, points, levels (``n`` each);
     the new points and levels overwrite the old."""
-    state = np.empty((n, 2))
-    for s in range(n):
-        state[s, 0] = buf[n + s]
-        state[s, 1] = buf[2 * n + s]
     out = np.empty((n, 2))
-    dan_update(state, buf[:n], ladder, out)
-    for s in range(n):
-        buf[n + s] = out[s, 0]
-        buf[2 * n + s] = out[s, 1]
+    dan_update(unpack_table(buf, n), buf[:n], ladder, out)
+    pack_table(buf, out, n)
 
 
 @jit
@@ -135,6 +126,7 @@ def replay_dan(
     ptr = np.empty(max_teams + 1, np.int64)
     state = np.empty((max_teams, 2))
     new = np.empty((max_teams, 2))
+    position = np.empty(max_teams)
     k = 0
     for i in range(n_matches):
         t0 = team_ptr[i]
@@ -144,15 +136,8 @@ def replay_dan(
         rank = ranks[t0 : t0 + n]
         if predict:
             for a in range(n):
-                pa = ladder_position(state[a, 0], state[a, 1], ladder)
-                for b in range(a + 1, n):
-                    pb = ladder_position(state[b, 0], state[b, 1], ladder)
-                    out.pair_a[k] = a
-                    out.pair_b[k] = b
-                    out.prob[k] = logistic10((pa - pb) / ladder.prob_scale)
-                    o = pair_outcome(rank[a], rank[b])
-                    out.outcome[k] = 0.5 if o is None else o
-                    k += 1
+                position[a] = ladder_position(state[a, 0], state[a, 1], ladder)
+            k = logistic_pairs(position[:n], rank, ladder.prob_scale, out, k)
         dan_update(state[:n], rank, ladder, new)
         store_slots(table, players, s0, n, new, keep, out.post)
     return -1
