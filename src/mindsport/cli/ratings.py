@@ -650,26 +650,13 @@ def leagues_list(
     with open_store(db, create=False) as store:
         leagues = store.list_leagues()
     if as_json:
-        typer.echo(json.dumps({"leagues": [_league_json(lg) for lg in leagues]}))
+        typer.echo(json.dumps({"leagues": [lg.as_dict() for lg in leagues]}))
         return
     for lg in leagues:
         typer.echo(
             f"{lg.name}\t{lg.model}\t{lg.params}\t{lg.matches} matches\tlate: {lg.late.text()}"
             f"\ttimes: {lg.time_unit}"
         )
-
-
-def _league_json(lg: Any) -> dict[str, Any]:
-    """A league as ``GET /api/leagues`` shows it (tables as lists)."""
-    return {
-        "name": lg.name,
-        "model": lg.model,
-        "params": lg.params,
-        "matches": lg.matches,
-        "late": {"policy": lg.late.policy, "refuse_older_than": lg.late.refuse_older_than},
-        "updating": lg.updating,
-        "time_unit": lg.time_unit,
-    }
 
 
 def register(target: typer.Typer) -> None:

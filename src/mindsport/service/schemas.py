@@ -551,18 +551,7 @@ class LeagueOut(BaseModel):
 
     @classmethod
     def of(cls, league: League) -> LeagueOut:
-        return cls(
-            name=league.name,
-            model=league.model,
-            params=league.params,
-            matches=league.matches,
-            late=LateOut(
-                policy=league.late.policy,  # type: ignore[arg-type]
-                refuse_older_than=league.late.refuse_older_than,
-            ),
-            updating=league.updating,
-            time_unit=league.time_unit,  # type: ignore[arg-type]
-        )
+        return cls.model_validate(league.as_dict())
 
 
 class LeaguesOut(BaseModel):

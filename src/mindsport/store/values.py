@@ -208,6 +208,18 @@ class League:
     updating: bool = False
     time_unit: str = "number"
 
+    def as_dict(self) -> dict[str, Any]:
+        """The league as ``GET /api/leagues`` and ``mindsport leagues list --json`` show it."""
+        return {
+            "name": self.name,
+            "model": self.model,
+            "params": dict(self.params),
+            "matches": self.matches,
+            "late": {"policy": self.late.policy, "refuse_older_than": self.late.refuse_older_than},
+            "updating": self.updating,
+            "time_unit": self.time_unit,
+        }
+
 
 @dataclass(frozen=True, slots=True)
 class IngestResult:
