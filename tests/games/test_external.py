@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import sys
-import textwrap
 from pathlib import Path
 
 import numpy as np
 import pytest
+from programs import PY, reaped, script
 from typer.testing import CliRunner
 
 from mindsport.doudizhu import LINEAR, GameState, deal, play, read_logs
@@ -22,22 +20,6 @@ from mindsport.games import ForfeitReason, get_game, make_bot, play_game
 from mindsport.games.external import ExternalBot, ExternalBotError
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "ddz_random_bot.py"
-PY = sys.executable
-
-
-def _script(tmp_path: Path, name: str, body: str) -> str:
-    path = tmp_path / name
-    path.write_text(textwrap.dedent(body), encoding="utf-8")
-    return f'"{PY}" "{path}"'
-
-
-def _reaped(pid: int) -> bool:
-    """True when ``pid`` is no child of ours any more (exited and waited for)."""
-    try:
-        os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        return True
-    return False
 
 
 def test_the_example_bot_plays_whole_games_through_the_library() -> None:
@@ -52,7 +34,7 @@ def test_the_example_bot_plays_whole_games_through_the_library() -> None:
         rng = np.random.default_rng(0)
         again = play(deal(rng), players, LINEAR, rng)
         assert bot.pid == pid
-    assert _reaped(pid) and bot.pid is None
+    assert reaped(pid) and bot.pid is None
     for record in records:
         assert record.forfeit is None
         state = GameState(record.deal)  # every move replays through the checked path
@@ -96,7 +78,7 @@ def _forfeit_game(spec: str) -> tuple[object, ExternalBot]:
 def test_a_timeout_forfeits_stops_the_program_and_scores_a_farmer_loss(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    spec = "cmd:" + _script(
+    spec = "cmd:" + script(
         tmp_path,
         "slow.py",
         """
@@ -119,7 +101,7 @@ def test_a_timeout_forfeits_stops_the_program_and_scores_a_farmer_loss(
 
 
 def test_a_crash_forfeits_with_the_programs_last_words(tmp_path: Path) -> None:
-    spec = "cmd:" + _script(
+    spec = "cmd:" + script(
         tmp_path,
         "crash.py",
         """
@@ -146,7 +128,7 @@ def test_a_crash_forfeits_with_the_programs_last_words(tmp_path: Path) -> None:
     ],
 )
 def test_an_illegal_answer_forfeits(tmp_path: Path, reply: str, message: str) -> None:
-    spec = "cmd:" + _script(
+    spec = "cmd:" + script(
         tmp_path,
         "wrong.py",
         f"""
@@ -161,13 +143,13 @@ def test_an_illegal_answer_forfeits(tmp_path: Path, reply: str, message: str) ->
     pid = bot.pid
     assert pid is not None  # an illegal answer does not stop the program ...
     bot.close()
-    assert _reaped(pid)  # ... closing does, and waits for it
+    assert reaped(pid)  # ... closing does, and waits for it
 
 
 def test_a_forfeit_is_written_to_the_logs_and_read_back(tmp_path: Path) -> None:
     from mindsport.doudizhu import write_logs
 
-    spec = "cmd:" + _script(tmp_path, "mute.py", "import sys\nsys.exit(0)\n")
+    spec = "cmd:" + script(tmp_path, "mute.py", "import sys\nsys.exit(0)\n")
     record, _ = _forfeit_game(spec)
     path = tmp_path / "log.jsonl"
     write_logs(path, [record])  # type: ignore[list-item]

@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import sys
-import textwrap
 from pathlib import Path
 
 import numpy as np
 import pytest
+from programs import PY, reaped, script
 from typer.testing import CliRunner
 
 from mindsport.games import ForfeitReason, get_game, make_bot, play_game
@@ -20,21 +18,6 @@ from mindsport.mahjong import MahjongRecord, Walls
 from mindsport.mahjong.mjai import MjaiBot
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "mahjong_mjai_bot.py"
-PY = sys.executable
-
-
-def _script(tmp_path: Path, name: str, body: str) -> str:
-    path = tmp_path / name
-    path.write_text(textwrap.dedent(body), encoding="utf-8")
-    return f'"{PY}" "{path}"'
-
-
-def _reaped(pid: int) -> bool:
-    try:
-        os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        return True
-    return False
 
 
 def _game_with(spec: str, time_limit: float = 5.0) -> tuple[MahjongRecord, MjaiBot]:
@@ -59,7 +42,7 @@ def test_the_example_bot_through_the_command_line() -> None:
 
 def test_a_program_is_sent_its_unseen_events_and_answers_one_action(tmp_path: Path) -> None:
     seen = tmp_path / "seen.jsonl"
-    spec = "cmd:" + _script(
+    spec = "cmd:" + script(
         tmp_path,
         "recorder.py",
         f"""
@@ -104,7 +87,7 @@ def test_a_program_is_sent_its_unseen_events_and_answers_one_action(tmp_path: Pa
 def test_a_malformed_or_illegal_message_forfeits(
     tmp_path: Path, reply: str, message: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    spec = "cmd:" + _script(
+    spec = "cmd:" + script(
         tmp_path,
         "wrong.py",
         f"""
@@ -126,7 +109,7 @@ def test_a_malformed_or_illegal_message_forfeits(
 
 
 def test_a_crash_forfeits_with_the_programs_last_words(tmp_path: Path) -> None:
-    spec = "cmd:" + _script(
+    spec = "cmd:" + script(
         tmp_path,
         "crash.py",
         """
@@ -143,7 +126,7 @@ def test_a_crash_forfeits_with_the_programs_last_words(tmp_path: Path) -> None:
 
 
 def test_a_hang_forfeits_and_the_program_is_stopped(tmp_path: Path) -> None:
-    spec = "cmd:" + _script(
+    spec = "cmd:" + script(
         tmp_path,
         "slow.py",
         """
@@ -159,7 +142,7 @@ def test_a_hang_forfeits_and_the_program_is_stopped(tmp_path: Path) -> None:
     assert all(program.pid is None for program in bot._seats.values())
 
 
-def test_one_program_per_seat_and_all_reaped(tmp_path: Path) -> None:
+def test_one_program_per_seat_and_allreaped(tmp_path: Path) -> None:
     game = get_game("mahjong-east")
     bot = make_bot(game, f'cmd:"{PY}" "{EXAMPLE}"', time_limit=5)
     assert isinstance(bot, MjaiBot)
@@ -168,4 +151,4 @@ def test_one_program_per_seat_and_all_reaped(tmp_path: Path) -> None:
     pids = {seat: p.pid for seat, p in bot._seats.items()}
     assert set(pids) == {0, 1, 3} and len(set(pids.values())) == 3
     bot.close()
-    assert all(pid is not None and _reaped(pid) for pid in pids.values())
+    assert all(pid is not None and reaped(pid) for pid in pids.values())
