@@ -1,7 +1,6 @@
 """The column path of the match files: a whole file read at once, every column checked at once.
 
-pyarrow reads CSV and Parquet files into columns; a JSON Lines file is parsed in one pass (orjson
-when it is installed, else the standard library's ``json``). The columns become the parts of
+pyarrow reads CSV, Parquet and JSON Lines files into columns. The columns become the parts of
 the matches (:class:`Parts`: ids and times per match, ranks and scores per team, players and
 weights per player slot, the teams of each match and the slots of each team as offsets), which
 are checked with whole-array operations (numpy, pyarrow's compute functions), and the

@@ -7,12 +7,9 @@
 from __future__ import annotations
 
 import json
-import math
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from datetime import datetime
-from itertools import chain
-from operator import itemgetter
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -142,194 +139,272 @@ def write_jsonl(fh: IO[str], matches: Iterable[Match]) -> int:
 # ---------------------------------------------------------------------------- columns
 
 
-def _json_loads() -> Callable[[bytes], Any]:
-    try:
-        import orjson
-    except ImportError:
-        import json
+class _Lines(NamedTuple):
+    """The text of a JSON Lines file (``data``) and where its objects are: the line number
+    (1-based) and the first byte of each, in order."""
 
-        return json.loads
-    return orjson.loads
+    data: bytes
+    numbers: I64
+    starts: I64
 
 
-def _parsed_lines(path: str) -> tuple[list[Any], list[int]] | None:
-    """Every non-blank line of a JSON Lines file parsed, and its line number (None: a line that
-    is not JSON, or text that the row path reads otherwise)."""
+def _object_lines(data: bytes) -> _Lines | None:
+    """Where the objects of a JSON Lines text are, when every line is either empty or one
+    object alone (it starts with ``{`` and ends with ``}``, before an optional carriage
+    return); None otherwise (a line the row path reads otherwise or refuses)."""
+    raw = np.frombuffer(data, np.uint8)
+    if data.startswith(b"\xef\xbb\xbf") or (raw == 0x0D).sum() != data.count(b"\r\n"):
+        return None
+    breaks = np.flatnonzero(raw == 0x0A)
+    starts = np.concatenate(([0], breaks + 1))
+    ends = np.concatenate((breaks, [len(raw)]))
+    ends = ends - (raw[np.maximum(ends - 1, 0)] == 0x0D) * (ends > starts)
+    full = ends > starts
+    first, last = starts[full], ends[full] - 1
+    if not ((raw[first] == 0x7B).all() and (raw[last] == 0x7D).all()):
+        return None
+    return _Lines(data, np.flatnonzero(full) + 1, first)
+
+
+def _arrow_table(path: str) -> tuple[Any, _Lines] | None:
+    """A JSON Lines file read by pyarrow's JSON reader (one column per field; None when no
+    line holds an object), and where its objects are; None when a line is not one object
+    alone or a field's values do not share one JSON type (the row path reads such files, or
+    names their bad line)."""
+    import pyarrow as pa
+    import pyarrow.json as pj
+
     with open(path, "rb") as fh:
         data = fh.read()
-    if data.startswith(b"\xef\xbb\xbf"):
+    lines = _object_lines(data)
+    if lines is None:
         return None
-    lines = data.splitlines()
-    loads = _json_loads()
+    if len(lines.numbers) == 0:
+        return None, lines
+    schema = pa.schema(  # the list fields' types; the rest pyarrow infers
+        [
+            ("teams", pa.list_(pa.list_(pa.string()))),
+            ("ranks", pa.list_(pa.int64())),
+            ("scores", pa.list_(pa.float64())),
+            ("weights", pa.list_(pa.list_(pa.float64()))),
+        ]
+    )
     try:
-        return list(map(loads, lines)), list(range(1, len(lines) + 1))
-    except ValueError:
-        pass
-    kept = [(i, line) for i, line in enumerate(lines, 1) if line.strip()]
-    try:
-        return list(map(loads, (line for _, line in kept))), [i for i, _ in kept]
-    except ValueError:
+        table = pj.read_json(
+            pa.BufferReader(data), parse_options=pj.ParseOptions(explicit_schema=schema)
+        )
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
+    if table.num_rows != len(lines.numbers):
+        return None
+    return table, lines
 
 
-def _json_times(values: Sequence[Any]) -> list[Any] | None:
-    """Match times from JSON: numbers as they are, texts as the row path reads them."""
+#: a top-level ``time`` key and its value written as a number, or as a text without escapes
+#: (inside a JSON string a quote is escaped, so a quote right after ``{`` or ``,`` opens a key)
+_TIME_NUMBER = r'[{,]\s*"time"\s*:\s*(?P<value>-?[0-9][0-9.eE+-]*)'
+_TIME_TEXT = r'[{,]\s*"time"\s*:\s*"(?P<value>[^"\\]*)"'
+
+
+def _time_literals(lines: _Lines, rows: NDArray[np.bool_], pattern: str) -> Any | None:
+    """The ``time`` of each of ``rows`` as written in the file (``pattern``: one of the two
+    above), as a pyarrow string array; None when one is not found."""
     import pyarrow as pa
+    import pyarrow.compute as pc
 
-    kinds = set(map(type, values))
-    if not kinds <= {int, float, str}:
+    bounds = np.append(lines.starts, len(lines.data)).astype(np.int64)
+    texts = pa.LargeStringArray.from_buffers(  # each object's line (and any blank after it)
+        len(lines.starts), pa.py_buffer(bounds), pa.py_buffer(lines.data)
+    ).filter(pa.array(rows))
+    values = pc.extract_regex(texts, pattern).field("value")
+    return None if values.null_count else values.cast(pa.string())
+
+
+def _column(table: Any, name: str) -> Any:
+    """A field's values as one array (None: no line gives it)."""
+    if name not in table.column_names:
         return None
-    if str not in kinds:
-        out = list(values)
-        return out if times_ok(out) else None
-    texts = [v for v in values if type(v) is str]
-    parsed = text_times(pa.array(texts, pa.string()))
-    if parsed is None:
+    col = table.column(name).combine_chunks()
+    return None if col.null_count == len(col) else col
+
+
+def _times(col: Any, lines: _Lines) -> list[Any] | None:
+    """Match times as the row path reads them: integers and numbers as they are (pyarrow reads
+    a column of both as numbers: whole ones among them are integers where the text says so),
+    texts parsed (:func:`.columns.text_times`; pyarrow's own reading of texts that look like
+    times is set aside). A file whose times are numbers on some lines and texts on others
+    goes to the row path (pyarrow reads no field of two JSON types)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if col.null_count:
         return None
-    it = iter(parsed)
-    out = [next(it) if type(v) is str else v for v in values]
+    if pa.types.is_string(col.type):
+        col.validate(full=True)
+        return text_times(col)
+    if pa.types.is_timestamp(col.type):  # texts pyarrow took for times: read as the row path
+        written = _time_literals(lines, np.ones(len(col), dtype=bool), _TIME_TEXT)
+        return None if written is None else text_times(written)
+    if pa.types.is_int64(col.type):
+        out = col.to_pylist()
+    elif pa.types.is_float64(col.type):
+        values = col.to_numpy()
+        whole = np.isfinite(values) & (np.floor(values) == values)
+        out = values.tolist()
+        if whole.any():
+            written = _time_literals(lines, whole, _TIME_NUMBER)
+            if written is None:
+                return None
+            fraction = pc.match_substring_regex(written, "[.eE]").to_numpy(zero_copy_only=False)
+            for i in np.flatnonzero(whole)[~np.asarray(fraction, dtype=bool)].tolist():
+                out[i] = int(values[i])
+    else:  # booleans, lists: the row path names them
+        return None
     return out if times_ok(out) else None
 
 
-def _per_team(
-    given: list[Any], present: NDArray[np.bool_], counts: I64, kinds: set[type]
-) -> F64 | None:
-    """Values given per match as lists (None: not given), spread over the teams (or slots) of
-    the matches, ``counts`` each (NaN where a match gives none); None when a list has the wrong
-    length or a value is not of ``kinds``."""
-    lists = [g for g in given if g is not None]
-    if set(map(type, lists)) - {list}:
+def _ids(col: Any) -> list[str] | None:
+    """Match ids (integers as their text), each an id the row path keeps as it is, none twice."""
+    import pyarrow as pa
+
+    if col.null_count:
         return None
-    lengths = np.fromiter(map(len, lists), np.int64, len(lists))
-    if not np.array_equal(lengths, counts[present]):
+    if pa.types.is_int64(col.type):
+        col = col.cast(pa.string())
+    elif not pa.types.is_string(col.type):
         return None
-    flat = list(chain.from_iterable(lists))
-    if set(map(type, flat)) - kinds:
+    col.validate(full=True)
+    ids = col.to_pylist()
+    if len(set(ids)) != len(ids) or not ids_ok(col, strip=False):
         return None
-    out = np.full(int(counts.sum()), np.nan)
-    if flat:
-        try:
-            values = np.array([math.nan if v is None else v for v in flat], dtype=np.float64)
-        except OverflowError:  # an integer beyond any float
-            return None
-        if type(None) not in kinds and np.isnan(values).any():
-            return None  # NaN itself (the standard library's JSON reads it): not a number
-        out[np.repeat(present, counts)] = values
+    return ids
+
+
+def _lengths(col: Any) -> I64:
+    """The length of every list of a list array (0 for a null)."""
+    import pyarrow.compute as pc
+
+    return np.asarray(pc.list_value_length(col).fill_null(0).to_numpy(), dtype=np.int64)
+
+
+def _per_team(col: Any | None, counts: I64, nulls_ok: bool) -> tuple[F64, NDArray[np.bool_]] | None:
+    """A list field given per team (``ranks``, ``scores``): its values spread over the teams
+    of the matches, ``counts`` each (NaN where a match gives none or, ``nulls_ok``, a value is
+    null), and which matches give it; None when a list has the wrong length, a value is
+    missing where it may not be, or one is NaN."""
+    n_teams = int(counts.sum())
+    if col is None:
+        return np.full(n_teams, np.nan), np.zeros(len(counts), dtype=bool)
+    present = ~np.asarray(col.is_null().to_numpy(zero_copy_only=False), dtype=bool)
+    lengths = _lengths(col)
+    if not np.array_equal(lengths[present], counts[present]):
+        return None
+    values = col.flatten()
+    if values.null_count and not nulls_ok:
+        return None
+    flat = values.cast("float64").to_numpy(zero_copy_only=False)
+    if values.null_count == 0 and np.isnan(flat).any():
+        return None  # NaN itself (pyarrow reads it): not a number
+    out = np.full(n_teams, np.nan)
+    out[np.repeat(present, counts)] = flat
+    return out, present
+
+
+def _weights(col: Any | None, counts: I64, sizes: I64) -> F64 | bool | None:
+    """The weight of every player slot (NaN: the match gives none) from ``weights`` (a list
+    per team, shaped as the teams); False when a list is misshapen or a weight missing or NaN."""
+    if col is None:
+        return None
+    present = ~np.asarray(col.is_null().to_numpy(zero_copy_only=False), dtype=bool)
+    if not np.array_equal(_lengths(col)[present], counts[present]):
+        return False
+    teams = col.flatten()
+    team_present = np.repeat(present, counts)
+    if teams.null_count or not np.array_equal(_lengths(teams), sizes[team_present]):
+        return False
+    values = teams.flatten()
+    if values.null_count:
+        return False
+    flat = values.to_numpy(zero_copy_only=False)
+    if np.isnan(flat).any():
+        return False
+    out = np.full(int(sizes.sum()), np.nan)
+    out[np.repeat(team_present, sizes)] = flat
     return out
 
 
 def read_jsonl(path: str) -> Located | None:
     """The matches of a JSON Lines file and their lines, on the column path (None: read it on
-    the row path)."""
+    the row path). pyarrow's JSON reader parses the file into columns; what it reads otherwise
+    than the row path would (a line with more or less than one object, a field of mixed JSON
+    types, a timestamp it recognises) sends the file to the row path."""
     try:
         import pyarrow as pa
     except ImportError:  # pragma: no cover - depends on the environment
         return None
-    parsed = _parsed_lines(path)
-    if parsed is None:
-        return None
-    objs, lines = parsed
-    n = len(objs)
-    if n == 0:
-        return [], []
-    if set(map(type, objs)) != {dict}:
-        return None
-    keys = set(chain.from_iterable(objs))
-    if not keys <= JSON_KEYS or keys & {"roles", "deal", "luck"}:
-        return None
     try:
-        id_col, time_col, team_col = zip(*map(itemgetter("id", "time", "teams"), objs), strict=True)
-    except KeyError:
+        got = _arrow_table(path)
+    except OSError:
         return None
-    ids = _json_ids(id_col)
-    times = _json_times(time_col)
-    if ids is None or times is None or set(map(type, team_col)) != {list}:
+    if got is None:
         return None
-    teams_per_match = np.fromiter(map(len, team_col), np.int64, n)
-    flat_teams = list(chain.from_iterable(team_col))
-    if set(map(type, flat_teams)) != {list}:
+    table, lines = got
+    if table is None:
+        return [], []
+    try:
+        return _from_table(table, lines)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError):
         return None
-    sizes = np.fromiter(map(len, flat_teams), np.int64, len(flat_teams))
-    flat = list(chain.from_iterable(flat_teams))
-    if set(map(type, flat)) != {str}:
+
+
+def _from_table(table: Any, lines: _Lines) -> Located | None:
+    n = table.num_rows
+    names = set(table.column_names)
+    if not names <= JSON_KEYS or any(_column(table, k) is not None for k in _ROW_ONLY):
         return None
-    players = interned(pa.array(flat, pa.string()), strip=False)
-    if players is None:
+    id_col, time_col, team_col = (_column(table, k) for k in ("id", "time", "teams"))
+    if id_col is None or time_col is None or team_col is None or team_col.null_count:
         return None
+    ids = _ids(id_col)
+    times = _times(time_col, lines)
+    if ids is None or times is None:
+        return None
+    teams = team_col.flatten()
+    players = teams.flatten()
+    if teams.null_count or players.null_count:
+        return None
+    players.validate(full=True)
+    interned_players = interned(players, strip=False)
+    if interned_players is None:
+        return None
+    teams_per_match = _lengths(team_col)
+    sizes = _lengths(teams)
     team_ptr = np.zeros(n + 1, np.int64)
     np.cumsum(teams_per_match, out=team_ptr[1:])
     player_ptr = np.zeros(len(sizes) + 1, np.int64)
     np.cumsum(sizes, out=player_ptr[1:])
-    rank_col = [o.get("ranks") for o in objs]
-    ranked = np.array([r is not None for r in rank_col], dtype=bool)
-    ranks = _per_team(rank_col, ranked, teams_per_match, {int, type(None)})
-    if ranks is None or (ranks < 0).any():
+    ranks = _per_team(_column(table, "ranks"), teams_per_match, nulls_ok=True)
+    if ranks is None or (ranks[0] < 0).any():
         return None
-    scores = weights = None
-    if "scores" in keys:
-        score_col = [o.get("scores") for o in objs]
-        has = np.array([s is not None for s in score_col], dtype=bool)
-        scores = _per_team(score_col, has, teams_per_match, {int, float})
-        if scores is None:
-            return None
-    if "weights" in keys:
-        weights = _json_weights([o.get("weights") for o in objs], teams_per_match, sizes)
-        if weights is None:
-            return None
+    scores = _per_team(_column(table, "scores"), teams_per_match, nulls_ok=False)
+    weights = _weights(_column(table, "weights"), teams_per_match, sizes)
+    if scores is None or weights is False:
+        return None
     parts = Parts(
         ids,
         times,
         team_ptr,
         player_ptr,
-        players[0],
-        players[1],
-        np.where(np.isnan(ranks), -1, ranks).astype(np.int64),
-        scores,
-        weights,
-        ranked,
+        interned_players[0],
+        interned_players[1],
+        np.where(np.isnan(ranks[0]), -1, ranks[0]).astype(np.int64),
+        scores[0] if scores[1].any() else None,
+        weights,  # type: ignore[arg-type]
+        ranks[1],
     )
     matches = build(parts)
-    return None if matches is None else (lines, matches)
+    return None if matches is None else (lines.numbers.tolist(), matches)
 
 
-def _json_ids(values: Sequence[Any]) -> list[str] | None:
-    """Match ids from JSON (integers as their text), each an id the row path keeps as it is, and
-    none twice."""
-    import pyarrow as pa
-
-    kinds = set(map(type, values))
-    if kinds == {str}:
-        ids = list(values)
-    elif kinds <= {str, int}:
-        ids = [v if type(v) is str else str(v) for v in values]
-    else:
-        return None
-    if len(set(ids)) != len(ids) or not ids_ok(pa.array(ids, pa.string()), strip=False):
-        return None
-    return ids
-
-
-def _json_weights(given: list[Any], teams_per_match: I64, sizes: I64) -> F64 | None:
-    """The weight of every slot (NaN: the match gives none) from the ``weights`` of JSON
-    matches (a list per team, shaped as the teams)."""
-    present = np.array([w is not None for w in given], dtype=bool)
-    lists = [w for w in given if w is not None]
-    if set(map(type, lists)) - {list}:
-        return None
-    lengths = np.fromiter(map(len, lists), np.int64, len(lists))
-    if not np.array_equal(lengths, teams_per_match[present]):
-        return None
-    team_present = np.repeat(present, teams_per_match)
-    out = np.full(int(sizes.sum()), np.nan)
-    if lists:
-        given_teams = sizes[team_present]
-        values = _per_team(
-            list(chain.from_iterable(lists)),
-            np.ones(len(given_teams), dtype=bool),
-            given_teams,
-            {int, float},
-        )
-        if values is None:
-            return None
-        out[np.repeat(team_present, sizes)] = values
-    return out
+#: fields only the row path reads
+_ROW_ONLY = ("roles", "deal", "luck")
