@@ -20,10 +20,11 @@ Formats (chosen by file extension, or ``format=``):
 
 :func:`read_located` (and :func:`mindsport.history.read_matches`, which reads the public data
 sets too) reads a whole file on the column path: pyarrow's readers (CSV, Parquet, JSON Lines),
-every column checked at once, the matches built without a check of their own (:mod:`.formats.columns`). A file the
-column checks refuse, or one with ``role``, ``deal`` or ``luck`` values, is read again on the row
-path (each row parsed and checked in turn), which names the first bad row; both paths give the
-same matches. :func:`iter_matches` streams a file on the row path, in constant memory.
+every column checked at once, the matches built without a check of their own
+(:mod:`.formats.columns`). A file the column checks refuse, or one with ``role``, ``deal`` or
+``luck`` values, is read again on the row path (each row parsed and checked in turn), which
+names the first bad row; both paths give the same matches. :func:`iter_matches` streams a file
+on the row path, in constant memory.
 
 Reading errors raise :class:`MatchFileError` naming the file, the line (1-based, the header is
 line 1 in CSV; the row number in Parquet) and the field. Writes are atomic: the data go to a
