@@ -11,8 +11,9 @@ not found is refused then, naming the player.
 :func:`play_bot_tables` plays every board of the given tables, board b of table t of round r
 with the generator ``task_rng(seed, 17, r, t, b)`` (as :func:`~.simulate.play_round`), each
 entrant one bot (one program) for the whole round, and returns what the tables enter (checked
-by the event's rule; entered as a director's results are) and the forfeits: a program that times out, crashes or answers an illegal move loses the board for
-its side (the game's forfeit rule) and the forfeit names the round, table, board and entrant.
+by the event's rule; entered as a director's results are) and the forfeits: a program that
+times out, crashes or answers an illegal move loses the board for its side (the game's forfeit
+rule) and the forfeit names the round, table, board and entrant.
 """
 
 from __future__ import annotations

@@ -50,6 +50,8 @@ class TableGame:
     rules: tuple[str, ...]
     #: what a table enters, one per seat and board (the scores, or what they are computed from)
     entries: str = "scores"
+    #: the heading of a seat's box on the printed sheet
+    box: str = "score"
     #: what every board's entries add up to, as the deal sheet says it
     sums: str = "Every board's scores add up to zero."
     #: whether each board (not each table) is a match of the league
@@ -216,6 +218,7 @@ EVENT_GAMES = {
         _MAHJONG_SEATS,
         ("wrc",),
         entries="final points",
+        box="final points",
         sums=_MAHJONG_SUMS,
         board_matches=True,
     ),
@@ -225,6 +228,7 @@ EVENT_GAMES = {
         _MAHJONG_SEATS,
         ("wrc",),
         entries="final points",
+        box="final points",
         sums=_MAHJONG_SUMS,
         board_matches=True,
     ),
