@@ -342,3 +342,39 @@ def test_simulate_every_game(game: str) -> None:
     assert "equal-strength" not in out.output
     out = runner.invoke(app, ["simulate", "--game", game, "--format", "equal-strength", "--quiet"])
     assert out.exit_code != 0 and "equal-strength is for Dou Dizhu events" in out.output
+
+
+def test_the_documented_mahjong_workflow_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The block of docs/events.md under "Riichi mahjong", line by line as it stands (SQLite);
+    its table's scores are the hand-computed ones of :data:`HAND`."""
+    import shlex
+
+    from mindsport.cli import app as root_app
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "events.md").read_text()
+    section = text[text.index("### Riichi mahjong") :]
+    block = section.split("```")[1]
+    monkeypatch.chdir(tmp_path)
+    ran = 0
+    for line in block.strip().splitlines():
+        args = shlex.split(line, comments=True)
+        if args[0] == "export":
+            key, value = args[1].split("=", 1)
+            monkeypatch.setenv(key, value)
+        elif args[0] == "printf":
+            assert args[2] == ">"
+            Path(args[3]).write_text(args[1].encode().decode("unicode_escape"))
+        else:
+            assert args[0] == "mindsport", line
+            out = runner.invoke(root_app, args[1:])
+            assert out.exit_code == 0, f"{line}\n{out.output}"
+            ran += 1
+    assert ran == 13
+    with Store("sqlite:///riichi.db") as store:
+        ev = EventStore(store).get("table4")
+        assert [tuple(r) for r in ev.results[(1, 1)].scores] == [HAND[p] for p in list(HAND)[:4]]
+        assert len(store.matches("riichi")) == 4
+        bots = EventStore(store).get("bots4")
+        assert len(bots.rounds) == 1 and (1, 1) in bots.results
