@@ -336,7 +336,13 @@ def result(
     round_number: Annotated[int, typer.Argument(metavar="ROUND")],
     table: int,
     scores: Annotated[
-        str, typer.Option("--scores", "-s", help="L,F1,F2;L,F1,F2;... one group per board.")
+        str,
+        typer.Option(
+            "--scores",
+            "-s",
+            help="L,F1,F2;L,F1,F2;... one group per board, seats in the sheet's order "
+            "(mahjong: each seat's final points, E,S,W,N;..., scored by the WRC rule).",
+        ),
     ],
     who: Annotated[str, typer.Option(help="Who enters it.")] = "director",
     db: str | None = DbOption,
@@ -371,7 +377,12 @@ def read_results(path: Path) -> list[tuple[int, int, list[list[float]], str]]:
 @app.command()
 def results(
     name: Name,
-    file: Annotated[Path, typer.Argument(help="Lines ROUND TABLE L,F1,F2;... (one table each).")],
+    file: Annotated[
+        Path,
+        typer.Argument(
+            help="Lines ROUND TABLE L,F1,F2;... (one table each; mahjong: final points E,S,W,N)."
+        ),
+    ],
     who: Annotated[str, typer.Option(help="Who enters them.")] = "director",
     db: str | None = DbOption,
 ) -> None:
@@ -389,7 +400,12 @@ def amend(
     round_number: Annotated[int, typer.Argument(metavar="ROUND")],
     table: int,
     scores: Annotated[
-        str, typer.Option("--scores", "-s", help="The corrected scores, L,F1,F2;...")
+        str,
+        typer.Option(
+            "--scores",
+            "-s",
+            help="The corrected scores, L,F1,F2;... (mahjong: final points E,S,W,N;...)",
+        ),
     ],
     who: Annotated[str, typer.Option(help="Who corrects it.")],
     why: Annotated[str, typer.Option(help="Why (kept in the log).")],
