@@ -643,8 +643,8 @@ def simulate(
     game: Annotated[
         str,
         typer.Option(
-            help="The game: doudizhu (level:N bots), junqi (random and greedy bots), mahjong "
-            "or mahjong-east (level:N bots; WRC scoring)."
+            help="The game (its bots): doudizhu (level:N), junqi (random and greedy), "
+            "mahjong-east or mahjong (level:N; WRC scoring)."
         ),
     ] = "doudizhu",
     seed: Annotated[int, typer.Option(help="Seed of the first event.")] = 0,
