@@ -17,7 +17,14 @@ import warnings
 from pathlib import Path
 
 import pytest
-from event_reference import PlayedRound, PlayedTable, brute_standings, holder, repeats
+from event_reference import (
+    PlayedRound,
+    PlayedTable,
+    brute_standings,
+    holder,
+    league_is_a_fresh_finish,
+    repeats,
+)
 from typer.testing import CliRunner
 
 from mindsport.cli.event import app
@@ -198,6 +205,18 @@ def test_a_mahjong_event_through_the_commands(db_url: str, tmp_path: Path) -> No
     points = hand[1]  # (50,000, 50,000, 10,000, 10,000): two share first, two share third
     assert list(board2.ranks) == [0, 0, 2, 2] and points == (50_000, 50_000, 10_000, 10_000)
     assert list(board2.scores or []) == [30.0, 30.0, -30.0, -30.0]
+
+    # a correction after the finish: final points entered again, the league's boards replaced
+    fixed = [hand[0], (10_000, 50_000, 50_000, 10_000), hand[2], hand[3]]
+    ok("amend", "mj2", "1", "1", "-s", _text(fixed), "--who", "td", "--why", "board 2 misread")
+    shown = " ".join(ok("show", "mj2").split())
+    assert "amended round 1 table 1 by td" in shown
+    assert "30,30,-30,-30;" in shown and "-30,30,30,-30;" in shown
+    with Store(db_url) as store:
+        matches = {m.id: m for m in store.matches("riichi")}
+        assert list(matches["mj2:r1:t1:b2"].ranks) == [2, 0, 0, 2]
+        assert list(matches["mj2:r1:t1:b2"].scores or []) == [-30.0, 30.0, 30.0, -30.0]
+        league_is_a_fresh_finish(store, "mj2", "riichi", 16)
 
 
 def test_a_mahjong_event_of_bots(db_url: str, tmp_path: Path) -> None:
