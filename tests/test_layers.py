@@ -66,6 +66,7 @@ ALLOWED: dict[str, set[str]] = {
         "games",
         "doudizhu",
         "junqi",
+        "mahjong",
         "tournament",
     },
     # the computation of the demo: simulated leagues and a ladder of Dou Dizhu bots

@@ -127,5 +127,39 @@ def test_tables_of_two() -> None:
     assert any(free(s) for s in splits(players)) and r.repeats == 0
     assert all(b not in met[a] for a, b in r.tables)
     assert sorted(itertools.chain(*r.tables)) == players
-    with pytest.raises(MindsportError, match="tables seat two or three"):
-        swiss_round(players, size=4)
+    with pytest.raises(MindsportError, match="tables seat two, three or four"):
+        swiss_round(players, size=5)
+
+
+def test_tables_of_four() -> None:
+    """Tables of four (mahjong): the fewest repeated pairs over every split of a small field
+    (brute force), byes for the players left over by the usual rule."""
+    import itertools
+
+    players = [f"p{i}" for i in range(8)]
+    met: dict[str, set[str]] = {p: set() for p in players}
+    # round one's tables (p0..p3, p4..p7): a repeat-free split must mix them two and two
+    for table in (players[:4], players[4:]):
+        for a, b in itertools.combinations(table, 2):
+            met[a].add(b)
+            met[b].add(a)
+
+    def cost(split: list[tuple[str, ...]]) -> int:
+        return sum(b in met[a] for t in split for a, b in itertools.combinations(t, 2))
+
+    def splits(rest: list[str]) -> list[list[tuple[str, ...]]]:
+        if not rest:
+            return [[]]
+        first, others = rest[0], rest[1:]
+        return [
+            [(first, *trio), *s]
+            for trio in itertools.combinations(others, 3)
+            for s in splits([x for x in others if x not in trio])
+        ]
+
+    best = min(cost(s) for s in splits(players))
+    r = swiss_round(players, met, size=4)
+    assert r.repeats == best == cost(list(r.tables)) == 4
+    assert sorted(itertools.chain(*r.tables)) == players
+    r = swiss_round([*players, "x", "y", "z"], {}, {"z": 1}, size=4)
+    assert r.byes == ("p7", "x", "y") and all(len(t) == 4 for t in r.tables)

@@ -134,19 +134,25 @@ def create(
         EventFormat.DUPLICATE
     ),
     rounds: Annotated[int, typer.Option(help="Swiss rounds.")] = 6,
-    deals: Annotated[int, typer.Option(help="Deals per round (each in 3 rotations).")] = 1,
+    deals: Annotated[
+        int, typer.Option(help="Deals per round (each in every seat rotation of a table).")
+    ] = 1,
     scoring: Annotated[Scoring, typer.Option(help="Rank points over the field or table.")] = (
         Scoring.FIELD
     ),
     game: Annotated[
         str,
-        typer.Option(help="The game: doudizhu (tables of three) or junqi (Luzhanqi, of two)."),
+        typer.Option(
+            help="The game: doudizhu (tables of three), junqi (Luzhanqi, of two), mahjong "
+            "(riichi, tables of four, east-south) or mahjong-east (east-only)."
+        ),
     ] = "doudizhu",
     rule: Annotated[
         str,
         typer.Option(
             help="The game's scoring rule (default: the game's first). Dou Dizhu: linear, "
-            "ccpc2016 (2016 rules: each farmer's own doublings) or classic; Luzhanqi: win. "
+            "ccpc2016 (2016 rules: each farmer's own doublings) or classic; Luzhanqi: win; "
+            "mahjong: wrc (final points entered, scored by placement points and WRC uma). "
             "Results are checked by it and bots play under it."
         ),
     ] = "",
@@ -330,7 +336,13 @@ def result(
     round_number: Annotated[int, typer.Argument(metavar="ROUND")],
     table: int,
     scores: Annotated[
-        str, typer.Option("--scores", "-s", help="L,F1,F2;L,F1,F2;... one group per board.")
+        str,
+        typer.Option(
+            "--scores",
+            "-s",
+            help="L,F1,F2;L,F1,F2;... one group per board, seats in the sheet's order "
+            "(mahjong: each seat's final points, E,S,W,N;..., scored by the WRC rule).",
+        ),
     ],
     who: Annotated[str, typer.Option(help="Who enters it.")] = "director",
     db: str | None = DbOption,
@@ -365,7 +377,12 @@ def read_results(path: Path) -> list[tuple[int, int, list[list[float]], str]]:
 @app.command()
 def results(
     name: Name,
-    file: Annotated[Path, typer.Argument(help="Lines ROUND TABLE L,F1,F2;... (one table each).")],
+    file: Annotated[
+        Path,
+        typer.Argument(
+            help="Lines ROUND TABLE L,F1,F2;... (one table each; mahjong: final points E,S,W,N)."
+        ),
+    ],
     who: Annotated[str, typer.Option(help="Who enters them.")] = "director",
     db: str | None = DbOption,
 ) -> None:
@@ -383,7 +400,12 @@ def amend(
     round_number: Annotated[int, typer.Argument(metavar="ROUND")],
     table: int,
     scores: Annotated[
-        str, typer.Option("--scores", "-s", help="The corrected scores, L,F1,F2;...")
+        str,
+        typer.Option(
+            "--scores",
+            "-s",
+            help="The corrected scores, L,F1,F2;... (mahjong: final points E,S,W,N;...)",
+        ),
     ],
     who: Annotated[str, typer.Option(help="Who corrects it.")],
     why: Annotated[str, typer.Option(help="Why (kept in the log).")],
@@ -533,7 +555,7 @@ def play(name: Name, db: str | None = DbOption) -> None:
         if state.spec.game == "doudizhu":
             warm_engine()
         done, forfeits = play_bot_tables(state.spec, state.players, last, todo)
-        entries = [(r, t, res.scores) for (r, t), res in sorted(done.items())]
+        entries = [(r, t, rows) for (r, t), rows in sorted(done.items())]
         events.enter_results(name, entries, "bots", forfeits)
     typer.echo(f"round {last.number}: {len(todo)} bot tables played")
     for f in forfeits:
@@ -600,16 +622,31 @@ def show(
 
 @app.command()
 def simulate(
-    players: Annotated[int, typer.Option(help="Bots in the field (levels 0..100).")] = 300,
+    players: Annotated[
+        int, typer.Option(help="Bots in the field (levels 0..100, or the game's graded bots).")
+    ] = 300,
     rounds: Annotated[int, typer.Option(help="Swiss rounds.")] = 8,
     format: Annotated[
-        list[EventFormat] | None, typer.Option(help="Formats to run (default: all three).")
+        list[EventFormat] | None,
+        typer.Option(
+            help="Formats to run (default: all three for doudizhu; duplicate and random for "
+            "the other games)."
+        ),
     ] = None,
-    deals: Annotated[int, typer.Option(help="Deals per round (each in 3 rotations).")] = 1,
+    deals: Annotated[
+        int, typer.Option(help="Deals per round (each in every seat rotation of a table).")
+    ] = 1,
     events: Annotated[int, typer.Option(help="Events per format.")] = 3,
     scoring: Annotated[Scoring, typer.Option(help="Rank points over the field or table.")] = (
         Scoring.FIELD
     ),
+    game: Annotated[
+        str,
+        typer.Option(
+            help="The game (its bots): doudizhu (level:N), junqi (random and greedy), "
+            "mahjong-east or mahjong (level:N; WRC scoring)."
+        ),
+    ] = "doudizhu",
     seed: Annotated[int, typer.Option(help="Seed of the first event.")] = 0,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
 ) -> None:
@@ -618,14 +655,20 @@ def simulate(
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+    from mindsport.event.games import table_game
     from mindsport.event.simulate import simulate_formats
     from mindsport.tournament.doudizhu.games import warm_engine
 
     if events < 1:
         raise EventError(f"--events must be at least 1, got {events}")
-    formats = format or list(EventFormat)
-    warm_engine()
-    total = len(formats) * events * rounds * (players // 3) * 3 * deals
+    size = table_game(game).size
+    pools = table_game(game).pools
+    formats = format or [f for f in EventFormat if pools or f is not EventFormat.EQUAL_STRENGTH]
+    if not pools and EventFormat.EQUAL_STRENGTH in formats:
+        raise EventError(f"--format equal-strength is for Dou Dizhu events; not for {game!r}")
+    if pools:
+        warm_engine()
+    total = len(formats) * events * rounds * (players // size) * size * deals
     start = time.perf_counter()
     with Progress(
         TextColumn("simulating"),
@@ -645,11 +688,12 @@ def simulate(
             seed=seed,
             scoring=scoring,
             progress=lambda k: bar.advance(task, k),
+            game=game,
         )
     seconds = time.perf_counter() - start
     typer.echo(
-        f"{players} bots, {rounds} rounds, {deals} deal(s) a round, {scoring} rank points, "
-        f"{events} event(s) per format, {seconds:.1f} s"
+        f"{game}: {players} bots, {rounds} rounds, {deals} deal(s) a round, {scoring} rank "
+        f"points, {events} event(s) per format, {seconds:.1f} s"
     )
     for f in found:
         typer.echo(

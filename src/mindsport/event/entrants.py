@@ -10,9 +10,10 @@ not found is refused then, naming the player.
 
 :func:`play_bot_tables` plays every board of the given tables, board b of table t of round r
 with the generator ``task_rng(seed, 17, r, t, b)`` (as :func:`~.simulate.play_round`), each
-entrant one bot (one program) for the whole round, and returns the tables' results and the
-forfeits: a program that times out, crashes or answers an illegal move loses the board for
-its side (the game's forfeit rule) and the forfeit names the round, table, board and entrant.
+entrant one bot (one program) for the whole round, and returns what the tables enter (checked
+by the event's rule; entered as a director's results are) and the forfeits: a program that
+times out, crashes or answers an illegal move loses the board for its side (the game's forfeit
+rule) and the forfeit names the round, table, board and entrant.
 """
 
 from __future__ import annotations
@@ -22,13 +23,16 @@ from typing import Any
 
 from mindsport.errors import MindsportError
 from mindsport.event.games import table_game
-from mindsport.event.model import BoardForfeit, EventError, EventSpec, Player, Result, Round, Table
+from mindsport.event.model import BoardForfeit, EventError, EventSpec, Player, Round, Table
 from mindsport.event.standings import check_scores
 from mindsport.games.contract import Bot, Game
 from mindsport.games.registry import make_bot
 from mindsport.games.specs import parse_spec
 
 __all__ = ["check_bot", "event_game", "play_bot_tables"]
+
+#: what a table enters: ``rows[board][seat]``
+Entered = tuple[tuple[float, ...], ...]
 
 #: the longest bot spec a player may be registered with
 MAX_SPEC = 200
@@ -74,9 +78,11 @@ def _outcome(record: Any) -> tuple[tuple[float, ...], Any]:
 
 def play_bot_tables(
     spec: EventSpec, players: Sequence[Player], played: Round, tables: Sequence[Table]
-) -> tuple[dict[tuple[int, int], Result], list[BoardForfeit]]:
-    """Play every board of ``tables`` (every seat a bot entrant): their results, checked by
-    the event's rule, and the forfeits, in board order."""
+) -> tuple[dict[tuple[int, int], Entered], list[BoardForfeit]]:
+    """Play every board of ``tables`` (every seat a bot entrant): per table what it enters
+    (``rows[board][seat]``, as a director would enter them:
+    :meth:`~mindsport.event.games.TableGame.entered`), checked by the event's rule, and the
+    forfeits, in board order."""
     from mindsport.games.many import Table as Game1
     from mindsport.games.many import play_many
 
@@ -110,9 +116,10 @@ def play_bot_tables(
         _close(bots)
     rows: dict[int, list[tuple[float, ...]]] = {}
     forfeits = []
+    judge = table_game(spec.game)
     for (t, b), record in zip(boards, records, strict=True):
         returns, forfeit = _outcome(record)
-        rows.setdefault(t.number, []).append(returns)
+        rows.setdefault(t.number, []).append(judge.entered(returns))
         if forfeit is not None:
             forfeits.append(
                 BoardForfeit(
@@ -124,8 +131,8 @@ def play_bot_tables(
                     forfeit.detail,
                 )
             )
-    results = {
-        (played.number, t.number): check_scores(t, rows[t.number], spec.rule, spec.game)
-        for t in tables
-    }
-    return results, forfeits
+    entered = {}
+    for t in tables:
+        check_scores(t, rows[t.number], spec.rule, spec.game)  # refused here, not half-entered
+        entered[(played.number, t.number)] = tuple(rows[t.number])
+    return entered, forfeits

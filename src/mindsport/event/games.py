@@ -11,7 +11,13 @@ seat's cards (or setup) once. What differs between games is here:
 * ``junqi`` (Luzhanqi): tables of two (south, who moves first, and north), a deal the two
   setups ``SOUTH|NORTH``, each six rows of five codes (front row first, camps ``+``) joined by
   ``/`` (:meth:`mindsport.junqi.rules.Setup.from_rows`); one rule, ``win``: a board scores
-  +1 / -1, or 0 each for a draw.
+  +1 / -1, or 0 each for a draw;
+* ``mahjong`` (riichi mahjong, east-south: the WRC's hanchan) and ``mahjong-east`` (east-only):
+  tables of four (east, south, west, north; east deals first), a deal the walls, written as
+  their seed (:class:`mindsport.mahjong.Walls`, a whole number below 2**64); one rule, ``wrc``:
+  what the table enters is each seat's final points, and a board's scores are computed from
+  them by placement points and uma as the World Riichi Championship rules score a session
+  (:mod:`mindsport.mahjong.scoring`). Each board is a match of the league of its own.
 
 Nothing here is imported at the package's import: each game's modules load when an event of
 that game needs them (the command line's ``--help`` loads none).
@@ -42,6 +48,26 @@ class TableGame:
     title: str
     seats: tuple[str, ...]
     rules: tuple[str, ...]
+    #: what a table enters, one per seat and board (the scores, or what they are computed from)
+    entries: str = "scores"
+    #: the heading of a seat's box on the printed sheet
+    box: str = "score"
+    #: what every board's entries add up to, as the deal sheet says it
+    sums: str = "Every board's scores add up to zero."
+    #: whether each board (not each table) is a match of the league
+    board_matches: bool = False
+    #: the simulation's graded bots, weakest first (empty: ``level:0`` ... ``level:100``)
+    graded: tuple[str, ...] = ()
+
+    @property
+    def pools(self) -> bool:
+        """Whether events of the game take pools of hands (and the equal-strength format)."""
+        return self.name == "doudizhu"
+
+    @property
+    def kind(self) -> str:
+        """The family of games (``mahjong`` for both lengths)."""
+        return "mahjong" if self.name.startswith("mahjong") else self.name
 
     @property
     def size(self) -> int:
@@ -64,6 +90,10 @@ class TableGame:
             from mindsport.doudizhu import deal
 
             return str(deal(rng))
+        if self.kind == "mahjong":
+            from numpy import uint64
+
+            return str(int(rng.integers(0, _WALLS_LIMIT, dtype=uint64)))
         from mindsport.junqi.rules import random_setup
 
         return _setups_text((random_setup(rng), random_setup(rng)))
@@ -74,6 +104,8 @@ class TableGame:
             from mindsport.doudizhu import Deal
 
             return Deal.parse(text)
+        if self.kind == "mahjong":
+            return _walls(text)
         from mindsport.junqi.rules import Setup
 
         sides = text.split("|")
@@ -90,6 +122,8 @@ class TableGame:
             from mindsport.doudizhu import Deal
 
             return tuple(Deal.parse(text).hands)
+        if self.kind == "mahjong":  # the four seats draw from the same walls
+            return (f"walls {_walls(text).seed}",) * self.size
         return tuple(text.split("|"))
 
     # -- scores --------------------------------------------------------------------------------
@@ -100,6 +134,10 @@ class TableGame:
 
             a, b, c = row
             return SCORING_RULES[rule].problem((a, b, c))
+        if self.kind == "mahjong":
+            from mindsport.mahjong.scoring import WRC
+
+            return WRC.problem(row)
         if tuple(row) not in ((1.0, -1.0), (-1.0, 1.0), (0.0, 0.0)):
             return (
                 f"scores {list(row)}: a Luzhanqi board scores 1,-1 (south won), -1,1 (north "
@@ -107,18 +145,61 @@ class TableGame:
             )
         return None
 
+    def score(self, rule: str, row: tuple[float, ...]) -> tuple[float, ...]:
+        """One board's scores from what the table entered (checked by :meth:`problem`): the
+        entries themselves, or (mahjong) the final points scored by placement and uma."""
+        if self.kind == "mahjong":
+            from mindsport.mahjong.scoring import WRC
+
+            return WRC.scores(row)
+        return row
+
+    def entered(self, returns: tuple[float, ...]) -> tuple[float, ...]:
+        """What a table would enter for a board its bots played, from the game's returns:
+        the returns themselves, or (mahjong) the final points. riichienv's games start from
+        25,000 and return (points - 25,000) / 1,000; the points each seat won or lost are put
+        on the WRC's start of 30,000 (riichi deposits left on the table stay left)."""
+        if self.kind == "mahjong":
+            from mindsport.mahjong.scoring import WRC
+
+            return tuple(float(WRC.start + round(1000 * r)) for r in returns)
+        return returns
+
+    def params(self, rule: str) -> tuple[tuple[str, Any], ...]:
+        """The registry's parameters of the game its bots play under ``rule`` (picklable, for
+        :class:`mindsport.tournament.runner.GameSpec`)."""
+        return (("scoring", rule),) if self.name == "doudizhu" else ()
+
     def game(self, rule: str) -> Game:
         """The game of the contract its bots play, under ``rule``."""
         from mindsport.games.registry import get_game
 
-        if self.name == "doudizhu":
-            return get_game("doudizhu", scoring=rule)
-        return get_game(self.name)
+        return get_game(self.name, **dict(self.params(rule)))
+
+
+def _walls(text: str) -> Any:
+    """The walls of a deal text: their seed, a whole number from 0 to 2**64 - 1."""
+    from mindsport.mahjong.game import Walls
+
+    digits = text.strip() if isinstance(text, str) else ""
+    if not digits.isascii() or not digits.isdigit() or int(digits) >= _WALLS_LIMIT:
+        raise EventError(
+            f"walls {text!r}: write the walls' seed, a whole number from 0 to 2**64 - 1"
+        )
+    return Walls(int(digits))
 
 
 def _setups_text(setups: tuple[Any, Any]) -> str:
     return "|".join("/".join(s.rows()) for s in setups)
 
+
+#: the walls' seeds are below this
+_WALLS_LIMIT = 2**64
+_MAHJONG_SEATS = ("east", "south", "west", "north")
+_MAHJONG_SUMS = (
+    "Enter each seat's final points: whole hundreds, summing to 4 x 30,000 less the riichi "
+    "deposits left on the table; the scores (placement points and WRC uma) are computed."
+)
 
 #: the games events are run for, by name
 EVENT_GAMES = {
@@ -128,7 +209,29 @@ EVENT_GAMES = {
         ("landlord", "farmer1", "farmer2"),
         ("linear", "ccpc2016", "classic"),
     ),
-    "junqi": TableGame("junqi", "Luzhanqi", ("south", "north"), ("win",)),
+    "junqi": TableGame(
+        "junqi", "Luzhanqi", ("south", "north"), ("win",), graded=("random", "greedy")
+    ),
+    "mahjong": TableGame(
+        "mahjong",
+        "Riichi mahjong (east-south)",
+        _MAHJONG_SEATS,
+        ("wrc",),
+        entries="final points",
+        box="final points",
+        sums=_MAHJONG_SUMS,
+        board_matches=True,
+    ),
+    "mahjong-east": TableGame(
+        "mahjong-east",
+        "Riichi mahjong (east-only)",
+        _MAHJONG_SEATS,
+        ("wrc",),
+        entries="final points",
+        box="final points",
+        sums=_MAHJONG_SUMS,
+        board_matches=True,
+    ),
 }
 
 

@@ -4,10 +4,11 @@ Everything here is a frozen value; :mod:`mindsport.event.storage` keeps them in 
 :mod:`mindsport.event.pairing`, :mod:`mindsport.event.deals` and
 :mod:`mindsport.event.standings` compute on them.
 
-A round seats the players at tables of three. Each table plays ``deals`` deals; each deal is
-played three times, once in each seat rotation, so over the three *boards* of a deal every
-player of the table holds the landlord's, farmer 1's and farmer 2's cards once (duplicate play
-at the table). Board ``3 * d + k`` of a table is deal ``d`` in rotation ``k``.
+A round seats the players at tables of the game's size (three for Dou Dizhu, two for Luzhanqi,
+four for mahjong: :mod:`mindsport.event.games`). Each table plays ``deals`` deals; each deal is
+played once in each seat rotation, so over the n *boards* of a deal every player of the table
+holds every seat's cards (setup, or seat on the walls) once (duplicate play at the table).
+Board ``n * d + k`` of a table is deal ``d`` in rotation ``k``.
 """
 
 from __future__ import annotations
@@ -149,10 +150,11 @@ class EventSpec:
     its deals from the pool without replacement). ``league``: the rating league the final
     results go to (its write key enters results). ``rule``: the game's scoring rule, by which
     every board's scores are checked and bots play (Dou Dizhu: ``linear``, ``ccpc2016`` or
-    ``classic``, :mod:`mindsport.doudizhu.scoring`; Luzhanqi: ``win``; empty: the game's
-    default, see :mod:`mindsport.event.games`). ``game``: ``doudizhu`` (tables of three) or
-    ``junqi`` (Luzhanqi, tables of two). ``time_limit``: the seconds a bot entrant
-    that runs a program (``cmd:``) may think per move before it forfeits the board.
+    ``classic``, :mod:`mindsport.doudizhu.scoring`; Luzhanqi: ``win``; mahjong: ``wrc``;
+    empty: the game's default, see :mod:`mindsport.event.games`). ``game``: ``doudizhu``
+    (tables of three), ``junqi`` (Luzhanqi, tables of two), ``mahjong`` or ``mahjong-east``
+    (riichi mahjong, east-south or east-only, tables of four). ``time_limit``: the seconds a
+    bot entrant that runs a program (``cmd:``) may think per move before it forfeits the board.
     ``late_points``: what a late entrant starts with (:class:`LatePoints`)."""
 
     name: str
@@ -225,7 +227,7 @@ class EventSpec:
 
     @property
     def size(self) -> int:
-        """Players at a table (three for Dou Dizhu, two for Luzhanqi)."""
+        """Players at a table (three for Dou Dizhu, two for Luzhanqi, four for mahjong)."""
         from mindsport.event.games import table_game
 
         return table_game(self.game).size
@@ -267,7 +269,8 @@ class Player:
 @dataclass(frozen=True)
 class Seat:
     """Who holds which cards (or setup) on one board: ``seat`` numbered as the game numbers
-    its players (Dou Dizhu: 0 landlord, 1 farmer 1, 2 farmer 2; Luzhanqi: 0 south, 1 north)."""
+    its players (Dou Dizhu: 0 landlord, 1 farmer 1, 2 farmer 2; Luzhanqi: 0 south, 1 north;
+    mahjong: 0 east, 1 south, 2 west, 3 north)."""
 
     seat: int
     player: str
@@ -321,7 +324,8 @@ class Round:
 @dataclass(frozen=True)
 class Result:
     """A table's result: ``scores[board][seat]`` (Dou Dizhu: landlord, farmer 1, farmer 2)
-    for every board of the table, entered as a whole."""
+    for every board of the table, entered as a whole (mahjong: the scores computed from the
+    final points entered)."""
 
     round: int
     table: int

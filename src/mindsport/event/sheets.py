@@ -78,7 +78,8 @@ def deal_sheet_html(state: EventState, number: int) -> str:
     seats' cards and an empty score box per seat for the table to fill in, a box per player
     for the totals, and lines for the players' signatures."""
     sheet = deal_sheet(state, number)
-    seats = table_game(state.spec.game).seats
+    game = table_game(state.spec.game)
+    seats = game.seats
     parts = []
     for t in sheet["tables"]:
         rows = "".join(
@@ -101,11 +102,11 @@ def deal_sheet_html(state: EventState, number: int) -> str:
             f"<p>Players: {escape(', '.join(t['players']))}</p><table><thead><tr><th>Board</th>"
             "<th>Deal</th>"
             + "".join(f"<th>{s}</th>" for s in seats)
-            + "".join(f"<th>{s} score</th>" for s in seats)
+            + "".join(f"<th>{s} {game.box}</th>" for s in seats)
             + f"</tr></thead><tbody>{rows}</tbody></table>"
             "<table class=totals><thead><tr><th>Player</th><th>Total score</th>"
             f"<th>Signature</th></tr></thead><tbody>{totals}</tbody></table>"
-            "<p class=sign>Every board's scores add up to zero. Results: <code>mindsport event "
+            f"<p class=sign>{escape(game.sums)} Results: <code>mindsport event "
             f"result {escape(sheet['event'])} {sheet['round']} {t['table']} -s "
             f"{','.join(seats)};...</code> (one group per board, in board order)</p></section>"
         )

@@ -9,7 +9,7 @@ r plays with the generator ``task_rng(seed, 17, r, t, b)``, so an event is the s
 executor. The recovery of the true order is Kendall's tau-b between the bots' levels and their
 final places (1: the standings are the true order, ties aside; 0: no relation).
 
-The three formats are run on the same bots and seeds:
+The formats are run on the same bots and seeds (equal-strength for Dou Dizhu only):
 
 * ``duplicate``: every table plays the same random deals;
 * ``equal-strength``: every table plays different deals of equal strength, drawn from a pool
@@ -27,8 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mindsport.doudizhu import SCORING_RULES, Deal
 from mindsport.event.deals import pool_by_gdi
+from mindsport.event.games import table_game
 from mindsport.event.model import (
     DealSource,
     EventError,
@@ -55,6 +55,7 @@ __all__ = [
     "SimulatedEvent",
     "bot_field",
     "equal_strength_pool",
+    "graded_field",
     "kendall_tau",
     "play_round",
     "simulate_event",
@@ -68,10 +69,23 @@ Progress = Callable[[int], None]
 
 
 def bot_field(players: int) -> list[str]:
-    """``players`` graded bots, levels spread evenly over 0..100 (weakest first)."""
-    if isinstance(players, bool) or not isinstance(players, int) or players < 3:
-        raise EventError(f"players must be an integer of at least 3, got {players!r}")
-    return [f"level:{round(100 * i / (players - 1))}" for i in range(players)]
+    """``players`` graded Dou Dizhu bots, levels spread evenly over 0..100 (weakest first)."""
+    return [bot for bot, _ in graded_field(players)]
+
+
+def graded_field(players: int, game: str = "doudizhu") -> list[tuple[str, float]]:
+    """``players`` graded bots of the event game ``game`` with their true strengths, weakest
+    first: levels spread evenly over 0..100 (strength: the level), or the game's graded bots
+    in equal shares (strength: their rank, 0 the weakest)."""
+    size = table_game(game).size
+    if isinstance(players, bool) or not isinstance(players, int) or players < size:
+        raise EventError(f"players must be an integer of at least {size}, got {players!r}")
+    graded = table_game(game).graded
+    if graded:
+        tiers = [i * len(graded) // players for i in range(players)]
+        return [(graded[k], float(k)) for k in tiers]
+    levels = [round(100 * i / (players - 1)) if players > 1 else 100 for i in range(players)]
+    return [(f"level:{n}", float(n)) for n in levels]
 
 
 def kendall_tau(truth: Sequence[float], places: Sequence[int]) -> float:
@@ -107,21 +121,25 @@ def play_round(
                 f"round {played.number} table {t.number}: {', '.join(humans)} "
                 f"{'is not a bot' if len(humans) == 1 else 'are not bots'}"
             )
+    judge = table_game(spec.game)
     games = [
         Table(
-            Deal.parse(b.hand),
+            judge.chance(b.hand),
             tuple(str(bot[s.player]) for s in b.seats),
             (17, played.number, t.number, b.number),
         )
         for t in tables
         for b in t.boards()
     ]
-    game = GameSpec("doudizhu", (("scoring", SCORING_RULES[spec.rule]),))
+    game = GameSpec(judge.name, judge.params(spec.rule))
     returns = play_tables(game, games, spec.seed, executor)
     per = spec.boards
     return {
         (played.number, t.number): check_scores(
-            t, returns[i * per : (i + 1) * per].tolist(), spec.rule
+            t,
+            [judge.entered(tuple(row)) for row in returns[i * per : (i + 1) * per].tolist()],
+            spec.rule,
+            spec.game,
         )
         for i, t in enumerate(tables)
     }
@@ -197,12 +215,14 @@ def simulate_formats(
     scoring: Scoring = Scoring.FIELD,
     executor: Executor | None = None,
     progress: Progress | None = None,
+    game: str = "doudizhu",
 ) -> list[FormatRecovery]:
-    """``events`` events of each format between :func:`bot_field` bots, same seeds across
-    formats; the recovery of the true order per format."""
-    bots = bot_field(players)
-    truth = [float(b.split(":")[1]) for b in bots]
-    tables = players // 3
+    """``events`` events of each format of ``game`` between :func:`graded_field` bots, same
+    seeds across formats; the recovery of the true order per format."""
+    field = graded_field(players, game)
+    bots = [b for b, _ in field]
+    truth = [strength for _, strength in field]
+    tables = players // table_game(game).size
     out = []
     for fmt in formats:
         start = time.perf_counter()
@@ -221,6 +241,7 @@ def simulate_formats(
                 scoring=scoring,
                 seed=seed + e,
                 pool=pool,
+                game=game,
             )
             done = simulate_event(spec, bots, executor, progress)
             place = {s.player: s.place for s in done.standings}

@@ -55,7 +55,9 @@ def check_scores(
     finite, and scores some game could have under the event's scoring ``rule``
     (:meth:`~mindsport.event.games.TableGame.problem`; Dou Dizhu: zero-sum, and the two farmers
     alike under ``linear`` and ``classic``, under ``ccpc2016`` each farmer's own stake, a factor
-    1, 2 or 4 apart by their doublings)."""
+    1, 2 or 4 apart by their doublings). What a mahjong table enters is each seat's final
+    points; the result holds the scores computed from them
+    (:meth:`~mindsport.event.games.TableGame.score`: placement points and WRC uma)."""
     from mindsport.event.games import table_game
 
     judge = table_game(game)
@@ -68,7 +70,8 @@ def check_scores(
     for b, row in enumerate(scores):
         if isinstance(row, str | bytes) or len(row) != judge.size:
             raise EventError(
-                f"{where} board {b + 1}: expected {judge.size} scores ({', '.join(judge.seats)})"
+                f"{where} board {b + 1}: expected {judge.size} {judge.entries} "
+                f"({', '.join(judge.seats)})"
             )
         values = []
         for value in row:
@@ -80,7 +83,7 @@ def check_scores(
         why = judge.problem(rule, tuple(values))
         if why is not None:
             raise EventError(f"{where} board {b + 1}: {why}")
-        rows.append(tuple(values))
+        rows.append(judge.score(rule, tuple(values)))
     return Result(table.round, table.number, tuple(rows))
 
 

@@ -635,20 +635,39 @@ class EventStore:
 
 
 def league_matches(state: EventState) -> list[Match]:
-    """The event's tables as matches of its league (see :meth:`EventStore.finish`)."""
+    """The event's tables as matches of its league (see :meth:`EventStore.finish`); a game
+    whose boards are matches of their own (mahjong) gives one match per board, id
+    ``EVENT:rROUND:tTABLE:bBOARD``, its players ranked by their score on the board."""
+    from mindsport.event.games import table_game
+
+    per_board = table_game(state.spec.game).board_matches
     base = state.created_at.timestamp()
     out = []
     for r in state.rounds:
         for t in r.tables:
-            points = state.results[(r.number, t.number)].player_scores(t)
-            scores = [points[p] for p in t.players]
+            result = state.results[(r.number, t.number)]
+            if per_board:
+                for b, row in zip(t.boards(), result.scores, strict=True):
+                    out.append(
+                        _match(
+                            f"{state.spec.name}:r{r.number}:t{t.number}:b{b.number + 1}",
+                            base + r.number,
+                            [s.player for s in b.seats],
+                            [row[s.seat] for s in b.seats],
+                        )
+                    )
+                continue
+            points = result.player_scores(t)
             out.append(
-                Match(
+                _match(
                     f"{state.spec.name}:r{r.number}:t{t.number}",
                     base + r.number,
-                    [[p] for p in t.players],
-                    list(ranks_from_scores(scores)),
-                    scores=scores,
+                    list(t.players),
+                    [points[p] for p in t.players],
                 )
             )
     return out
+
+
+def _match(key: str, time: float, players: list[str], scores: list[float]) -> Match:
+    return Match(key, time, [[p] for p in players], list(ranks_from_scores(scores)), scores=scores)

@@ -4,10 +4,11 @@ The rules, walls and scoring are riichienv's (``pip install 'mindsport[mahjong]'
 package puts them in the game contract. Where things are: :mod:`.tiles` (tile ids and mjai
 names), :mod:`.state` (a game in progress, its moves and observations), :mod:`.game` (the
 contract's games ``mahjong`` and ``mahjong-east``, the walls, the record of a game),
-:mod:`.duplicate` (one set of walls in the four cyclic seat rotations), :mod:`.mjai` (external
-bots speaking mjai) and :mod:`.bots`, which import the game; no other module of the package
-imports them (the registry of :mod:`mindsport.games` names their factory). May import: errors
-and games.
+:mod:`.duplicate` (one set of walls in the four cyclic seat rotations), :mod:`.scoring` (a
+game's score by placement points and uma, as the World Riichi Championship rules score it;
+plain values), :mod:`.mjai` (external bots speaking mjai) and :mod:`.bots`, which import the
+game; no other module of the package imports them (the registry of :mod:`mindsport.games`
+names their factory). May import: errors and games.
 
 >>> import numpy as np
 >>> from mindsport.games import get_game, make_bot, play_game

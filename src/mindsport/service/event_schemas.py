@@ -76,8 +76,9 @@ Number = (
     ]
     | Annotated[int, Strict(), Field(ge=-MAX_EVENT_NUMBER, le=MAX_EVENT_NUMBER)]
 )
-#: one board's scores, one per seat (three in Dou Dizhu, two in Luzhanqi)
-Board = Annotated[list[Number], Field(min_length=2, max_length=3)]
+#: one board's scores, one per seat (three in Dou Dizhu, two in Luzhanqi; in mahjong the four
+#: final points the scores are computed from)
+Board = Annotated[list[Number], Field(min_length=2, max_length=4)]
 Text = Annotated[
     str, Strict(), Field(min_length=1, max_length=MAX_WHO_LENGTH, pattern=r"^[^\x00-\x1f\x7f]+$")
 ]
@@ -104,13 +105,16 @@ class EventIn(BaseModel):
     rounds: Annotated[int, Strict(), Field(ge=1, le=MAX_ROUNDS)] = 6
     deals: Annotated[int, Strict(), Field(ge=1, le=MAX_DEALS)] = 1
     scoring: Literal["field", "table"] = "field"
-    game: Literal["doudizhu", "junqi"] = Field(
-        "doudizhu", description="the game: doudizhu (tables of three), junqi (tables of two)"
+    game: Literal["doudizhu", "junqi", "mahjong", "mahjong-east"] = Field(
+        "doudizhu",
+        description="the game: doudizhu (tables of three), junqi (tables of two), mahjong "
+        "(riichi, tables of four, east-south) or mahjong-east (east-only)",
     )
-    rule: Literal["linear", "ccpc2016", "classic", "win"] | None = Field(
+    rule: Literal["linear", "ccpc2016", "classic", "win", "wrc"] | None = Field(
         None,
         description="the game's scoring rule (Dou Dizhu: linear, ccpc2016, classic; Luzhanqi: "
-        "win; default the game's first): results are checked by it, bots play under it",
+        "win; mahjong: wrc, each seat's final points entered and scored by placement points "
+        "and WRC uma; default the game's first): results are checked by it, bots play under it",
     )
     time_limit: Annotated[
         float,
@@ -159,7 +163,7 @@ class PairIn(BaseModel):
     rest: Literal["pair", "byes"] = "pair"
     tables: (
         Annotated[
-            list[Annotated[list[Id], Field(min_length=2, max_length=3)]],
+            list[Annotated[list[Id], Field(min_length=2, max_length=4)]],
             Field(max_length=MAX_ROUND_TABLES),
         ]
         | None

@@ -202,8 +202,8 @@ ANONYMOUS_COMPUTE_QUEUE = 4
 MAX_EVENT_HANDS = 5_000
 #: longest hand text, "[landlord][farmer1][farmer2]"
 MAX_HAND_LENGTH = 80
-#: most boards of a table's result (three rotations of each deal of a round)
-MAX_BOARDS = 3 * MAX_DEALS
+#: most boards of a table's result (every rotation of each deal of a round: four at mahjong)
+MAX_BOARDS = 4 * MAX_DEALS
 #: most tables of a round (tables of three)
 MAX_ROUND_TABLES = MAX_PLAYERS // 3
 #: largest magnitude of a board score

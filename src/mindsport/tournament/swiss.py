@@ -144,8 +144,8 @@ def swiss_round(
     node_budget: int = DEFAULT_NODE_BUDGET,
     size: int = 3,
 ) -> SwissRound[K]:
-    """Seat ``standings`` (best first) at tables of ``size`` (three; two for a game of two
-    players), avoiding repeat opponents.
+    """Seat ``standings`` (best first) at tables of ``size`` (three; two or four for games of
+    two or four players), avoiding repeat opponents.
 
     ``met[p]`` is the set of players ``p`` has already sat with; ``byes_taken[p]`` counts
     ``p``'s earlier byes.
@@ -155,10 +155,10 @@ def swiss_round(
     ((('a', 'c', 'd'), ('b', 'e', 'f')), 0)
     """
     players = list(standings)
-    if isinstance(size, bool) or size not in (2, 3):
-        raise TournamentError(f"size {size!r}: tables seat two or three players")
+    if isinstance(size, bool) or size not in (2, 3, 4):
+        raise TournamentError(f"size {size!r}: tables seat two, three or four players")
     if len(players) < size:
-        need = "three" if size == 3 else "two"
+        need = {2: "two", 3: "three", 4: "four"}[size]
         raise TournamentError(f"standings has {len(players)} players; a table needs {need}")
     if len(set(players)) != len(players):
         raise TournamentError("standings lists a player twice")
