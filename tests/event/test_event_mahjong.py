@@ -81,6 +81,10 @@ def test_bad_final_points_and_walls_are_refused() -> None:
     assert game.problem("wrc", (30_050, 30_000, 30_000, 29_950)) == (
         "final points 30050: points are whole hundreds"
     )
+    for bad in (float("inf"), float("nan"), 1e300):
+        assert game.problem("wrc", (bad, 30_000, 30_000, 30_000)) == (
+            f"final points {bad:g}: a game's points are a number from -1,000,000 to 1,000,000"
+        )
     with pytest.raises(EventError) as err:
         game.chance("12x")
     assert (

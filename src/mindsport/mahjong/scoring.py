@@ -25,13 +25,16 @@ load riichienv.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["RIICHI_DEPOSIT", "WRC", "WrcScoring"]
+__all__ = ["MAX_POINTS", "RIICHI_DEPOSIT", "WRC", "WrcScoring"]
 
 #: one riichi deposit (a 1,000-point stick)
 RIICHI_DEPOSIT = 1_000
+#: no game's final points go beyond this (every point of the table is 120,000)
+MAX_POINTS = 1_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +56,11 @@ class WrcScoring:
         if len(points) != len(self.uma):
             return f"final points {list(points)}: a mahjong game has {len(self.uma)} players"
         for p in points:
+            if not math.isfinite(p) or abs(p) > MAX_POINTS:
+                return (
+                    f"final points {p:g}: a game's points are a number from -{MAX_POINTS:,} "
+                    f"to {MAX_POINTS:,}"
+                )
             if p != int(p) or int(p) % 100:
                 return f"final points {p:g}: points are whole hundreds"
         total = int(sum(int(p) for p in points))
