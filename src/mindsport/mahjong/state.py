@@ -147,6 +147,7 @@ class LegalMoves(NamedTuple):
 
 
 _NO_LEGAL = LegalMoves([], [])
+_new_legal = tuple.__new__
 # a discard's slot: twice the thrown tile's code, plus 1 when it is the tile just drawn
 _SLOTS = tuple(2 * _CODE[t] for t in range(136))
 # the slot of a discard of a kind without a red five that is not the tile just drawn (-1: the
@@ -185,7 +186,7 @@ def legal_moves(obs: Any) -> LegalMoves:
             seen.add(move)
             moves.append(move)
         kept.append(action)
-    return LegalMoves(kept, moves)
+    return _new_legal(LegalMoves, (kept, moves))  # tuple.__new__: no Python frame
 
 
 class MahjongObservation:
@@ -298,9 +299,13 @@ class MahjongState:
         if not self._waiting:
             raise IllegalMoveError(f"the game is over: {action!r} cannot be played")
         player = self._waiting[0]
-        chosen = (self._legal or self._current_legal()).action_of(action)
-        if chosen is None:
-            raise IllegalMoveError(f"{action!r} is not a legal action of seat {player} now")
+        legal = self._legal or self._current_legal()
+        try:
+            chosen = legal.kept[legal.moves.index(action)]
+        except ValueError:
+            raise IllegalMoveError(
+                f"{action!r} is not a legal action of seat {player} now"
+            ) from None
         self._chosen[player] = chosen
         if self._unseen[player]:
             self._unseen[player] = []
@@ -333,11 +338,14 @@ class MahjongState:
         return twin
 
     def observation(self, player: int) -> MahjongObservation:
+        waiting = self._waiting
+        if waiting and player == waiting[0]:  # the seat to move (the referee's question)
+            kept = (self._legal or self._current_legal()).kept
+            return MahjongObservation(player, self._obs[player], kept, self._unseen[player])
         if not 0 <= player < 4:
             raise MindsportError(f"a mahjong seat is 0..3, got {player!r}")
-        if player in self._waiting:
-            actions = self._current_legal().kept if player == self._waiting[0] else []
-            return MahjongObservation(player, self._obs[player], actions, self._unseen[player])
+        if player in waiting:
+            return MahjongObservation(player, self._obs[player], [], self._unseen[player])
         # a seat not asked now: the events the engine hands out are kept for the seat's next
         # decision (the engine hands each event out once)
         engine = self._env.get_observation(player)
