@@ -17,8 +17,9 @@ contract, a process pool of the same size for the engine loop, the same tables p
 
 ``raw engine`` is the loop without counting copies once (each seat chooses among the engine's
 listed actions, as a bare riichienv program would): other games, so its decisions per game are
-shown beside the contract's. Each path alternates with the others in ``--rounds`` rounds so that
-the machine's load falls on all alike; ratios are contract / engine games a second.
+shown beside the contract's. The paths take turns so that the machine's load falls on all alike:
+on one core game by game, on processes ``--round`` games per worker at a time; ratios are
+contract / engine games a second.
 """
 
 from __future__ import annotations
@@ -86,13 +87,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=40, help="games per line-up and path")
     parser.add_argument("--length", default="east", choices=("east", "south"))
-    parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--round", type=int, default=2, help="processes: games per worker a turn")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     seeds = [int(x) for x in np.random.default_rng(args.seed).integers(0, 2**63, args.games)]
     name = "mahjong-east" if args.length == "east" else "mahjong"
-    print(f"{args.games} {args.length} games per line-up and path, {args.rounds} rounds")
+    print(f"{args.games} {args.length} games per line-up and path")
     print("load average at the start: " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
     print(
         f"{'line-up':<20} {'where':<12} {'engine g/s':>10} {'contract g/s':>12} {'ratio':>6}"
@@ -104,7 +105,6 @@ def main() -> None:
     ):
         for label, specs in LINEUPS.items():
             tables = [Table(Walls(w), specs, (i,)) for i, w in enumerate(seeds)]
-            rounds = [tables[r :: args.rounds] for r in range(args.rounds)]
             for where in ("one core", f"{args.workers} processes"):
                 parallel = where != "one core"
                 spent = {"engine": 0.0, "contract": 0.0, "raw": 0.0}
@@ -112,7 +112,8 @@ def main() -> None:
                 if parallel:  # start the workers before timing
                     list(pool.map(engine_games, [_task(args, specs, tables[:1], True)] * 2))
                     play_tables(name, tables[: args.workers], args.seed, executor, chunk=1)
-                for part in rounds:
+                size = args.round * args.workers if parallel else 1
+                for part in [tables[i : i + size] for i in range(0, len(tables), size)]:
                     parts = _chunks(part, args.workers) if parallel else [part]
                     for path in ("engine", "contract", "raw"):
                         start = time.perf_counter()
