@@ -1,8 +1,8 @@
 """Games a second through the game contract against riichienv's own loop, with the same bots.
 
-Usage (about five minutes on a shared two-core machine):
+Usage (about seven minutes on a loaded two-core machine; the results file is this run):
 
-    .venv/bin/python benchmarks/mahjong_speed.py --games 40 --workers 2
+    .venv/bin/python benchmarks/mahjong_speed.py --games 120 --workers 2
 
 The baseline is the engine's gym loop (``obs = env.step({seat: action})`` until ``env.done()``)
 with the bots deciding through their ``choose(obs, actions, rng)``. The bots make the same
