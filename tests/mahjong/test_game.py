@@ -117,3 +117,20 @@ def test_the_tournament_runner_plays_mahjong_on_processes_as_serially() -> None:
     with ProcessExecutor(2) as pool:
         parallel = play_tables("mahjong-east", tables, seed=4, executor=pool, chunk=1)
     assert np.array_equal(serial, parallel) and serial.shape == (2, 4)
+
+
+def test_the_tournament_runner_plays_mahjong_on_ray_as_serially() -> None:
+    ray = pytest.importorskip("ray", reason="ray is not installed (pip install 'mindsport[ray]')")
+    from mindsport.tournament.executors import RayExecutor
+
+    walls = [Walls(21), Walls(22), Walls(23)]
+    tables = [Table(w, LINEUP, (1, i)) for i, w in enumerate(walls)]
+    serial = play_tables("mahjong-east", tables, seed=6, chunk=1)
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        with RayExecutor() as executor:
+            on_ray = play_tables("mahjong-east", tables, seed=6, executor=executor, chunk=2)
+    finally:
+        ray.shutdown()
+    assert np.array_equal(serial, on_ray) and serial.shape == (3, 4)
+    assert len({tuple(row) for row in serial.tolist()}) == 3  # three different games

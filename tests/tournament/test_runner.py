@@ -55,3 +55,29 @@ def test_bad_tables_are_refused() -> None:
         play_tables("junqi", [Table(None, ("random",), (1,))], seed=1)
     with pytest.raises(TournamentError, match="chunk"):
         play_tables("junqi", _junqi_tables(), seed=1, chunk=0)
+
+
+class _Recording:
+    """A serial executor that says it has three workers and records each task's tables."""
+
+    name = "recording"
+    workers = 3
+
+    def __init__(self) -> None:
+        self.sizes: list[int] = []
+
+    def map(self, fn, tasks, progress=None):  # type: ignore[no-untyped-def]
+        self.sizes.extend(len(t[2]) for t in tasks)
+        return [fn(t) for t in tasks]
+
+
+def test_tables_are_shared_among_the_workers_unless_a_chunk_is_given() -> None:
+    tables = _junqi_tables() * 2  # 8 tables
+    serial = play_tables("junqi", tables, seed=4)  # one worker: one task of all
+    recording = _Recording()
+    shared = play_tables("junqi", tables, seed=4, executor=recording)  # type: ignore[arg-type]
+    assert recording.sizes == [3, 3, 2]  # ceil(8 / 3) a task
+    assert np.array_equal(serial, shared)
+    recording.sizes.clear()
+    play_tables("junqi", tables, seed=4, executor=recording, chunk=8)  # type: ignore[arg-type]
+    assert recording.sizes == [8]

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from mindsport.errors import MindsportError
-from mindsport.mahjong.state import MahjongObservation
+from mindsport.mahjong.state import MahjongObservation, legal_moves
 from mindsport.mahjong.tiles import KINDS, RED_FIVES, is_honour, is_terminal_or_honour
 
 __all__ = ["LevelBot", "RandomBot", "make_bot"]
@@ -115,8 +115,9 @@ class LevelBot:
         rng: np.random.Generator,
     ) -> Any:
         actions = observation.actions
-        if len(actions) != len(legal_actions):  # an observation built without them
-            actions = [m.action for m in legal_actions]
+        if len(actions) != len(legal_actions):  # not the state's own list: the moves' actions
+            played = legal_moves(observation.engine)
+            actions = [played.action_of(m) for m in legal_actions]
         return legal_actions[self.choose(observation.engine, actions, rng)]
 
     # -- the decision -----------------------------------------------------------------------

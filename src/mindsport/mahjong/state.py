@@ -7,9 +7,9 @@ win); the contract asks them one after the other, in seat order, each seeing onl
 observation (no seat learns what another answered), and the engine receives their answers
 together, as in its own loop.
 
-A legal action is a :class:`Move`: the engine's action with equality by value (kind, tile,
-tiles taken from the hand, whether a discard is the tile just drawn); the engine's actions that
-differ only in which copy of a tile they use are one move.
+A legal action is a :class:`Move`, a value (kind, tile, tiles taken from the hand, whether a
+discard is the tile just drawn); the engine's actions that differ only in which copy of a tile
+they use are one move, which the state plays as the first of them the engine lists.
 
 The game ends when the engine ends it (the scheduled last hand, a player below zero points)
 or at a forfeit (:meth:`MahjongState.forfeit`): the forfeiting seat pays a penalty as for a
@@ -25,20 +25,22 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from mindsport.errors import MindsportError
 from mindsport.games.contract import TERMINAL, IllegalMoveError
-from mindsport.mahjong.tiles import RED_FIVES, kind_name, tile_name
+from mindsport.mahjong.tiles import KINDS, RED_FIVES, kind_name, tile_name
 
 __all__ = [
     "ACTION_NAMES",
     "PLACEMENT_RETURNS",
     "SCORES",
     "START_POINTS",
+    "LegalMoves",
     "MahjongObservation",
     "MahjongState",
     "Move",
+    "legal_moves",
     "move_key",
     "placements",
 ]
@@ -91,26 +93,32 @@ def move_key(action: Any, drawn: int | None) -> Key:
     return (kind, code, tuple(sorted(_CODE[t] for t in action.consume_tiles)), False)
 
 
-class Move:
-    """One legal action: riichienv's ``action`` and its value ``key`` (:data:`Key`); two moves
-    are equal when their keys are. Copies of one tile make one move (the engine lists a
-    discard of each copy)."""
+class Move(NamedTuple):
+    """One legal action as a value (its :data:`Key`): riichienv's action kind
+    (``action_type``, see :data:`ACTION_NAMES`), the tile's code (-1: none), the codes of the
+    tiles taken from the hand, sorted, and whether a discard is the tile just drawn. Copies of
+    one tile make one move (the engine lists a discard of each copy); the state plays a move
+    as the first engine action of that value it lists."""
 
-    __slots__ = ("action", "key")
+    action_type: int
+    tile: int
+    taken: tuple[int, ...]
+    tsumogiri: bool
 
-    def __init__(self, action: Any, key: Key) -> None:
-        self.action = action
-        self.key = key
+    @property
+    def key(self) -> Key:
+        """The move's value as a plain tuple."""
+        return (self[0], self[1], self[2], self[3])
 
     @property
     def kind(self) -> str:
         """The action's mjai-style name (``dahai``, ``chi``, ``reach``, ``pass``, ...)."""
-        return ACTION_NAMES[self.key[0]]
+        return ACTION_NAMES[self[0]]
 
     def text(self) -> str:
         """``kind [tile] [tiles taken] [tsumogiri]`` in mjai tile names: ``dahai 5mr``,
         ``dahai 3p tsumogiri``, ``chi 8m 7m 9m``, ``reach``, ``pass``."""
-        kind, tile, consumed, tsumogiri = self.key
+        kind, tile, consumed, tsumogiri = self
         parts = [ACTION_NAMES[kind]]
         if tile >= 0:
             parts.append(_code_name(tile))
@@ -119,39 +127,66 @@ class Move:
             parts.append("tsumogiri")
         return " ".join(parts)
 
-    def __eq__(self, other: object) -> bool:
-        if self is other:
-            return True
-        if not isinstance(other, Move):
-            return NotImplemented
-        return self.key == other.key
-
-    def __hash__(self) -> int:
-        return hash(self.key)
-
     def __repr__(self) -> str:
         return f"Move({self.text()!r})"
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (_move_of_key, (self.key,))
+
+class LegalMoves(NamedTuple):
+    """A seat's legal actions now (:func:`legal_moves`): the moves, and the engine action that
+    plays each (``kept``, in the same order)."""
+
+    kept: list[Any]
+    moves: list[Move]
+
+    def action_of(self, move: object) -> Any:
+        """The engine action of ``move`` (or of a value equal to it); None if it is not legal."""
+        try:
+            return self.kept[self.moves.index(move)]  # type: ignore[arg-type]
+        except ValueError:
+            return None
 
 
-def _tile_of(code: int) -> int:
-    """A tile id of a code (the red five itself, else the second copy)."""
-    return 4 * (code >> 1) + (0 if code & 1 else 1)
+_NO_LEGAL = LegalMoves([], [])
+_new_legal = tuple.__new__
+# a discard's slot: twice the thrown tile's code, plus 1 when it is the tile just drawn
+_SLOTS = tuple(2 * _CODE[t] for t in range(136))
+# the slot of a discard of a kind without a red five that is not the tile just drawn (-1: the
+# fives, whose slot depends on the tile)
+_PLAIN_SLOTS = tuple(-1 if 4 * k in RED_FIVES else 4 * k for k in range(KINDS))
+# the move of each slot (moves are values: every state lists these same objects)
+_DISCARDS: tuple[Move, ...] = tuple(Move(0, s >> 1, (), bool(s & 1)) for s in range(4 * KINDS))
 
 
-def _move_of_key(key: Key) -> Move:
-    """A move rebuilt from its key (unpickling): equal to the original, with an engine action
-    of the same kind, tile and tiles taken."""
-    from riichienv import Action, ActionType
-
-    kind, tile, consumed, _ = key
-    names = {"dahai": "DISCARD", "ron": "RON", "reach": "RIICHI", "ryukyoku": "KYUSHU_KYUHAI"}
-    name = ACTION_NAMES[kind]
-    action_type = getattr(ActionType, names.get(name, name.upper()))
-    taken = [_tile_of(c) for c in consumed]
-    return Move(Action(action_type, _tile_of(tile) if tile >= 0 else 0, taken), key)
+def legal_moves(obs: Any) -> LegalMoves:
+    """The legal moves of riichienv's observation ``obs``: the engine's actions in its order,
+    the first of the actions of one value standing for them all."""
+    drawn = obs.drawn_tile
+    drawn_kind = -1 if drawn is None else drawn >> 2
+    kept: list[Any] = []
+    moves: list[Move] = []
+    seen: set[int | Move] = set()
+    for action in obs.legal_actions():
+        # riichienv's action id (encode()): below 34 a discard of that kind; each call on an
+        # engine action costs, so the tile is read only where it tells the move (a five may be
+        # red, the drawn kind may be the drawn tile)
+        kind = action.encode()
+        if kind < 34:
+            slot = _PLAIN_SLOTS[kind]
+            if slot < 0 or kind == drawn_kind:
+                tile = action.tile
+                slot = _SLOTS[tile] + (tile == drawn)
+            if slot in seen:
+                continue
+            seen.add(slot)
+            moves.append(_DISCARDS[slot])
+        else:
+            move = Move(*move_key(action, drawn))
+            if move in seen:
+                continue
+            seen.add(move)
+            moves.append(move)
+        kept.append(action)
+    return _new_legal(LegalMoves, (kept, moves))  # tuple.__new__: no Python frame
 
 
 class MahjongObservation:
@@ -235,7 +270,7 @@ class MahjongState:
         self._obs: dict[int, Any] = self._env.reset()
         self._waiting: list[int] = sorted(self._obs)
         self._chosen: dict[int, Any] = {}
-        self._legal: tuple[list[Any], list[Move]] | None = None
+        self._legal: LegalMoves | None = None
         self._forfeited: int | None = None
         self._final: tuple[int, ...] | None = None
         # events the engine handed out for a seat's observation between its decisions
@@ -243,69 +278,51 @@ class MahjongState:
 
     # -- the contract ---------------------------------------------------------------------
     def current_player(self) -> int:
-        return TERMINAL if self._final is not None or not self._waiting else self._waiting[0]
+        waiting = self._waiting  # empty once the game is over (finished or forfeited)
+        return waiting[0] if waiting else TERMINAL
 
     def is_terminal(self) -> bool:
-        return self._final is not None or not self._waiting
+        return not self._waiting
 
-    def _current_legal(self) -> tuple[list[Any], list[Move]]:
-        if self._legal is None:
-            if self.is_terminal():
-                return [], []
-            obs = self._obs[self._waiting[0]]
-            drawn = obs.drawn_tile
-            kept: list[Any] = []
-            moves: list[Move] = []
-            keys: set[Key] = set()
-            for action in obs.legal_actions():
-                # riichienv's action id (encode()) is cheap: below 34 a discard of that kind
-                if action.encode() < 34:
-                    tile = action.tile
-                    key: Key = (0, _CODE[tile], (), tile == drawn)
-                else:
-                    key = move_key(action, drawn)
-                if key not in keys:
-                    keys.add(key)
-                    kept.append(action)
-                    moves.append(Move(action, key))
-            self._legal = (kept, moves)
-        return self._legal
+    def _current_legal(self) -> LegalMoves:
+        legal = self._legal
+        if legal is None:
+            if not self._waiting:
+                return _NO_LEGAL
+            legal = self._legal = legal_moves(self._obs[self._waiting[0]])
+        return legal
 
     def legal_actions(self) -> list[Move]:
-        return self._current_legal()[1]
+        return self._current_legal().moves
 
     def apply_action(self, action: Move) -> None:
-        if self.is_terminal():
+        if not self._waiting:
             raise IllegalMoveError(f"the game is over: {action!r} cannot be played")
-        actions, moves = self._current_legal()
         player = self._waiting[0]
-        found = -1
-        for i, move in enumerate(moves):
-            if move is action:
-                found = i
-                break
-        index = found
-        if found < 0:
-            try:
-                index = moves.index(action)
-            except ValueError:
-                raise IllegalMoveError(
-                    f"{action!r} is not a legal action of seat {player} now"
-                ) from None
-        self._chosen[player] = actions[index]
-        self._unseen[player] = []
+        legal = self._legal or self._current_legal()
+        try:
+            chosen = legal.kept[legal.moves.index(action)]
+        except ValueError:
+            raise IllegalMoveError(
+                f"{action!r} is not a legal action of seat {player} now"
+            ) from None
+        self._chosen[player] = chosen
+        if self._unseen[player]:
+            self._unseen[player] = []
         self._legal = None
         del self._waiting[0]
         if self._waiting:
             return
         obs = self._env.step(self._chosen)
         self._chosen = {}
-        if not obs and not self._env.done():
+        if self._env.done():
+            self._obs = obs
+            self._final = tuple(int(p) for p in self._env.scores())
+            return
+        if not obs:
             raise MindsportError(f"riichienv asked no seat to move (walls {self.seed})")
         self._obs = obs
-        self._waiting = sorted(obs) if not self._env.done() else []
-        if not self._waiting:
-            self._final = tuple(int(p) for p in self._env.scores())
+        self._waiting = sorted(obs)
 
     def clone(self) -> MahjongState:
         twin = object.__new__(MahjongState)
@@ -321,11 +338,14 @@ class MahjongState:
         return twin
 
     def observation(self, player: int) -> MahjongObservation:
+        waiting = self._waiting
+        if waiting and player == waiting[0]:  # the seat to move (the referee's question)
+            kept = (self._legal or self._current_legal()).kept
+            return MahjongObservation(player, self._obs[player], kept, self._unseen[player])
         if not 0 <= player < 4:
             raise MindsportError(f"a mahjong seat is 0..3, got {player!r}")
-        if player in self._waiting:
-            actions = self._current_legal()[0] if player == self._waiting[0] else []
-            return MahjongObservation(player, self._obs[player], actions, self._unseen[player])
+        if player in waiting:
+            return MahjongObservation(player, self._obs[player], [], self._unseen[player])
         # a seat not asked now: the events the engine hands out are kept for the seat's next
         # decision (the engine hands each event out once)
         engine = self._env.get_observation(player)

@@ -53,12 +53,16 @@ def play_tables(
     seed: int,
     executor: Executor | None = None,
     *,
-    chunk: int = DEFAULT_CHUNK,
+    chunk: int | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> FloatArray:
     """Returns of every table (tables x players), in table order; ``progress(k)`` after each
-    chunk of k tables."""
+    chunk of k tables. ``chunk`` tables make one task (None: the tables shared evenly among the
+    executor's workers, at most :data:`DEFAULT_CHUNK` a task)."""
     spec = GameSpec(game) if isinstance(game, str) else game
+    runner = executor or SerialExecutor()
+    if chunk is None:
+        chunk = max(1, min(DEFAULT_CHUNK, -(-len(tables) // max(1, int(runner.workers)))))
     if isinstance(chunk, bool) or int(chunk) != chunk or chunk < 1:
         raise TournamentError(f"chunk must be a positive integer, got {chunk!r}")
     made = spec.make()
@@ -71,7 +75,6 @@ def play_tables(
             raise TournamentError(
                 f"{made.info.title} seats {players} bots, table {t.key} has {len(t.bots)}"
             )
-    runner = executor or SerialExecutor()
     tasks = [(spec, int(seed), tuple(tables[i : i + chunk])) for i in range(0, len(tables), chunk)]
     sizes = iter([len(t[2]) for t in tasks])
 
