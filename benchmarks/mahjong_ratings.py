@@ -142,15 +142,24 @@ def _game_rows(tables: Sequence[Table], returns: np.ndarray, first: int) -> list
     return rows
 
 
+def _repair(path: Path) -> int:
+    """The number of games cached in ``path``, after dropping a torn last line (a run stopped
+    mid-write) so that the games appended next start on a line of their own."""
+    games = read_cache(path)
+    if path.exists() and path.read_text(encoding="utf-8").count("\n") != len(games):
+        path.write_text("".join(json.dumps(g) + "\n" for g in games), encoding="utf-8")
+    return len(games)
+
+
 def simulate(args: argparse.Namespace, levels: list[int], seeds: list[int]) -> None:
-    """Fill the cache to ``args.games`` games per (seed, dealing), in rounds of ``args.block``
-    games per league so that every league grows at the same pace (a run stopped early leaves
-    all of them usable at the same length)."""
+    """Fill the cache to ``args.games`` games per (seed, dealing), ``args.block`` games at a
+    time to the shortest league, so that every league grows at the same pace (a run stopped
+    early leaves all of them usable at nearly the same length)."""
     from rich.progress import Progress
 
     args.cache.mkdir(parents=True, exist_ok=True)
     leagues = [(s, d) for s in seeds for d in DEALINGS]
-    have = {k: len(read_cache(cache_path(args.cache, len(levels), *k))) for k in leagues}
+    have = {k: _repair(cache_path(args.cache, len(levels), *k)) for k in leagues}
     todo = sum(max(0, args.games - n) for n in have.values())
     if todo == 0:
         return
@@ -160,20 +169,18 @@ def simulate(args: argparse.Namespace, levels: list[int], seeds: list[int]) -> N
     with executor as pool, Progress(transient=False) as progress:
         task = progress.add_task("simulating games", total=todo)
         while any(n < args.games for n in have.values()):
-            for key in leagues:
-                n = have[key]
-                if n >= args.games:
-                    continue
-                upto = min(args.games, n + args.block)
-                tables = schedule(levels, key[1], key[0], upto)[n:]
-                chunk = max(1, math.ceil(len(tables) / max(1, args.workers)))
-                returns = play_tables(spec, tables, key[0], executor=pool, chunk=chunk)
-                path = cache_path(args.cache, len(levels), *key)
-                with path.open("a", encoding="utf-8") as out:
-                    for row in _game_rows(tables, returns, n):
-                        out.write(json.dumps(row) + "\n")
-                have[key] = upto
-                progress.advance(task, len(tables))
+            key = min(leagues, key=lambda k: have[k])  # the shortest league first
+            n = have[key]
+            upto = min(args.games, n + args.block)
+            tables = schedule(levels, key[1], key[0], upto)[n:]
+            chunk = max(1, math.ceil(len(tables) / max(1, args.workers)))
+            returns = play_tables(spec, tables, key[0], executor=pool, chunk=chunk)
+            path = cache_path(args.cache, len(levels), *key)
+            with path.open("a", encoding="utf-8") as out:
+                for row in _game_rows(tables, returns, n):
+                    out.write(json.dumps(row) + "\n")
+            have[key] = upto
+            progress.advance(task, len(tables))
     took = time.perf_counter() - start
     print(f"simulated {todo} games in {took:.0f} s ({todo / took:.2f} games/s)")
 
@@ -308,6 +315,15 @@ def checkpoints_upto(games: int) -> list[int]:
     return points
 
 
+def tau_grid(games: int, step: int) -> list[int]:
+    """Where tau is measured: every ``step`` games and at every checkpoint, up to ``games``.
+
+    >>> tau_grid(260, 50)
+    [50, 100, 150, 200, 250, 260]
+    """
+    return sorted(set(range(step, games + 1, step)) | set(checkpoints_upto(games)))
+
+
 def taus_at(
     history: Sequence[tuple[str, Mapping[str, Any]]],
     truth: Mapping[str, float],
@@ -397,11 +413,12 @@ def rate_league(
 @dataclass
 class Comparison:
     """Every system on every league: ``rated[(dealing, system label)]`` one :class:`Rated` per
-    seed (in seed order)."""
+    seed (in seed order), its taus measured at ``grid`` (the table shows the ``checkpoints``)."""
 
     games: int
     seeds: list[int]
     checkpoints: list[int]
+    grid: list[int]
     rated: dict[tuple[str, str], list[Rated]]
     ladder: dict[int, tuple[float, int]]  # level -> (mean place, seats) over every league
 
@@ -438,6 +455,7 @@ def compare(args: argparse.Namespace, levels: list[int], seeds: list[int]) -> Co
     leagues = _load(args, levels, seeds)
     games = len(next(iter(leagues.values())))
     checkpoints = checkpoints_upto(games)
+    grid = tau_grid(games, args.step)
     truth = {player_id(lv): float(lv) for lv in levels}
     matches = {k: league_matches(v, f"s{k[0]}-{k[1]}") for k, v in leagues.items()}
     rated: dict[tuple[str, str], list[Rated]] = {}
@@ -453,12 +471,10 @@ def compare(args: argparse.Namespace, levels: list[int], seeds: list[int]) -> Co
                     if key not in fitted:
                         fitted[key] = fit_settings(system, tune)
                     params = fitted[key]
-                    result = rate_league(
-                        system, matches[(seed, dealing)], params, truth, checkpoints
-                    )
+                    result = rate_league(system, matches[(seed, dealing)], params, truth, grid)
                     rated.setdefault((dealing, system.label), []).append(result)
                     progress.advance(task)
-    return Comparison(games, seeds, checkpoints, rated, _ladder(leagues))
+    return Comparison(games, seeds, checkpoints, grid, rated, _ladder(leagues))
 
 
 def _fmt_games(reached: Sequence[int | None]) -> str:
@@ -473,6 +489,7 @@ def report(comp: Comparison, args: argparse.Namespace, took: float) -> str:
     from scipy.stats import kendalltau
 
     cps = comp.checkpoints
+    shown = [comp.grid.index(c) for c in cps]
     half = comp.games // 2
     lines = [
         f"{comp.games} east-only games per league, {len(comp.seeds)} seeds {comp.seeds}, "
@@ -483,35 +500,40 @@ def report(comp: Comparison, args: argparse.Namespace, took: float) -> str:
         f"its first {min(args.tune_games, comp.games)} games); rating took {took:.0f} s",
         "",
         "Kendall tau (mean over seeds) against the level order after N games; games to "
-        f"tau {args.target} (mean over the seeds reaching it at a checkpoint, seeds reaching it); "
-        "one-step-ahead pairwise log-loss over all games and over the second half",
+        f"tau {args.target}: first reached by the seeds' mean tau (measured every {args.step} "
+        "games), and per seed (mean over the seeds reaching it, how many did); one-step-ahead "
+        "pairwise log-loss over all games and over the second half",
         "",
     ]
     head = (
         f"{'system':<30} {'dealing':<10}"
         + "".join(f"{'N=' + str(c):>8}" for c in cps)
-        + f" {'games to ' + str(args.target):>18} {'logloss':>8} {'2nd half':>8}"
+        + f" {'mean':>6} {'per seed':>18} {'logloss':>8} {'2nd half':>8}"
     )
     lines += [head, "-" * len(head)]
     for dealing in DEALINGS:
         for system in SYSTEMS:
             runs = comp.rated[(dealing, system.label)]
             taus = np.array([r.taus for r in runs])
-            reached = [games_to_reach(r.taus, cps, args.target) for r in runs]
+            reached = [games_to_reach(r.taus, comp.grid, args.target) for r in runs]
+            first = games_to_reach(list(taus.mean(axis=0)), comp.grid, args.target)
             ll = np.mean([np.nanmean(r.log_loss) for r in runs])
             ll2 = np.mean([np.nanmean(r.log_loss[half:]) for r in runs])
             lines.append(
                 f"{system.label:<30} {dealing:<10}"
-                + "".join(f"{t:>8.3f}" for t in taus.mean(axis=0))
-                + f" {_fmt_games(reached):>18} {ll:>8.4f} {ll2:>8.4f}"
+                + "".join(f"{t:>8.3f}" for t in taus.mean(axis=0)[shown])
+                + f" {'-' if first is None else first:>6} {_fmt_games(reached):>18}"
+                + f" {ll:>8.4f} {ll2:>8.4f}"
             )
         lines.append("")
-    lines += ["s.d. of tau over seeds:", head.split(" games to")[0], "-" * len(head)]
+    lines += ["s.d. of tau over seeds:", head.split("   mean")[0], "-" * len(head)]
     for dealing in DEALINGS:
         for system in SYSTEMS:
             taus = np.array([r.taus for r in comp.rated[(dealing, system.label)]])
-            sd = taus.std(axis=0, ddof=1) if len(taus) > 1 else np.zeros(len(cps))
-            lines.append(f"{system.label:<30} {dealing:<10}" + "".join(f"{t:>8.3f}" for t in sd))
+            sd = taus.std(axis=0, ddof=1) if len(taus) > 1 else np.zeros(len(comp.grid))
+            lines.append(
+                f"{system.label:<30} {dealing:<10}" + "".join(f"{t:>8.3f}" for t in sd[shown])
+            )
     lines += ["", "fitted settings (per seed):"]
     for dealing in DEALINGS:
         for system in SYSTEMS:
@@ -545,11 +567,9 @@ def plot(comp: Comparison, path: Path, target: float) -> None:
     for ax, dealing in zip(axes, DEALINGS, strict=True):
         for system in SYSTEMS:
             taus = np.array([r.taus for r in comp.rated[(dealing, system.label)]])
-            (line,) = ax.plot(
-                comp.checkpoints, taus.mean(axis=0), marker="o", ms=3, label=system.label
-            )
+            (line,) = ax.plot(comp.grid, taus.mean(axis=0), marker="o", ms=3, label=system.label)
             ax.fill_between(
-                comp.checkpoints,
+                comp.grid,
                 taus.min(axis=0),
                 taus.max(axis=0),
                 color=line.get_color(),
@@ -608,14 +628,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         default=1000,
         help="games of the held-out league the settings are fitted on",
     )
+    parser.add_argument("--step", type=int, default=50, help="games between two taus measured")
     parser.add_argument("--target", type=float, default=0.9, help="the tau to reach")
     parser.add_argument("--out", type=Path, default=None, help="write the report here too")
     parser.add_argument("--plot", type=Path, default=None, help="write the plot (PNG) here")
     args = parser.parse_args(argv)
     if args.games < 4 or args.workers < 1 or args.block < 4:
         parser.error("--games and --block: at least 4; --workers: at least 1")
-    if args.tune_games < 20 or not 0 < args.target <= 1:
-        parser.error("--tune-games: at least 20; --target: a tau in (0, 1]")
+    if args.tune_games < 20 or args.step < 1 or not 0 < args.target <= 1:
+        parser.error("--tune-games: at least 20; --step: at least 1; --target: a tau in (0, 1]")
     try:
         levels = bot_levels(args.bots)
     except ValueError as exc:

@@ -123,6 +123,9 @@ def test_cache_drops_a_torn_last_line_and_names_a_bad_one(bench, tmp_path) -> No
     lines = [json.dumps(r) for r in _GAMES[:2]]
     path.write_text("\n".join(lines) + '\n{"game": 2, "pla', encoding="utf-8")
     assert [g["game"] for g in bench.read_cache(path)] == [0, 1]
+    assert bench._repair(path) == 2  # the torn line goes, so the next game starts a line
+    assert path.read_text(encoding="utf-8").endswith("}\n")
+    assert [g["game"] for g in bench.read_cache(path)] == [0, 1]
     path.write_text(lines[0] + "\nnot json\n" + lines[1] + "\n", encoding="utf-8")
     with pytest.raises(SystemExit, match=r"c\.jsonl, line 2: not JSON"):
         bench.read_cache(path)
