@@ -146,7 +146,8 @@ def _repair(path: Path) -> int:
     """The number of games cached in ``path``, after dropping a torn last line (a run stopped
     mid-write) so that the games appended next start on a line of their own."""
     games = read_cache(path)
-    if path.exists() and path.read_text(encoding="utf-8").count("\n") != len(games):
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    if text.count("\n") != len(games) or not text.endswith("\n"):
         path.write_text("".join(json.dumps(g) + "\n" for g in games), encoding="utf-8")
     return len(games)
 
