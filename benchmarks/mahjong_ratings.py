@@ -527,7 +527,22 @@ def report(comp: Comparison, args: argparse.Namespace, took: float) -> str:
                 + f" {ll:>8.4f} {ll2:>8.4f}"
             )
         lines.append("")
-    lines += ["s.d. of tau over seeds:", head.split("   mean")[0], "-" * len(head)]
+    higher = round(min(1.0, args.target + 0.05), 3)
+    lines += [
+        f"games to tau {higher}: first reached by the seeds' mean tau, and per seed",
+        f"{'system':<30} {'dealing':<10} {'mean':>6} {'per seed':>18}",
+    ]
+    for dealing in DEALINGS:
+        for system in SYSTEMS:
+            runs = comp.rated[(dealing, system.label)]
+            mean = list(np.mean([r.taus for r in runs], axis=0))
+            first = games_to_reach(mean, comp.grid, higher)
+            reached = [games_to_reach(r.taus, comp.grid, higher) for r in runs]
+            lines.append(
+                f"{system.label:<30} {dealing:<10} {'-' if first is None else first:>6} "
+                f"{_fmt_games(reached):>18}"
+            )
+    lines += ["", "s.d. of tau over seeds:", head.split("   mean")[0], "-" * len(head)]
     for dealing in DEALINGS:
         for system in SYSTEMS:
             taus = np.array([r.taus for r in comp.rated[(dealing, system.label)]])
@@ -535,6 +550,21 @@ def report(comp: Comparison, args: argparse.Namespace, took: float) -> str:
             lines.append(
                 f"{system.label:<30} {dealing:<10}" + "".join(f"{t:>8.3f}" for t in sd[shown])
             )
+    lines += [
+        "",
+        "duplicate minus random walls: mean tau difference (its standard error over seeds)",
+        f"{'system':<41}" + "".join(f"{'N=' + str(c):>16}" for c in cps),
+    ]
+    for system in SYSTEMS:
+        dup = np.array([r.taus for r in comp.rated[("duplicate", system.label)]])[:, shown]
+        rnd = np.array([r.taus for r in comp.rated[("random", system.label)]])[:, shown]
+        diff = dup.mean(axis=0) - rnd.mean(axis=0)
+        n = len(comp.seeds)
+        se = np.sqrt((dup.var(axis=0, ddof=1) + rnd.var(axis=0, ddof=1)) / n) if n > 1 else diff * 0
+        lines.append(
+            f"{system.label:<30} {'':<10}"
+            + "".join(f"{f'{d:+.3f}({e:.3f})':>16}" for d, e in zip(diff, se, strict=True))
+        )
     lines += ["", "fitted settings (per seed):"]
     for dealing in DEALINGS:
         for system in SYSTEMS:
@@ -560,6 +590,7 @@ def plot(comp: Comparison, path: Path, target: float) -> None:
     """Mean tau against games played (log scale), one panel per dealing, the seeds' range
     shaded."""
     import matplotlib
+    import matplotlib.ticker
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -578,6 +609,7 @@ def plot(comp: Comparison, path: Path, target: float) -> None:
             )
         ax.axhline(target, color="grey", lw=0.8, ls="--")
         ax.set_xscale("log")
+        ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
         ax.set_xlabel("games played")
         ax.set_title(f"{dealing} walls")
         ax.grid(alpha=0.3)
