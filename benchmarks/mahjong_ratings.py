@@ -13,8 +13,13 @@ playing east-only games at tables of four drawn at random, in two dealings:
 Each (seed, dealing) league is simulated once and cached (JSON Lines under ``--cache``, one game a
 line; a rerun resumes where the cache ends), and every rating system replays the same games
 through the one replay driver (``mindsport.history.replay``): Elo, Glicko-2, Tenhou R, the Tenhou
-dan ladder (east-only points), TrueSkill, and TrueSkill with seats as roles and the final points
-as score margins (``cardplay``). Measured per system and dealing (mean over seeds):
+dan ladder (east-only points), TrueSkill (fitted, and with the article's mahjong settings: tau
+0.1, draw 0.01, sigma floor 2), TrueSkill with seats as roles and the final points as score
+margins (``cardplay``), and that with the walls as a duplicate deal (``deal_sigma``: the same
+walls' seat luck shared by the tables that play them). Each system's free settings are fitted
+by one-step-ahead log-loss on a held-out league of the same dealing (Tenhou R and the dan
+ladder: only the ``prob_scale`` of their win probability; their updates are the platform's).
+Measured per system and dealing (mean over seeds):
 
 * Kendall's tau (tau-b) between the players' order by the system's leaderboard value and the
   true level order, after 100, 200, 500, 1,000, 2,000, 5,000, 10,000 games (those reached);
@@ -229,6 +234,12 @@ SYSTEMS: tuple[System, ...] = (
         {"draw_probability": 0.0},
         {"beta": (3.0, 4.17, 6.0, 9.0, 13.0, 18.0), "tau": (0.0, 0.04, 0.0833, 0.2)},
     ),
+    System(  # the mahjong settings the article gives (draw 0.01, a floor of 2 on sigma)
+        "TrueSkill (article)",
+        "trueskill",
+        {"beta": 25.0 / 6, "tau": 0.1, "draw_probability": 0.01, "sigma_floor": 2.0},
+        {},
+    ),
     System(
         "TrueSkill+seats+points",
         "cardplay",
@@ -280,6 +291,8 @@ def fit_settings(system: System, matches: Sequence[Match], sweeps: int = 2) -> d
     from mindsport.rating import build_model
 
     best = {k: v[len(v) // 2] for k, v in system.grid.items()}
+    if not best:
+        return best
 
     def loss(params: Mapping[str, Any]) -> float:
         model = build_model(system.model, **system.fixed, **params)
