@@ -647,15 +647,17 @@ def _ints(text: str) -> list[int]:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0],
-        epilog="See the module docstring for what is measured.",
-    )
+    class _Help(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+        pass
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=_Help)
     parser.add_argument("--games", type=int, default=2000, help="games per (seed, dealing)")
     parser.add_argument("--seeds", default="0,1,2,3,4", help="comma-separated league seeds")
     parser.add_argument("--bots", type=int, default=16, help="graded bots (levels over 0..100)")
     parser.add_argument("--workers", type=int, default=1, help="worker processes simulating")
-    parser.add_argument("--block", type=int, default=100, help="games per league per round")
+    parser.add_argument(
+        "--block", type=int, default=100, help="games simulated at a time (for the shortest league)"
+    )
     parser.add_argument(
         "--cache",
         type=Path,
