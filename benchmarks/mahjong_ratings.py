@@ -656,7 +656,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--bots", type=int, default=16, help="graded bots (levels over 0..100)")
     parser.add_argument("--workers", type=int, default=1, help="worker processes simulating")
     parser.add_argument(
-        "--block", type=int, default=100, help="games simulated at a time (for the shortest league)"
+        "--block", type=int, default=50, help="games simulated at a time (for the shortest league)"
     )
     parser.add_argument(
         "--cache",
