@@ -599,6 +599,34 @@ def report(comp: Comparison, args: argparse.Namespace, took: float) -> str:
     return "\n".join(lines)
 
 
+def markdown(comp: Comparison, target: float) -> str:
+    """The main table as Markdown (what docs/mahjong.md shows)."""
+    cps = comp.checkpoints
+    shown = [comp.grid.index(c) for c in cps]
+    half = comp.games // 2
+    head = (
+        "| system | walls | "
+        + " | ".join(f"tau, {c:,} games" for c in cps)
+        + f" | games to tau {target} (mean tau; per seed) | log-loss (all; 2nd half) |"
+    )
+    rows = [head, "|---|---|" + "---:|" * (len(cps) + 2)]
+    for dealing in DEALINGS:
+        for system in SYSTEMS:
+            runs = comp.rated[(dealing, system.label)]
+            taus = np.mean([r.taus for r in runs], axis=0)
+            first = games_to_reach(list(taus), comp.grid, target)
+            reached = [games_to_reach(r.taus, comp.grid, target) for r in runs]
+            ll = np.mean([np.nanmean(r.log_loss) for r in runs])
+            ll2 = np.mean([np.nanmean(r.log_loss[half:]) for r in runs])
+            rows.append(
+                f"| {system.label} | {dealing} | "
+                + " | ".join(f"{t:.3f}" for t in taus[shown])
+                + f" | {'-' if first is None else f'{first:,}'}; {_fmt_games(reached)}"
+                + f" | {ll:.4f}; {ll2:.4f} |"
+            )
+    return "\n".join(rows)
+
+
 def plot(comp: Comparison, path: Path, target: float) -> None:
     """Mean tau against games played (log scale), one panel per dealing, the seeds' range
     shaded."""
@@ -699,6 +727,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     start = time.perf_counter()
     comp = compare(args, levels, seeds)
     text = report(comp, args, time.perf_counter() - start)
+    text += "\n\nthe table as Markdown:\n\n" + markdown(comp, args.target)
     print(text)
     if args.out is not None:
         args.out.parent.mkdir(parents=True, exist_ok=True)
