@@ -396,11 +396,13 @@ def games_to_reach(taus: Sequence[float], checkpoints: Sequence[int], level: flo
 
 @dataclass(frozen=True)
 class Rated:
-    """One system on one league: tau at each checkpoint, per-game log-losses, the settings."""
+    """One system on one league: tau at each checkpoint (against the level order, and against
+    the pooled order by mean place when given), per-game log-losses, the settings."""
 
     taus: list[float]
     log_loss: np.ndarray
     params: dict[str, Any]
+    pooled_taus: list[float]
 
 
 def rate_league(
@@ -409,8 +411,10 @@ def rate_league(
     params: Mapping[str, Any],
     truth: Mapping[str, float],
     checkpoints: Sequence[int],
+    pooled: Mapping[str, float] | None = None,
 ) -> Rated:
-    """Replay ``matches`` through ``system`` with ``params`` (the one replay driver)."""
+    """Replay ``matches`` through ``system`` with ``params`` (the one replay driver); taus
+    against ``truth`` (and against ``pooled``, a second order, when given)."""
     from mindsport.history import replay
     from mindsport.rating import build_model
 
@@ -418,7 +422,10 @@ def rate_league(
     run = replay(model, matches)
     initial = model.expose(model.rating())
     taus = taus_at(run.history, truth, model.expose, initial, checkpoints)
-    return Rated(taus, game_log_losses(run.predictions), dict(params))
+    second = (
+        [] if pooled is None else taus_at(run.history, pooled, model.expose, initial, checkpoints)
+    )
+    return Rated(taus, game_log_losses(run.predictions), dict(params), second)
 
 
 # ---------------------------------------------------------------- the comparison
@@ -471,6 +478,8 @@ def compare(args: argparse.Namespace, levels: list[int], seeds: list[int]) -> Co
     checkpoints = checkpoints_upto(games)
     grid = tau_grid(games, args.step)
     truth = {player_id(lv): float(lv) for lv in levels}
+    ladder = _ladder(leagues)
+    pooled = {player_id(lv): -place for lv, (place, _) in ladder.items()}
     matches = {k: league_matches(v, f"s{k[0]}-{k[1]}") for k, v in leagues.items()}
     rated: dict[tuple[str, str], list[Rated]] = {}
     fitted: dict[tuple[int, str, str], dict[str, Any]] = {}
@@ -485,10 +494,12 @@ def compare(args: argparse.Namespace, levels: list[int], seeds: list[int]) -> Co
                     if key not in fitted:
                         fitted[key] = fit_settings(system, tune)
                     params = fitted[key]
-                    result = rate_league(system, matches[(seed, dealing)], params, truth, grid)
+                    result = rate_league(
+                        system, matches[(seed, dealing)], params, truth, grid, pooled
+                    )
                     rated.setdefault((dealing, system.label), []).append(result)
                     progress.advance(task)
-    return Comparison(games, seeds, checkpoints, grid, rated, _ladder(leagues))
+    return Comparison(games, seeds, checkpoints, grid, rated, ladder)
 
 
 def _fmt_games(reached: Sequence[int | None]) -> str:
@@ -578,6 +589,20 @@ def report(comp: Comparison, args: argparse.Namespace, took: float) -> str:
             f"{system.label:<30} {'':<10}"
             + "".join(f"{f'{d:+.3f}({e:.3f})':>16}" for d, e in zip(diff, se, strict=True))
         )
+    lines += [
+        "",
+        "tau against the order by mean place pooled over every league's games (the strength the "
+        "simulation shows, where neighbouring low levels swap; each league is a tenth of it)",
+        head.split("   mean")[0],
+        "-" * len(head),
+    ]
+    for dealing in DEALINGS:
+        for system in SYSTEMS:
+            runs = comp.rated[(dealing, system.label)]
+            mean = np.mean([r.pooled_taus for r in runs], axis=0)
+            lines.append(
+                f"{system.label:<30} {dealing:<10}" + "".join(f"{t:>8.3f}" for t in mean[shown])
+            )
     lines += ["", "fitted settings (per seed):"]
     for dealing in DEALINGS:
         for system in SYSTEMS:
