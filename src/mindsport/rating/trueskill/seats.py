@@ -182,9 +182,9 @@ class SeatStatistics:
     def states(self) -> dict[tuple[str, ...], tuple[float, float]]:
         """The statistics as virtual states (what a store keeps beside the virtual players,
         kind :data:`KIND`): ``(KIND, "side", name)``: (linearised score, teams);
-        ``(KIND, "pair", a, b)``: (information, score product) of two sides, or of a side and
-        the slope (named ``""``), or of the slope with itself; ``(KIND, "side", "")``: the
-        slope's score and the count of matches."""
+        ``(KIND, "pair", a, b)``: (information, score product) of two sides (``a <= b``), or
+        of a side and the slope (named ``""``), or of the slope with itself;
+        ``(KIND, "side", "")``: the slope's score and the count of matches."""
         names = [*self.names, ""]
         rows = [*range(len(self.names)), SLOPE]
         s = self.stats
@@ -193,7 +193,8 @@ class SeatStatistics:
             out[(KIND, "side", name)] = (float(s[i, SCORE]), float(s[i, COUNT]))
             for name_j, j in zip(names, rows, strict=True):
                 if j >= i and (s[i, j] != 0.0 or s[i, WIDTH + j] != 0.0):
-                    out[(KIND, "pair", name, name_j)] = (float(s[i, j]), float(s[i, WIDTH + j]))
+                    a, b = sorted((name, name_j))  # one key per pair, whatever the rows
+                    out[(KIND, "pair", a, b)] = (float(s[i, j]), float(s[i, WIDTH + j]))
         return out
 
     def load(self, states: Mapping[tuple[str, ...], tuple[float, float]]) -> None:
