@@ -8,11 +8,11 @@
   +3.00 over the other seats: +2.25 against the average seat) and a Dou Dizhu-like one (the
   landlord alone against two farmers, the landlord's side +24 performance points, so at a
   table of three players of the league's mean skill ``m`` it is ``(24 - m) / 2`` above the
-  average side). Over 100 leagues a 95% interval covers the truth at least 87 times with
-  probability 0.999 (``scipy.stats.binom``), while an interval of true coverage 70% does so
-  with probability below 1e-4; the intervals are not wider than 1.6 times the spread of the
-  estimates across leagues, and the estimates are unbiased within three standard errors of
-  their mean;
+  average side; the model's ratings may sit at another level than the skills). Over 100
+  leagues a 95% interval covers the truth at least 87 times with probability 0.999
+  (``scipy.stats.binom``), while an interval of true coverage 70% does so with probability
+  below 1e-4; the intervals are not wider than 1.6 times the spread of the estimates across
+  leagues, and the estimates are unbiased within three standard errors of their mean;
 * identification: Dou Dizhu's farmers always sit together, so each farmer alone is not
   identified, their side is; a seat's edge does not depend on the prior of the roles.
 """
@@ -29,6 +29,7 @@ from mindsport.match import Match
 from mindsport.rating.replay.blocks import PlayerIndex
 from mindsport.rating.trueskill.cardplay import CardPlay
 from mindsport.rating.trueskill.seats import (
+    COLUMNS,
     COUNT,
     MAX_SIDES,
     SCORE,
@@ -87,7 +88,7 @@ def test_two_sides_by_hand() -> None:
     """Two sides compared with information ``h``, linearised score ``b`` and score product
     ``j`` (the slope never met): side 0 stands ``b / (2 h)`` above the average, with variance
     ``j / (4 h^2)``."""
-    s = np.zeros((WIDTH, 2 * WIDTH + 2))
+    s = np.zeros((WIDTH, COLUMNS))
     h, b, j = 0.8, 2.4, 1.3
     s[0, 0] = s[1, 1] = h
     s[0, 1] = s[1, 0] = -h
@@ -105,7 +106,7 @@ def test_two_sides_by_hand() -> None:
 
 
 def test_a_side_never_compared_is_not_identified() -> None:
-    s = np.zeros((WIDTH, 2 * WIDTH + 2))
+    s = np.zeros((WIDTH, COLUMNS))
     s[0, 0] = s[1, 1] = 1.0
     s[0, 1] = s[1, 0] = -1.0
     s[0, WIDTH] = s[1, WIDTH + 1] = 1.0

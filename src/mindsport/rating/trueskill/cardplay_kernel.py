@@ -213,7 +213,8 @@ def _side_terms(
                 known += mu[s]
                 var += pv[s]
         sides.rated[t] = rated
+        sides.level[t] = size * mean
         sides.known[t] = known
-        sides.lin[t] = lin + size * mean
+        sides.lin[t] = lin
         sides.var[t] = var
         sides.size[t] = size

@@ -14,22 +14,25 @@ changing it (see ``docs/models.md``, "Seats against the average seat"):
   sides it has been compared with (contrasts that sum to zero, identified whatever the priors).
   When every team holds one role, sides are seats; Dou Dizhu's farmers always sit together, so
   only the farmers' side is identified, not each farmer.
-* The edge is in performance points at a table of players of the same rating: every team's
-  players enter through their ratings centred on the table's mean rating (a team of two
-  average players and a team of one compare at their sizes: the side absorbs the difference).
+* The edge is in performance points at a table of players of the league's mean rating (a team
+  of two such players and a team of one compare at their sizes: the side carries the
+  difference).
 * **Estimator.** Every two teams with sides whose order the match decides contribute the
   pairwise likelihood of that order, ``Phi((f_a - f_b - e) / c)`` (a draw: ``|f_a - f_b| <=
-  e``), with ``f_t = lambda P_t + O_t + A_side(t)``: ``P_t`` the team's centred ratings,
-  ``O_t`` its known offsets (luck, duplicate deal sides), ``A`` the sides' edges and
-  ``lambda`` the slope of the ratings (about 1; estimated, so that ratings spread wider or
-  narrower than the skills they measure do not leak into the edges); ``c^2`` the pair's
+  e``), with ``f_t = lambda P_t + kappa n_t m + O_t + A_side(t)``: ``P_t`` the team's ratings
+  centred on the table's mean rating ``m``, ``n_t`` its size, ``O_t`` its known offsets (luck,
+  duplicate deal sides), ``A`` the sides' edges; the slopes ``lambda`` and ``kappa`` (about 1)
+  are estimated, so that ratings spread wider or narrower than the skills they measure, and a
+  level of the ratings other than the skills', do not leak into the edges; ``c^2`` the pair's
   performance noise and rating variances, ``e`` the draw margin. The log-likelihood of each
   match is expanded to second order around the model's values before the match (the learned
-  role means, ``lambda = 1``), and the expansions are summed: the sides' joint information
-  ``H``, the linearised scores ``b`` and the outer products ``J`` of each match's score (the
-  compiled part: :mod:`.seats_kernel`). The estimate solves ``H theta = b``; its covariance is
-  the sandwich ``H^+ J H^+`` (the pairwise likelihood is a composite likelihood: its scores are
-  unbiased, its information alone is not their variance). Bounded state: ``MAX_SIDES`` sides.
+  role means, both slopes 1), and the expansions are summed: the joint information ``H``, the
+  linearised scores ``b`` and the outer products ``J`` of each match's score (the compiled
+  part: :mod:`.seats_kernel`). The estimate solves ``H theta = b``; a side's value is ``A_s +
+  kappa n_s m`` at the league's mean table rating ``m`` and its mean size ``n_s``; its
+  covariance is the sandwich ``H^+ J H^+`` (the pairwise likelihood is a composite
+  likelihood: its scores are unbiased, its information alone is not their variance). Bounded
+  state: ``MAX_SIDES`` sides.
 
 >>> import numpy as np
 >>> s = SeatStatistics()
@@ -49,21 +52,27 @@ from statistics import NormalDist
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["LEVEL", "MAX_SIDES", "SeatEdge", "SeatStatistics", "seat_edges", "side_name"]
+__all__ = ["COVERAGE", "MAX_SIDES", "SeatEdge", "SeatStatistics", "seat_edges", "side_name"]
 
 #: the most sides a league tracks (pairs with a side beyond are left out of the estimate)
 MAX_SIDES = 16
 #: the index of the ratings' slope ``lambda`` among the estimated values
 SLOPE = MAX_SIDES
-#: number of estimated values: the sides and the slope
-WIDTH = MAX_SIDES + 1
+#: the index of the level's slope ``kappa`` (of a team's size times the table's mean rating)
+LEVEL = MAX_SIDES + 1
+#: number of estimated values: the sides and the two slopes
+WIDTH = MAX_SIDES + 2
 #: columns of the statistics: information ``H`` (``WIDTH``), score products ``J`` (``WIDTH``),
-#: the linearised score ``b``, the count of teams (on the slope's row: of matches)
-COLUMNS = 2 * WIDTH + 2
+#: the linearised score ``b``, the count of teams (on the slope's row: of matches), the sum of
+#: the teams' sizes (on the slope's row: of the tables' mean ratings)
+COLUMNS = 2 * WIDTH + 3
 SCORE = 2 * WIDTH
 COUNT = 2 * WIDTH + 1
+SIZE = 2 * WIDTH + 2
+#: the labels of the slopes' rows in the stored form (no side is named so: a role is visible)
+_SLOPE_NAME, _LEVEL_NAME = "", " "
 #: the coverage of the intervals shown
-LEVEL = 0.95
+COVERAGE = 0.95
 #: the virtual-state kind under which a store keeps the statistics
 KIND = "seats"
 
@@ -76,7 +85,7 @@ def side_name(roles: Sequence[str]) -> str:
 @dataclass(frozen=True, slots=True)
 class SeatEdge:
     """A side's (seat's) edge against the average side it was compared with, in performance
-    points at a table of equally rated players, and its interval at :data:`LEVEL` (None: not
+    points at a table of equally rated players, and its interval at :data:`COVERAGE` (None: not
     identified by the games so far). ``teams``: the teams that held the side."""
 
     side: str
@@ -109,18 +118,23 @@ def _components(h: NDArray[np.float64]) -> list[list[int]]:
 
 
 def seat_edges(
-    names: list[str], stats: NDArray[np.float64], level: float = LEVEL
+    names: list[str], stats: NDArray[np.float64], level: float = COVERAGE
 ) -> tuple[SeatEdge, ...]:
     """Each side's edge against the average of its group (the sides linked to it by compared
     pairs), from the accumulated ``stats`` (rows: the sides ``names`` in order, then the
     slope), with the sandwich interval at ``level``; by side name. A side alone in its group,
     or whose contrast the games do not identify, has no estimate."""
     n = len(names)
-    idx = [*range(n), SLOPE]
+    idx = [*range(n), SLOPE, LEVEL]
     h = stats[np.ix_(idx, idx)]
     j = stats[np.ix_(idx, [WIDTH + i for i in idx])]
     b = stats[idx, SCORE]
     teams = [int(stats[i, COUNT]) for i in range(n)]
+    # each side at a table of the league's mean rating: its edge plus kappa times its size
+    # times that rating (the sides' mean sizes, the tables' mean rating over the matches)
+    matches = stats[SLOPE, COUNT]
+    rating = stats[SLOPE, SIZE] / matches if matches > 0 else 0.0
+    size = np.array([stats[i, SIZE] / t if t > 0 else 0.0 for i, t in enumerate(teams)])
     edges: dict[int, tuple[float, float, float]] = {}
     if n >= 2 and np.all(np.isfinite(h)) and np.all(np.isfinite(j)) and np.all(np.isfinite(b)):
         scale = float(np.max(np.abs(np.diag(h)))) if n else 0.0
@@ -137,6 +151,7 @@ def seat_edges(
                     c = np.zeros(len(idx))
                     c[group] = -1.0 / len(group)
                     c[i] += 1.0
+                    c[n + 1] = (size[i] - float(np.mean(size[group]))) * rating
                     if np.linalg.norm(c @ fixed) > 1e-6 * np.linalg.norm(c):
                         continue  # not identified
                     est = float(c @ theta)
@@ -175,22 +190,25 @@ class SeatStatistics:
             self.names.append(side)
         return i
 
-    def edges(self, level: float = LEVEL) -> tuple[SeatEdge, ...]:
+    def edges(self, level: float = COVERAGE) -> tuple[SeatEdge, ...]:
         """Every side's edge against the average side (:func:`seat_edges`)."""
         return seat_edges(self.names, self.stats, level)
 
     def states(self) -> dict[tuple[str, ...], tuple[float, float]]:
         """The statistics as virtual states (what a store keeps beside the virtual players,
-        kind :data:`KIND`): ``(KIND, "side", name)``: (linearised score, teams);
+        kind :data:`KIND`): ``(KIND, "side", name)``: (linearised score, teams); ``(KIND,
+        "size", name)``: (the sum of its teams' sizes, 0);
         ``(KIND, "pair", a, b)``: (information, score product) of two sides (``a <= b``), or
-        of a side and the slope (named ``""``), or of the slope with itself;
-        ``(KIND, "side", "")``: the slope's score and the count of matches."""
-        names = [*self.names, ""]
-        rows = [*range(len(self.names)), SLOPE]
+        of a side and a slope (``lambda`` named ``""``, ``kappa`` ``" "``), or of the slopes;
+        ``(KIND, "side", "")``: the slope's score and the count of matches, ``(KIND, "size",
+        "")`` the sum of the tables' mean ratings."""
+        names = [*self.names, _SLOPE_NAME, _LEVEL_NAME]
+        rows = [*range(len(self.names)), SLOPE, LEVEL]
         s = self.stats
         out: dict[tuple[str, ...], tuple[float, float]] = {}
         for name, i in zip(names, rows, strict=True):
             out[(KIND, "side", name)] = (float(s[i, SCORE]), float(s[i, COUNT]))
+            out[(KIND, "size", name)] = (float(s[i, SIZE]), 0.0)
             for name_j, j in zip(names, rows, strict=True):
                 if j >= i and (s[i, j] != 0.0 or s[i, WIDTH + j] != 0.0):
                     a, b = sorted((name, name_j))  # one key per pair, whatever the rows
@@ -202,14 +220,18 @@ class SeatStatistics:
         ignored); a side already known keeps its row."""
 
         def row(name: str) -> int:
-            return SLOPE if name == "" else self.index(name)
+            if name in (_SLOPE_NAME, _LEVEL_NAME):
+                return SLOPE if name == _SLOPE_NAME else LEVEL
+            return self.index(name)
 
         for key, (x, y) in states.items():
-            if len(key) == 3 and key[0] == KIND and key[1] == "side":
+            if len(key) == 3 and key[0] == KIND and key[1] in ("side", "size"):
                 i = row(key[2])
-                if i >= 0:
+                if i >= 0 and key[1] == "side":
                     self.stats[i, SCORE] = x
                     self.stats[i, COUNT] = y
+                elif i >= 0:
+                    self.stats[i, SIZE] = x
         for key, (x, y) in states.items():
             if len(key) == 4 and key[0] == KIND and key[1] == "pair":
                 i, j = row(key[2]), row(key[3])
