@@ -47,7 +47,7 @@ from scipy import stats
 from mindsport.match import Match
 from mindsport.rating.replay.blocks import PlayerIndex
 from mindsport.rating.trueskill.cardplay import CardPlay
-from mindsport.rating.trueskill.seats import SLOPE
+from mindsport.rating.trueskill.seats import COUNT, LEVEL, SIZE, SLOPE
 
 BETA = 25 / 6
 SEATS = ("East", "South", "West", "North")
@@ -108,13 +108,18 @@ def score(league: League) -> dict[str, tuple[float, float]]:
         side = "landlord"
     (edge,) = (e for e in replayer.seat_edges() if e.side == side)
     assert edge.vs_average is not None and edge.high is not None
-    # the information alone (no sandwich): the variance H^+ of the same estimate
+    # the information alone (no sandwich): the variance H^+ of the same estimate (the side at
+    # the league's mean rating: kappa's coefficient as in seats.seat_edges)
     names = replayer.seats.names
-    idx = [*range(len(names)), SLOPE]
-    h_plus = np.linalg.pinv(replayer.seats.stats[np.ix_(idx, idx)], hermitian=True)
+    st = replayer.seats.stats
+    idx = [*range(len(names)), SLOPE, LEVEL]
+    h_plus = np.linalg.pinv(st[np.ix_(idx, idx)], hermitian=True)
+    sizes = st[: len(names), SIZE] / st[: len(names), COUNT]
     c = np.zeros(len(idx))
     c[: len(names)] = -1.0 / len(names)
     c[names.index(side)] += 1.0
+    rating = st[SLOPE, SIZE] / st[SLOPE, COUNT]
+    c[-1] = (sizes[names.index(side)] - sizes.mean()) * rating
     return {
         "before (shown)": (old, Z * shown),
         "before (contrast)": (old, Z * contrast),
