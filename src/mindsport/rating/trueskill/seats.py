@@ -21,9 +21,10 @@ changing it (see ``docs/models.md``, "Seats against the average seat"):
   pairwise likelihood of that order, ``Phi((f_a - f_b - e) / c)`` (a draw: ``|f_a - f_b| <=
   e``), with ``f_t = lambda P_t + kappa n_t m + O_t + A_side(t)``: ``P_t`` the team's ratings
   centred on the table's mean rating ``m``, ``n_t`` its size, ``O_t`` its known offsets (luck,
-  duplicate deal sides), ``A`` the sides' edges; the slopes ``lambda`` and ``kappa`` (about 1)
-  are estimated, so that ratings spread wider or narrower than the skills they measure, and a
-  level of the ratings other than the skills', do not leak into the edges; ``c^2`` the pair's
+  duplicate deal sides), ``A`` the sides' edges; the slopes ``lambda`` and ``kappa`` (about 1;
+  prior ``N(1, 0.25^2)``) are estimated, so that ratings spread wider or narrower than the
+  skills they measure, and a level of the ratings other than the skills', do not leak into
+  the edges; ``c^2`` the pair's
   performance noise and rating variances, ``e`` the draw margin. The log-likelihood of each
   match is expanded to second order around the model's values before the match (the learned
   role means, both slopes 1), and the expansions are summed: the joint information ``H``, the
@@ -71,6 +72,8 @@ COUNT = 2 * WIDTH + 1
 SIZE = 2 * WIDTH + 2
 #: the labels of the slopes' rows in the stored form (no side is named so: a role is visible)
 _SLOPE_NAME, _LEVEL_NAME = "", " "
+#: the prior deviation of the two slopes around 1 (see :func:`seat_edges`)
+SLOPE_SD = 0.25
 #: the coverage of the intervals shown
 COVERAGE = 0.95
 #: the virtual-state kind under which a store keeps the statistics
@@ -126,9 +129,14 @@ def seat_edges(
     or whose contrast the games do not identify, has no estimate."""
     n = len(names)
     idx = [*range(n), SLOPE, LEVEL]
-    h = stats[np.ix_(idx, idx)]
+    h = stats[np.ix_(idx, idx)].copy()
     j = stats[np.ix_(idx, [WIDTH + i for i in idx])]
-    b = stats[idx, SCORE]
+    b = stats[idx, SCORE].copy()
+    # the slopes' prior, N(1, SLOPE_SD^2): a league whose tables barely vary (three friends)
+    # leaves them to it, any other outweighs it within a few dozen matches
+    for k in (n, n + 1):
+        h[k, k] += 1.0 / SLOPE_SD**2
+        b[k] += 1.0 / SLOPE_SD**2
     teams = [int(stats[i, COUNT]) for i in range(n)]
     # each side at a table of the league's mean rating: its edge plus kappa times its size
     # times that rating (the sides' mean sizes, the tables' mean rating over the matches)
