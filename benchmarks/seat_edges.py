@@ -31,6 +31,7 @@ explicit seed.
 
     .venv/bin/python benchmarks/seat_edges.py                 # 200 leagues a size
     .venv/bin/python benchmarks/seat_edges.py --leagues 50 --sizes 300,1000
+    .venv/bin/python benchmarks/seat_edges.py --leagues 2 --sizes 300 --speed  # the cost
 """
 
 from __future__ import annotations
@@ -147,10 +148,29 @@ def run(make: Callable[[int, int], League], n: int, leagues: int) -> dict[str, l
     return out
 
 
+def speed(n: int = 20000, repeats: int = 5) -> tuple[float, float]:
+    """Seconds to feed ``n`` four-seat matches with roles to the compiled replay, with the
+    seat statistics and without them (every side untracked), best of ``repeats``."""
+    matches = mahjong(1, n).matches
+
+    def once(off: bool) -> float:
+        replayer = CardPlay(draw_probability=0.0).replayer()
+        if off:
+            replayer.seats.index = lambda side: -1
+        block = replayer.encode(matches, PlayerIndex(), None)
+        start = time.perf_counter()
+        replayer.feed(block, predict=True, keep=True)
+        return time.perf_counter() - start
+
+    once(False), once(True)  # compile
+    return min(once(False) for _ in range(repeats)), min(once(True) for _ in range(repeats))
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--leagues", type=int, default=200, help="leagues (seeds) per size")
     ap.add_argument("--sizes", default="300,1000,3000", help="matches per league")
+    ap.add_argument("--speed", action="store_true", help="also time the replay with and without")
     args = ap.parse_args(argv)
     if args.leagues < 2:
         ap.error(f"--leagues {args.leagues}: must be at least 2")
@@ -167,6 +187,10 @@ def main(argv: Sequence[str] | None = None) -> None:
                 print(f"{name:8} {n:7d}  {method:18} {cov:8.3f} ({lo:.3f}, {hi:.3f}) "
                       f"{width:7.3f} {bias:+7.3f} {rmse:7.3f} {truth:+7.3f}")  # fmt: skip
             print(f"{'':8} {'':7}  ({time.perf_counter() - start:.1f} s)")
+    if args.speed:
+        on, off = speed()
+        print(f"replay of 20,000 four-seat matches with roles: {on:.3f} s with the seat "
+              f"statistics, {off:.3f} s without (ratio {on / off:.2f}; best of 5)")  # fmt: skip
 
 
 if __name__ == "__main__":
