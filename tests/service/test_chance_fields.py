@@ -81,4 +81,19 @@ def test_a_cardplay_leaderboard_serves_its_role_advantages(setup: Any) -> None:
     for g in got:
         assert g["advantage"] == pytest.approx(want[g["role"]].mu, abs=1e-9)
         assert g["sigma"] == pytest.approx(want[g["role"]].sigma, abs=1e-9)
+    # the sides against the average side (issue 38), as the replay in memory estimates them
+    seats = client.get("/api/leagues/ddz/leaderboard").json()["seats"]
+    edges = {e.side: e for e in replayer.seat_edges()}
+    assert [s["side"] for s in seats] == sorted(edges) == ["farmer1+farmer2", "landlord"]
+    for s in seats:
+        e = edges[s["side"]]
+        assert s["roles"] == list(e.roles) and s["teams"] == e.teams == len(bodies)
+        assert e.vs_average is not None
+        assert (s["vs_average"], s["low"], s["high"]) == pytest.approx(
+            (e.vs_average, e.low, e.high), abs=1e-9
+        )
+    by_role = {g["role"]: g for g in got}
+    assert by_role["landlord"]["vs_average"] == pytest.approx(edges["landlord"].vs_average)
+    assert by_role["landlord"]["vs_average_low"] == pytest.approx(edges["landlord"].low)
+    assert by_role["farmer1"]["vs_average"] is None  # a farmer alone is no side
     assert want["landlord"].mu != 0.0

@@ -72,7 +72,7 @@ def test_server_rendered_page(tmp_path: Path) -> None:
         html = client.get("/", params={"league": "nope"}).text
         assert "does not exist" in html
         assert "<tr data-player=" not in client.get("/", params={"league": "other"}).text
-        assert "Role advantages" not in client.get("/", params={"league": "main"}).text
+        assert "Seats against" not in client.get("/", params={"league": "main"}).text
     store.close()
 
 
@@ -96,10 +96,19 @@ def test_a_cardplay_page_lists_its_role_advantages(tmp_path: Path) -> None:
     with TestClient(create_app(store=store)) as client:
         html = client.get("/", params={"league": "ddz"}).text
     store.close()
-    assert "<h2>Role advantages</h2>" in html
-    assert html.count("<li data-role=") == 3
-    for role, r in replayer.roles().items():
-        assert f"{role} seat: {r.mu:+.2f} skill points (&plusmn; {r.sigma:.2f})" in html
+    # issue 38: the seats against the average seat with their intervals, not the model's
+    # role means (which depend on the prior's centring) with their marginal deviations
+    assert "<h2>Seats against the average seat</h2>" in html
+    assert html.count("<li data-side=") == 2  # the landlord, the farmers' side
+    edges = replayer.seat_edges()
+    assert [e.side for e in edges] == ["farmer1+farmer2", "landlord"]
+    for e in edges:
+        assert e.vs_average is not None and e.low is not None and e.high is not None
+        kind = "side" if e.side == "farmer1+farmer2" else "seat"
+        assert (
+            f'<li data-side="{e.side}">{e.side} {kind}: {e.vs_average:+.2f} skill points '
+            f"against the average {kind} (95%: {e.low:+.2f} to {e.high:+.2f})</li>"
+        ) in html
 
 
 def _browser() -> Any:
@@ -319,18 +328,20 @@ def test_role_advantages_show_in_chromium(tmp_path: Path, live_server: Any) -> N
         "ddz", [Match(f"d{i}", i, [["ann"], ["bob", "cy"]], [i % 2, 1 - i % 2], roles=roles)
                 for i in range(6)],
     )  # fmt: skip
-    want = {r.role: r for r in store.leaderboard("ddz").roles}
+    want = {e.side: e for e in store.leaderboard("ddz").seats}
     with _chromium_page() as page:
         page.goto(base + "/?league=ddz")
         page.wait_for_selector("body[data-ready='1']")
         items = page.locator("#roles li")
-        assert items.count() == 3 and page.locator("#roles").is_visible()
+        assert items.count() == 2 and page.locator("#roles").is_visible()
         shown = {
-            items.nth(k).get_attribute("data-role"): items.nth(k).inner_text() for k in range(3)
+            items.nth(k).get_attribute("data-side"): items.nth(k).inner_text() for k in range(2)
         }
-        assert set(shown) == set(want)
-        for role, text in shown.items():
-            assert text.startswith(f"{role} seat: {want[role].advantage:+.2f} skill points")
+        assert set(shown) == set(want) == {"landlord", "farmer1+farmer2"}
+        for side, text in shown.items():
+            e = want[side]
+            assert e.vs_average is not None
+            assert text.startswith(f"{side} s") and f"{e.vs_average:+.2f} skill points" in text
 
 
 def test_security_headers_on_pages_and_api(tmp_path: Path) -> None:

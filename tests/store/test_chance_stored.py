@@ -65,6 +65,14 @@ def reference(matches: list[Match], settings: dict[str, Any]) -> tuple[dict, dic
     return players, roles
 
 
+def reference_seats(matches: list[Match], settings: dict[str, Any]) -> dict[str, Any]:
+    """The sides against the average side, from the compiled replayer fed every match in one
+    block (the seat statistics in memory, never stored)."""
+    replayer = build_model("cardplay", **settings).replayer()
+    replayer.feed(replayer.encode(matches, PlayerIndex(), None), predict=False, keep=False)
+    return {e.side: e for e in replayer.seat_edges()}
+
+
 def assert_matches_reference(st: Store, league: str, matches: list[Match], settings: dict) -> None:
     want_players, want_roles = reference(matches, settings)
     got = st.states(league)
@@ -78,6 +86,27 @@ def assert_matches_reference(st: Store, league: str, matches: list[Match], setti
     for r in board.roles:
         assert r.advantage == pytest.approx(want_roles[r.role][0], abs=TOL), r.role
         assert r.sigma == pytest.approx(want_roles[r.role][1], abs=TOL), r.role
+    # the seat statistics, kept between writes in the virtual players' table, give the
+    # estimate of the whole list at once (issue 38)
+    want_seats = reference_seats(matches, settings)
+    assert {e.side for e in board.seats} == set(want_seats)
+    for e in board.seats:
+        w = want_seats[e.side]
+        assert e.teams == w.teams, e.side
+        if w.vs_average is None:
+            assert e.vs_average is None and e.low is None, e.side
+            continue
+        got, exp = (e.vs_average, e.low, e.high), (w.vs_average, w.low, w.high)
+        assert got == pytest.approx(exp, abs=1e-7), e.side
+    by_role = {r.role: r for r in board.roles}
+    landlord, side = by_role["landlord"], want_seats["landlord"]
+    if side.vs_average is not None:  # a seat alone: its role carries its edge
+        got, exp = (
+            (landlord.vs_average, landlord.low, landlord.high),
+            (side.vs_average, side.low, side.high),
+        )
+        assert got == pytest.approx(exp, abs=1e-7)
+    assert by_role["farmer1"].vs_average is None  # a farmer is no seat alone
 
 
 @pytest.mark.parametrize("settings", SETTINGS)

@@ -210,9 +210,19 @@ def test_a_cardplay_leaderboard_prints_its_role_advantages(tmp_path: Path) -> No
     replayer = build_model("cardplay").replayer()
     replayer.feed(replayer.encode(ms, PlayerIndex(), None), predict=False, keep=False)
     out = invoke("leaderboard", "--league", "ddz", "--db", db).output
-    assert "Role advantages" in out
-    for role, rating in replayer.roles().items():
-        assert f"{role} seat: {rating.mu:+.2f} skill points (\u00b1 {rating.sigma:.2f})" in out
+    # issue 38: the sides against the average side with their 95% intervals (from the seat
+    # statistics of the replay in memory), not the roles' prior-centred means
+    assert "Seats against the average seat (95% intervals):" in out
+    edges = replayer.seat_edges()
+    assert [e.side for e in edges] == ["farmer1+farmer2", "landlord"]
+    for e in edges:
+        assert e.vs_average is not None and e.low is not None and e.high is not None
+        kind = "seat" if e.side == "landlord" else "side"
+        line = (
+            f"{e.side} {kind}: {e.vs_average:+.2f} skill points against the average {kind} "
+            f"(95%: {e.low:+.2f} to {e.high:+.2f})"
+        )
+        assert line in " ".join(out.split()), line
 
 
 def test_the_last_admin_key_is_not_revoked(tmp_path: Path) -> None:

@@ -227,7 +227,7 @@ def leaderboard(
         )
     lines = role_lines(page)
     if lines:
-        console.print("Role advantages (learned):", markup=False)
+        console.print("Seats against the average seat (95% intervals):", markup=False)
         for line in lines:
             console.print("  " + line, markup=False)
 

@@ -15,7 +15,7 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 
 from mindsport.match import ID_NOT_VISIBLE, ID_REFUSED, Match, text_problem
 from mindsport.rating.registry import MODELS
-from mindsport.store.values import MAX_LATE_AGE, LatePolicy
+from mindsport.store.values import MAX_LATE_AGE, LatePolicy, RoleAdvantage
 
 if TYPE_CHECKING:
     from mindsport.store import LeaderboardPage, League, PlayerRecord
@@ -368,13 +368,61 @@ class DisplayOut(BaseModel):
 
 
 class RoleOut(BaseModel):
-    """A role's (seat's) learned advantage: skill points it adds to its player's team."""
+    """A role's (seat's) learned advantage: skill points it adds to its player's team (the
+    model's own value, which depends on the prior's centring), and what the games identify:
+    the role's edge against the average seat with its 95% interval."""
 
     model_config = _FROM_ATTRIBUTES
 
     role: str
-    advantage: float
-    sigma: float
+    advantage: float = Field(
+        description="the model's learned value of the role's virtual player (skill points; "
+        "only differences between seats are identified, so it depends on the prior's centring)"
+    )
+    sigma: float = Field(
+        description="the model's marginal deviation of that value (ignores the correlations "
+        "between seats and with the players: not an interval for the seat's edge)"
+    )
+    vs_average: float | None = Field(
+        default=None,
+        description="the seat's edge against the average seat, in skill points at a table of "
+        "equally rated players (null: the role is not a team's only role, or the games do "
+        "not identify it yet); see seats",
+    )
+    vs_average_low: float | None = Field(
+        default=None, description="lower end of the 95% interval of vs_average (null with it)"
+    )
+    vs_average_high: float | None = Field(
+        default=None, description="upper end of the 95% interval of vs_average (null with it)"
+    )
+
+    @classmethod
+    def of(cls, role: RoleAdvantage) -> RoleOut:
+        return cls(
+            role=role.role,
+            advantage=role.advantage,
+            sigma=role.sigma,
+            vs_average=role.vs_average,
+            vs_average_low=role.low,
+            vs_average_high=role.high,
+        )
+
+
+class SeatEdgeOut(BaseModel):
+    """A side (the roles one team holds: a seat, or Dou Dizhu's two farmers) against the
+    average of the sides it was compared with."""
+
+    model_config = _FROM_ATTRIBUTES
+
+    side: str = Field(description="the side's roles, sorted and joined by +")
+    roles: list[str] = Field(description="the side's roles")
+    vs_average: float | None = Field(
+        description="the side's edge against the average side, in skill points at a table of "
+        "equally rated players (null: not identified by the games so far)"
+    )
+    low: float | None = Field(description="lower end of its 95% interval (null with vs_average)")
+    high: float | None = Field(description="upper end of its 95% interval (null with vs_average)")
+    teams: int = Field(description="teams that held the side in the matches compared")
 
 
 class LeaderboardOut(BaseModel):
@@ -389,6 +437,12 @@ class LeaderboardOut(BaseModel):
         default_factory=list,
         description="the league's learned role advantages, by role (a model that rates "
         "roles, such as cardplay, on matches carrying roles; otherwise empty)",
+    )
+    seats: list[SeatEdgeOut] = Field(
+        default_factory=list,
+        description="every side (a seat, or the roles one team holds together) against the "
+        "average side, with its 95% interval: what the games identify about the roles "
+        "(a model that rates roles, on matches carrying roles; otherwise empty)",
     )
     updating: bool = Field(
         description="the league is being brought up to date after a late result (its re-rating "
@@ -414,7 +468,8 @@ class LeaderboardOut(BaseModel):
                 )
                 for e in page.entries
             ],
-            roles=[RoleOut.model_validate(r) for r in page.roles],
+            roles=[RoleOut.of(r) for r in page.roles],
+            seats=[SeatEdgeOut.model_validate(e) for e in page.seats],
             updating=page.updating,
         )
 

@@ -280,11 +280,12 @@ class Deriver:
 
     def _virtual(self, conn: Connection, lid: int, rows: list[dict[str, Any]]) -> _Virtual:
         """The stored virtual players ``rows`` may meet: every role, and the sides of their
-        deals."""
+        deals; and the league's seat statistics (kind ``seats``: the sums the seat estimate
+        adds to, :mod:`mindsport.rating.trueskill.seats`, kept in the same rows)."""
         v = virtual_ratings.c
         deals = sorted({r["deal"] for r in rows if r["deal"] is not None})
         q = select(v.key, v.mu, v.sigma).where(v.league_id == lid)
-        found = list(conn.execute(q.where(v.kind == "role")))
+        found = list(conn.execute(q.where(v.kind.in_(("role", "seats")))))
         for chunk in chunks(deals):
             found.extend(conn.execute(q.where(v.kind == "deal", v.deal.in_(chunk))))
         return {tuple(json.loads(r.key)): (float(r.mu), float(r.sigma)) for r in found}

@@ -6,9 +6,9 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text
 
-from mindsport.store.values import LeaderboardPage
+from mindsport.store.values import LeaderboardPage, SeatEdge
 
-__all__ = ["board_table", "role_lines"]
+__all__ = ["board_table", "role_lines", "seat_line"]
 
 
 def board_table(page: LeaderboardPage, title: str | None = None) -> Table:
@@ -45,9 +45,20 @@ def board_table(page: LeaderboardPage, title: str | None = None) -> Table:
     return table
 
 
+def seat_line(edge: SeatEdge) -> str:
+    """One side against the average side, e.g. ``East seat: +2.31 skill points against the
+    average seat (95%: +1.78 to +2.84)``; ``... not identified yet`` while the games cannot
+    tell (a side never compared with another)."""
+    kind = "seat" if len(edge.roles) == 1 else "side"
+    if edge.vs_average is None or edge.low is None or edge.high is None:
+        return f"{edge.side} {kind}: not identified yet"
+    return (
+        f"{edge.side} {kind}: {edge.vs_average:+.2f} skill points against the average "
+        f"{kind} (95%: {edge.low:+.2f} to {edge.high:+.2f})"
+    )
+
+
 def role_lines(page: LeaderboardPage) -> list[str]:
-    """The league's learned role advantages, one line each (none for a league without roles),
-    e.g. ``landlord seat: +6.10 skill points (± 0.41)``."""
-    return [
-        f"{r.role} seat: {r.advantage:+.2f} skill points (\u00b1 {r.sigma:.2f})" for r in page.roles
-    ]
+    """The league's seats against the average seat, one line each (none for a league without
+    roles; see :func:`seat_line`)."""
+    return [seat_line(e) for e in page.seats]

@@ -7,6 +7,7 @@ Readers never wait for writers (PostgreSQL: MVCC, READ COMMITTED; SQLite: WAL).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -15,6 +16,8 @@ from sqlalchemy import and_, func, select
 
 from mindsport.errors import NotFoundError
 from mindsport.match import Match, id_problem, normal_id, search_key, text_problem
+from mindsport.rating.trueskill.seats import KIND as SEAT_KIND
+from mindsport.rating.trueskill.seats import SeatEdge, SeatStatistics
 from mindsport.store.codec import match_of
 from mindsport.store.database import Database, chunks
 from mindsport.store.finite import check_finite
@@ -150,23 +153,34 @@ class Queries:
             total = int(conn.execute(count).scalar_one())
             rows = conn.execute(base.order_by(ranked.c.rank).offset(offset).limit(limit)).all()
             v = virtual_ratings.c
-            roles = tuple(
-                RoleAdvantage(r.name, float(r.mu), float(r.sigma))
+            raw_roles = [
+                (r.name, float(r.mu), float(r.sigma))
                 for r in conn.execute(
                     select(v.name, v.mu, v.sigma)
                     .where(v.league_id == lid, v.kind == "role")
                     .order_by(v.name)
                 )
-            )
+            ]
+            seats = _seat_edges(conn, lid) if raw_roles else ()
         _served([(r.mu, r.sigma, r.exposed) for r in rows], league, [r.player for r in rows])
-        _served([(r.advantage, r.sigma) for r in roles], league, [f"role {r.role}" for r in roles])
+        _served([r[1:] for r in raw_roles], league, [f"role {r[0]}" for r in raw_roles])
+        alone = {s.roles[0]: s for s in seats if len(s.roles) == 1}
+        roles = tuple(
+            RoleAdvantage(name, mu, sigma)
+            if name not in alone
+            else RoleAdvantage(name, mu, sigma, alone[name].vs_average, alone[name].low,
+                               alone[name].high)
+            for name, mu, sigma in raw_roles
+        )  # fmt: skip
         entries = [
             LeaderboardEntry(int(r.rank), r.player, r.mu, r.sigma, r.exposed, r.games) for r in rows
         ]
         spec = self._models.specs.get(model_name)
         display = None if spec is None else spec.display
         updating = found.catchup_seq is not None
-        return LeaderboardPage(league, total, offset, limit, entries, display, roles, updating)
+        return LeaderboardPage(
+            league, total, offset, limit, entries, display, roles, updating, seats
+        )
 
     def player(self, league: str, player: str, *, history: bool = True) -> PlayerRecord:
         """A player's current rating, overall rank and rating after each of their matches
@@ -274,3 +288,15 @@ def _served(rows: list[tuple[Any, ...]], league: str, players: list[str]) -> Non
         [tuple(np.nan if x is None else x for x in r) for r in rows],
         (f"league {league!r}: player {p!r}" for p in players),
     )
+
+
+def _seat_edges(conn: Any, lid: int) -> tuple[SeatEdge, ...]:
+    """The sides of league ``lid`` against the average side, from its stored seat statistics
+    (at most a few hundred rows: :data:`~mindsport.rating.trueskill.seats.MAX_SIDES` sides)."""
+    v = virtual_ratings.c
+    found = conn.execute(
+        select(v.key, v.mu, v.sigma).where(v.league_id == lid, v.kind == SEAT_KIND)
+    ).all()
+    stats = SeatStatistics()
+    stats.load({tuple(json.loads(r.key)): (float(r.mu), float(r.sigma)) for r in found})
+    return stats.edges()

@@ -20,7 +20,8 @@
 * ``virtual_ratings``: current rating per (league, virtual player) of a model that rates
   virtual players (``cardplay``: a role's advantage, kind ``role``; a duplicate deal side's
   luck, kind ``deal``, with its ``deal`` id), derived; ``key`` is the JSON list naming it,
-  ``name`` its shown name.
+  ``name`` its shown name; and the model's seat statistics, kind ``seats``, two sums a row in
+  ``mu`` and ``sigma`` (:meth:`mindsport.rating.trueskill.seats.SeatStatistics.states`).
   Never players: they appear on no leaderboard, search or player page.
 * ``rating_history``: the rating after every match a player took part in, derived (online
   models).

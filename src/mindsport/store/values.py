@@ -15,6 +15,7 @@ from mindsport.errors import ConflictError, MindsportError
 from mindsport.frames import frame
 from mindsport.match import MAX_TIME, MIN_TIME
 from mindsport.rating.registry import Display
+from mindsport.rating.trueskill.seats import SeatEdge
 from mindsport.store.league_model import PlayerState
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "MatchRefusedError",
     "PlayerRecord",
     "RoleAdvantage",
+    "SeatEdge",
     "StoreError",
     "late_policy",
     "time_text",
@@ -257,11 +259,19 @@ class LeaderboardEntry:
 @dataclass(frozen=True, slots=True)
 class RoleAdvantage:
     """A role's (seat's) learned advantage in a league whose model rates roles (``cardplay``):
-    the skill points it adds to its player's team, and their deviation."""
+    the skill points its virtual player adds to its player's team, and their deviation (the
+    model's internal values: they depend on the prior's centring, and the deviation ignores
+    the correlations between seats). What the games identify is ``vs_average``: the role's
+    edge against the average seat with its interval at 95% (``low``, ``high``), for a role that
+    is a team's only role (a seat; None otherwise or while not identified; see
+    :class:`SeatEdge` and :attr:`LeaderboardPage.seats`)."""
 
     role: str
     advantage: float
     sigma: float
+    vs_average: float | None = None
+    low: float | None = None
+    high: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,7 +279,7 @@ class LeaderboardPage:
     """A page of a league's leaderboard. ``display``: how the league's model shows a rating
     (labels of ``mu``, ``sigma`` and ``exposed``; see :class:`mindsport.rating.Display`).
     ``roles``: the league's learned role advantages by role name (empty for a model without
-    roles, or before a match with roles)."""
+    roles, or before a match with roles); ``seats``: what the games identify about them."""
 
     league: str
     total: int
@@ -280,6 +290,9 @@ class LeaderboardPage:
     roles: tuple[RoleAdvantage, ...] = ()
     #: the league is being brought up to date (:attr:`League.updating`)
     updating: bool = False
+    #: every side (the roles one team holds: a seat, or Dou Dizhu's two farmers) against the
+    #: average side, with its 95% interval (:mod:`mindsport.rating.trueskill.seats`)
+    seats: tuple[SeatEdge, ...] = ()
 
     def to_frame(self) -> Any:
         """The page's entries as a pandas DataFrame: ``rank``, ``player``, ``mu``, ``sigma``,

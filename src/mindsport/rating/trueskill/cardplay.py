@@ -92,6 +92,8 @@ from mindsport.rating.trueskill.model import (
     PARAMS as TRUESKILL_PARAMS,
 )
 from mindsport.rating.trueskill.predictions import place_probabilities, quality
+from mindsport.rating.trueskill.seats import KIND as SEAT_KIND
+from mindsport.rating.trueskill.seats import SeatEdge, SeatStatistics, side_name
 
 __all__ = ["PARAMS", "CardBlock", "CardPlay", "CardPlayReplayer", "VirtualArrays"]
 
@@ -324,13 +326,17 @@ class VirtualArrays(NamedTuple):
     table of virtual players), ``offset[t]`` its known performance offset; ``margin[i] = (y,
     s2)`` is match ``i``'s observed performance difference (NaN ``y``: none); ``score[t]``,
     in a match of more than two teams, team ``t``'s score on the performance scale (NaN:
-    none)."""
+    none); ``side[t]`` team ``t``'s side (its roles) as a row of the replayer's seat statistics
+    (-1: no roles, or beyond :data:`~mindsport.rating.trueskill.seats.MAX_SIDES`);
+    ``role[v]`` 1 when virtual player ``players[v]`` is a role (0: a deal side)."""
 
     ptr: NDArray[np.int64]
     players: NDArray[np.int64]
     offset: NDArray[np.float64]
     margin: NDArray[np.float64]
     score: NDArray[np.float64]
+    side: NDArray[np.int64]
+    role: NDArray[np.int8]
 
     @classmethod
     def none(cls, block: MatchBlock) -> VirtualArrays:
@@ -342,6 +348,8 @@ class VirtualArrays(NamedTuple):
             np.zeros(n_teams),
             np.tile([math.nan, 1.0], (len(block), 1)),
             np.full(n_teams, math.nan),
+            np.full(n_teams, -1, np.int64),
+            np.zeros(0, np.int8),
         )
 
 
@@ -376,6 +384,8 @@ class CardPlayReplayer(TrueSkillReplayer):
         super().__init__(model, capacity)
         self._virtual: dict[tuple[str, ...], int] = {}
         self.vtable = np.zeros((16, 2))
+        #: the seat statistics (:mod:`mindsport.rating.trueskill.seats`)
+        self.seats = SeatStatistics()
 
     def _virtual_index(self, key: tuple[str, ...], mu: float, sigma: float) -> int:
         i = self._virtual.get(key)
@@ -405,20 +415,36 @@ class CardPlayReplayer(TrueSkillReplayer):
         roles joined by ``+``, or ``#`` and its position)."""
         return self._virtual_ratings("deal")
 
+    def seat_edges(self) -> tuple[SeatEdge, ...]:
+        """Every side's (seat's) edge against the average side, with its interval
+        (:mod:`mindsport.rating.trueskill.seats`): what the games identify about the roles."""
+        return self.seats.edges()
+
     def virtual_states(self) -> dict[tuple[str, ...], tuple[float, float]]:
         """Every virtual player's state, by key (``("role", name)`` or ``("deal", deal id,
-        side)``): ``(mu, sigma)``. What a store keeps between writes (:meth:`load_virtual`)."""
-        return {
+        side)``): ``(mu, sigma)``; and the seat statistics (kind ``"seats"``, see
+        :meth:`~mindsport.rating.trueskill.seats.SeatStatistics.states`). What a store keeps
+        between writes (:meth:`load_virtual`)."""
+        out = {
             key: (float(self.vtable[i, 0]), float(self.vtable[i, 1]))
             for key, i in self._virtual.items()
         }
+        out.update(self.seats.states())
+        return out
 
     def load_virtual(self, states: Mapping[tuple[str, ...], tuple[float, float]]) -> None:
         """Set virtual players' states (as :meth:`virtual_states` gives them) before feeding:
-        a key already known is overwritten, a new one is added."""
+        a key already known is overwritten, a new one is added (the seat statistics are
+        added to the replayer's, which a fresh replayer holds none of)."""
+        seat_states = {}
         for key, (mu, sigma) in states.items():
-            i = self._virtual_index(tuple(key), mu, sigma)
+            key = tuple(key)
+            if key and key[0] == SEAT_KIND:
+                seat_states[key] = (mu, sigma)
+                continue
+            i = self._virtual_index(key, mu, sigma)
             self.vtable[i] = (mu, sigma)
+        self.seats.load(seat_states)
 
     def encode(
         self, matches: list[Match], index: PlayerIndex, time_unit: float | None
@@ -447,6 +473,8 @@ class CardPlayReplayer(TrueSkillReplayer):
         model = self.model
         vptr = [0]
         vplayers: list[int] = []
+        vrole: list[int] = []
+        team_side: list[int] = []
         offset: list[float] = []
         margin: list[tuple[float, float]] = []
         score: list[float] = []
@@ -458,11 +486,14 @@ class CardPlayReplayer(TrueSkillReplayer):
                 roles = match_roles[t] if match_roles is not None else ()
                 for r in roles:
                     vplayers.append(self._virtual_index(("role", r), 0.0, model.role_sigma))
+                    vrole.append(1)
+                team_side.append(self.seats.index(side_name(roles)) if roles else -1)
                 prior = model.luck_scale * luck[t]
                 if duplicate:
                     side = "+".join(sorted(roles)) if roles else f"#{t}"
                     key = ("deal", str(deal), side)
                     vplayers.append(self._virtual_index(key, prior, model.deal_sigma))
+                    vrole.append(0)
                     offset.append(0.0)
                 else:
                     offset.append(prior)
@@ -479,6 +510,8 @@ class CardPlayReplayer(TrueSkillReplayer):
                 np.asarray(offset, np.float64),
                 np.asarray(margin, np.float64).reshape(-1, 2),
                 np.asarray(score, np.float64),
+                np.asarray(team_side, np.int64),
+                np.asarray(vrole, np.int8),
             ),
         )
 
@@ -489,7 +522,17 @@ class CardPlayReplayer(TrueSkillReplayer):
         out = self.outputs(fed)
         kernel = _kernel()
         bad = int(
-            kernel(self.table, block.arrays, self.vtable, virtual, settings, predict, keep, out)
+            kernel(
+                self.table,
+                block.arrays,
+                self.vtable,
+                virtual,
+                self.seats.stats,
+                settings,
+                predict,
+                keep,
+                out,
+            )
         )
         if bad >= 0:
             raise with_match_index(self.failure(bad), bad)

@@ -25,6 +25,7 @@ from mindsport.rating.trueskill.replay_kernel import (
     prediction_scratch,
     prior_variance,
 )
+from mindsport.rating.trueskill.seats_kernel import add_sides, side_teams
 from mindsport.rating.trueskill.trueskill_kernel import (
     Known,
     Slots,
@@ -40,6 +41,7 @@ def replay_cardplay(
     block: BlockArrays,
     vtable: np.ndarray,
     virtual: Any,
+    seats: np.ndarray,
     settings: np.ndarray,
     predict: bool,
     keep: bool,
@@ -66,6 +68,8 @@ def replay_cardplay(
     vplayers = virtual.players
     offset = virtual.offset
     margin = virtual.margin
+    vside = virtual.side
+    vrole = virtual.role
     post = out.post
     model = settings[0]
     tau, drift, sigma0 = model.tau, model.drift, model.sigma0
@@ -87,6 +91,8 @@ def replay_cardplay(
     sw = np.empty(width)
     noise = np.empty(width)
     src = np.empty(width, np.int64)  # >= 0: a player's row; < 0: virtual row -1 - src
+    is_role = np.zeros(width, np.bool_)
+    sides = side_teams(max_teams)
     out_mu = np.empty(width)
     out_sigma = np.empty(width)
     scratch = prediction_scratch(max_teams)
@@ -103,8 +109,12 @@ def replay_cardplay(
         n = team_ptr[i + 1] - t0
         now = times[i]
         q = 0
+        with_sides = False
         for t in range(n):
             ptr[t] = q
+            sides.side[t] = vside[t0 + t]
+            if vside[t0 + t] >= 0:
+                with_sides = True
             known.offset[t] = offset[t0 + t]
             known.margin[2 + t] = score[t0 + t]
             for s in range(player_ptr[t0 + t], player_ptr[t0 + t + 1]):
@@ -114,6 +124,7 @@ def replay_cardplay(
                 sw[q] = weights[s]
                 noise[q] = 1.0
                 src[q] = p
+                is_role[q] = False
                 pv[q] = prior_variance(ssig[q], table[p, 2], now, drift, sigma0, tau2)
                 q += 1
             for v in range(vptr[t0 + t], vptr[t0 + t + 1]):
@@ -123,9 +134,13 @@ def replay_cardplay(
                 sw[q] = 1.0
                 noise[q] = 0.0
                 src[q] = -1 - r
+                is_role[q] = vrole[v] != 0
                 pv[q] = ssig[q] * ssig[q]
                 q += 1
         ptr[n] = q
+        if with_sides:
+            _side_terms(ptr[: n + 1], known.offset, smu, pv, noise, is_role, sides, model.beta)
+            add_sides(ranks[t0 : t0 + n], sides, seats, model.z, model.beta)
         for s in range(q):
             out_mu[s] = smu[s]
             out_sigma[s] = ssig[s]
@@ -155,3 +170,51 @@ def replay_cardplay(
                 if with_time:
                     post[s, 2] = table[p, 2]
     return -1
+
+
+@jit
+def _side_terms(
+    ptr: np.ndarray,
+    offset: np.ndarray,
+    mu: np.ndarray,
+    pv: np.ndarray,
+    noise: np.ndarray,
+    is_role: np.ndarray,
+    sides: Any,
+    beta: float,
+) -> None:
+    """Fill ``sides`` (:class:`.seats_kernel.SideTeams`) for one match laid out in slots
+    (team ``t``: ``ptr[t]:ptr[t+1]``): players (``noise`` 1) centred on the table's mean
+    rating, roles (``is_role``) as the side's value, deal sides as known offsets with their
+    variance."""
+    n = ptr.shape[0] - 1
+    total = 0.0
+    count = 0
+    for s in range(ptr[n]):
+        if noise[s] > 0.0:
+            total += mu[s]
+            count += 1
+    mean = total / count if count > 0 else 0.0
+    beta2 = beta * beta
+    for t in range(n):
+        rated = 0.0
+        known = offset[t]
+        lin = 0.0
+        var = 0.0
+        size = 0
+        for s in range(ptr[t], ptr[t + 1]):
+            if noise[s] > 0.0:
+                rated += mu[s] - mean
+                var += pv[s] + noise[s] * beta2
+                size += 1
+            elif is_role[s]:
+                lin += mu[s]
+            else:
+                known += mu[s]
+                var += pv[s]
+        sides.rated[t] = rated
+        sides.level[t] = size * mean
+        sides.known[t] = known
+        sides.lin[t] = lin
+        sides.var[t] = var
+        sides.size[t] = size

@@ -32,6 +32,7 @@ from mindsport.service.middleware import ApiRoute
 from mindsport.service.refusals import page_responses
 from mindsport.service.schemas import ID_PATTERN, LEAGUE_PATTERN, Offset, Search
 from mindsport.store import Store
+from mindsport.store.display import seat_line
 
 if TYPE_CHECKING:
     from mindsport.rating.registry import Display
@@ -92,15 +93,14 @@ def _legend(columns: list[tuple[str, str]], smoothed: bool) -> str:
 
 
 def _roles(board: LeaderboardPage) -> str:
-    """The league's learned role advantages as a small list (empty when it has none)."""
-    if not board.roles:
+    """The league's seats (sides) against the average seat, with their 95% intervals, as a
+    small list (empty when it has none)."""
+    if not board.seats:
         return ""
     items = "".join(
-        f'<li data-role="{escape(r.role)}">{escape(r.role)} seat: {r.advantage:+.2f} skill '
-        f"points (&plusmn; {r.sigma:.2f})</li>"
-        for r in board.roles
+        f'<li data-side="{escape(e.side)}">{escape(seat_line(e))}</li>' for e in board.seats
     )
-    return f'<div id="roles"><h2>Role advantages</h2><ul>{items}</ul></div>'
+    return f'<div id="roles"><h2>Seats against the average seat</h2><ul>{items}</ul></div>'
 
 
 def render_page(
