@@ -63,6 +63,9 @@ def test_anonymous_computations_have_their_own_small_budget(
             assert "without a key" in r.json()["detail"]
         r = client.post("/api/leagues/main/matchmake", json={"players": ["a", "b"], "shape": "1v1"})
         assert r.status_code == 429
+        # refused before its body is read: a malformed one is not looked at (else 422)
+        r = client.post(PATH, content=b"{not json", headers={"Content-Type": "application/json"})
+        assert r.status_code == 429, r.text
         # a key holder is served meanwhile, from its own slots
         r = client.post(PATH, json=QUICK, headers={"X-API-Key": key})
         assert r.status_code == 200, r.text
@@ -172,6 +175,8 @@ def test_anonymous_computations_are_charged_their_cpu_time(
     assert r.status_code == 429, r.text
     assert "share of the server's CPU time" in r.json()["detail"]
     assert abs(int(r.headers["retry-after"]) - owed / share) <= 2
+    r = client.post(PATH, content=b"[1,", headers={"Content-Type": "application/json"})
+    assert r.status_code == 429, r.text  # before the body is read
     r = client.post(PATH, json=QUICK, headers={"X-API-Key": key})  # not charged, not refused
     assert r.status_code == 200, r.text
     assert len(burnt) == 2

@@ -174,10 +174,12 @@ class _LeagueKeyIfAny(KeyCheck):
 
     async def check(self, request: Request) -> None:
         key = request.headers.get("x-api-key")
+        runtime = get_runtime(request)
         if key is not None:
             _validated([(_KEY_VALUE, ("header", "X-API-Key"), key)])
-            runtime = get_runtime(request)
             await runtime.run(runtime.store.authorize, key, request.path_params["league"])
+        else:  # refused before its body is read when the anonymous budget is spent (429)
+            runtime.admit_anonymous()
         request.scope[_KEYED] = key is not None
 
     async def __call__(

@@ -152,6 +152,37 @@ class Runtime:
                     return done[1]
             return await self.run(_timed, partial(seat_players, task, deadline), spent)
 
+    def admit_anonymous(self) -> None:
+        """:class:`ServiceBusyError` when a computation without a key would be refused now (its
+        queue full, or its CPU budget overdrawn beyond the longest wait): checked before the
+        request's body is read, so that a client looping on refusals costs the server little;
+        :meth:`compute_slot` and :meth:`_budgeted` check again."""
+        self._bind()
+        self._queue_check()
+        self._budget_check()
+
+    def _queue_check(self) -> None:
+        limit = ANONYMOUS_COMPUTE_SLOTS + ANONYMOUS_COMPUTE_QUEUE
+        if self._anonymous_pending >= limit:
+            raise ServiceBusyError(
+                f"{limit} predictions or matchmaking searches without a key are running or "
+                "waiting, the most the server takes; retry later, or send a key "
+                "(X-API-Key) of the league"
+            )
+
+    def _budget_check(self) -> float:
+        """The seconds until the anonymous CPU budget is no longer overdrawn;
+        :class:`ServiceBusyError` when that is longer than the longest wait."""
+        wait = self.anonymous_cpu.delay()
+        if wait > COMPUTE_WAIT_SECONDS:
+            raise ServiceBusyError(
+                "predictions and matchmaking without a key have used their share of the "
+                f"server's CPU time; retry in {math.ceil(wait)} s, or send a key (X-API-Key) "
+                "of the league",
+                retry_after=math.ceil(wait),
+            )
+        return wait
+
     @asynccontextmanager
     async def _budgeted(self, anonymous: bool) -> AsyncIterator[list[float]]:
         """A computation slot (:meth:`compute_slot`); ``anonymous``: once the anonymous CPU
@@ -165,14 +196,7 @@ class Runtime:
                 yield spent
                 return
             budget = self.anonymous_cpu
-            wait = budget.delay()
-            if wait > COMPUTE_WAIT_SECONDS:
-                raise ServiceBusyError(
-                    "predictions and matchmaking without a key have used their share of the "
-                    f"server's CPU time; retry in {math.ceil(wait)} s, or send a key (X-API-Key) "
-                    "of the league",
-                    retry_after=math.ceil(wait),
-                )
+            wait = self._budget_check()
             while wait > 0:
                 await asyncio.sleep(wait)
                 wait = budget.delay()
@@ -192,13 +216,7 @@ class Runtime:
         waiting already."""
         self._bind()
         if anonymous:
-            limit = ANONYMOUS_COMPUTE_SLOTS + ANONYMOUS_COMPUTE_QUEUE
-            if self._anonymous_pending >= limit:
-                raise ServiceBusyError(
-                    f"{limit} predictions or matchmaking searches without a key are running or "
-                    "waiting, the most the server takes; retry later, or send a key "
-                    "(X-API-Key) of the league"
-                )
+            self._queue_check()
             self._anonymous_pending += 1
             try:
                 async with self._slot(self._anonymous):
