@@ -1,5 +1,6 @@
 """Predictions and matchmaking without a key compute in a small pool of their own (issue 42):
-beyond its slots and its queue they are refused with 429 and Retry-After at once, while a
+beyond its slots and its queue they are refused with 429 and Retry-After (after a pause of
+:data:`ANONYMOUS_REFUSAL_SECONDS`, before the body is read), while a
 request with a key of the league is served; a key sent must be valid (SQLite and PostgreSQL).
 
 The computation is held on an event (a prediction naming player ``slow`` waits for it), so the
@@ -17,7 +18,11 @@ import httpx
 import pytest
 
 from mindsport import forecast
-from mindsport.service.limits import ANONYMOUS_COMPUTE_QUEUE, ANONYMOUS_COMPUTE_SLOTS
+from mindsport.service.limits import (
+    ANONYMOUS_COMPUTE_QUEUE,
+    ANONYMOUS_COMPUTE_SLOTS,
+    ANONYMOUS_REFUSAL_SECONDS,
+)
 
 SLOW = {"teams": [["slow"], ["b"]], "allow_new": True}
 QUICK = {"teams": [["a"], ["b"]], "allow_new": True}
@@ -55,9 +60,12 @@ def test_anonymous_computations_have_their_own_small_budget(
         while runtime._anonymous_pending < admitted:  # all running or waiting
             assert time.monotonic() < deadline, "the anonymous requests did not arrive"
             time.sleep(0.01)
-        # beyond the budget: refused at once, slow computation or not
+        # beyond the budget: refused, slow computation or not, after the refusal's pause (a
+        # client looping on refusals gets one a second per connection)
         for body in (SLOW, QUICK):
+            t0 = time.monotonic()
             r = client.post(PATH, json=body)
+            assert time.monotonic() - t0 >= ANONYMOUS_REFUSAL_SECONDS
             assert r.status_code == 429, r.text
             assert r.headers["retry-after"] == "1"
             assert "without a key" in r.json()["detail"]

@@ -5,7 +5,8 @@ Their cost grows fast with their input: requests with a key (a write key of the 
 admin key, in X-API-Key) run at most :data:`~mindsport.service.limits.COMPUTE_SLOTS` at a time
 (others wait, then 429); requests without one run in a smaller pool of their own,
 :data:`~mindsport.service.limits.ANONYMOUS_COMPUTE_SLOTS` at a time with at most
-:data:`~mindsport.service.limits.ANONYMOUS_COMPUTE_QUEUE` waiting (429 at once beyond), so that
+:data:`~mindsport.service.limits.ANONYMOUS_COMPUTE_QUEUE` waiting (429 beyond, before the body
+is read, after a pause of :data:`~mindsport.service.limits.ANONYMOUS_REFUSAL_SECONDS`), so that
 anonymous loops never take the slots of key holders; and together they take at most
 :data:`~mindsport.service.limits.ANONYMOUS_CPU_SHARE` CPU seconds per second (an anonymous
 computation waits until that budget is no longer overdrawn, 429 with Retry-After when that would
