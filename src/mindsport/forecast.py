@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 #: most ways to give a table's role sets to its teams that matchmaking tries per table
 MAX_ASSIGNMENTS = 720
 
-__all__ = ["Prediction", "matchmake", "predict"]
+__all__ = ["Prediction", "Seating", "matchmake", "predict", "seat_players", "seating"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,6 +211,72 @@ def _seated(
     return best_q, best
 
 
+@dataclass(frozen=True, slots=True)
+class Seating:
+    """What a matchmaking search needs, read from the store (values only: it may be sent to
+    another process): the league's model, the waiting players' ratings by id, the shape, and
+    with roles the role sets, their ratings and the ways to give them to a table's teams."""
+
+    model: LeagueModel
+    pool: dict[str, PlayerState]
+    shape: str | tuple[int, ...]
+    roles: list[list[str]] | None = None
+    virtual: list[list[Any]] | None = None
+    perms: list[tuple[int, ...]] | None = None
+
+
+def seating(
+    store: Store,
+    league: str,
+    players: Sequence[str],
+    shape: str | Sequence[int],
+    *,
+    roles: Sequence[Sequence[str]] | None = None,
+    allow_new: bool = False,
+) -> Seating:
+    """The values :func:`seat_players` searches over (see :func:`matchmake`, which is
+    ``seat_players(seating(...), deadline)``)."""
+    sizes = parse_shape(shape)
+    rlist = None if roles is None else _shape_roles(sizes, roles)
+    perms = None if rlist is None else _assignments(sizes)
+    players = _check_players(players)
+    lm, states = store.team_states(league, [[p] for p in players], allow_new=allow_new)
+    pool = {p: st[0] for p, st in zip(players, states, strict=True)}
+    key = shape if isinstance(shape, str) else tuple(shape)
+    if rlist is None:
+        return Seating(lm, pool, key)
+    return Seating(lm, pool, key, rlist, _role_ratings(store, league, lm, rlist), perms)
+
+
+def seat_players(task: Seating, deadline: float | None = None) -> Pairing:
+    """Balanced tables for ``task`` (:func:`seating`), the search bounded by ``deadline`` (a
+    :func:`time.monotonic` value); no store needed."""
+    lm, pool, shape = task.model, task.pool, task.shape
+    if task.roles is None or task.perms is None:
+        return seat(
+            pool, shape, lambda teams: lm.quality(teams), strength=lm.exposed, deadline=deadline
+        )
+    virtual, perms = task.virtual, task.perms
+
+    def quality(teams: list[Sequence[PlayerState]]) -> float:
+        return lm.quality(teams, virtual)
+
+    plan = seat(
+        pool,
+        shape,
+        lambda teams: _seated(teams, perms, quality)[0],
+        strength=lm.exposed,
+        deadline=deadline,
+    )
+    roles_out = tuple(tuple(r) for r in task.roles)
+    tables = []
+    for tb in plan.tables:
+        # the seating's best assignment of the role sets to its teams, in seat order
+        q, perm = _seated([[pool[p] for p in team] for team in tb.teams], perms, quality)
+        tables.append(Table(tuple(tb.teams[t] for t in perm), q, roles_out))
+    return Pairing(tuple(tables), plan.waiting, plan.worst_quality, plan.exact)
+
+
 def matchmake(
     store: Store,
     league: str,
@@ -226,33 +292,7 @@ def matchmake(
     search). ``roles``: the roles of the shape's seats, one list per team (a league whose
     model rates roles; each table then takes the best assignment of roles to its teams, see
     the module docstring). Unknown players raise :class:`~mindsport.errors.NotFoundError`
-    unless ``allow_new``."""
-    sizes = parse_shape(shape)
-    rlist = None if roles is None else _shape_roles(sizes, roles)
-    perms = [] if rlist is None else _assignments(sizes)
-    players = _check_players(players)
-    lm, states = store.team_states(league, [[p] for p in players], allow_new=allow_new)
-    pool = {p: st[0] for p, st in zip(players, states, strict=True)}
-    if rlist is None:
-        return seat(
-            pool, shape, lambda teams: lm.quality(teams), strength=lm.exposed, deadline=deadline
-        )
-    virtual = _role_ratings(store, league, lm, rlist)
-
-    def quality(teams: list[Sequence[PlayerState]]) -> float:
-        return lm.quality(teams, virtual)
-
-    plan = seat(
-        pool,
-        shape,
-        lambda teams: _seated(teams, perms, quality)[0],
-        strength=lm.exposed,
-        deadline=deadline,
-    )
-    roles_out = tuple(tuple(r) for r in rlist)
-    tables = []
-    for tb in plan.tables:
-        # the seating's best assignment of the role sets to its teams, in seat order
-        q, perm = _seated([[pool[p] for p in team] for team in tb.teams], perms, quality)
-        tables.append(Table(tuple(tb.teams[t] for t in perm), q, roles_out))
-    return Pairing(tuple(tables), plan.waiting, plan.worst_quality, plan.exact)
+    unless ``allow_new``. The same as ``seat_players(seating(...), deadline)``: the reading
+    and the search may run in different processes."""
+    task = seating(store, league, players, shape, roles=roles, allow_new=allow_new)
+    return seat_players(task, deadline)

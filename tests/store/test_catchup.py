@@ -10,6 +10,7 @@ read before the late post, and no piece re-rates more than its bound.
 
 from __future__ import annotations
 
+import itertools
 import random
 import threading
 import time
@@ -233,3 +234,51 @@ def test_the_command_line_shows_a_league_being_brought_up_to_date(
     assert "being brought up to date" not in shown
     with Store(db) as st:
         _assert_equals_replay(st, "lg", ms + early)
+
+
+class _Steps:
+    """A stand-in for :class:`CatchUp`: one league behind for ``pieces`` steps, each step's
+    time.monotonic() recorded."""
+
+    def __init__(self, pieces: int) -> None:
+        self.left = pieces
+        self.times: list[float] = []
+
+    def behind(self) -> list[str]:
+        return ["lg"] if self.left else []
+
+    def step(self, name: str) -> None:
+        self.times.append(time.monotonic())
+        self.left -= 1
+
+
+def test_the_worker_holds_its_pieces_while_writes_arrive_but_moves_on() -> None:
+    """While writes arrive every 5 ms, pieces are at least ``max_defer`` apart (the bound's
+    arithmetic is the reference: a piece waits for a quiet ``quiet`` seconds or ``max_defer``
+    after the last one), so the catch-up still moves on; once writes stop the pieces follow one
+    another at once (no rest: ``rest`` 0)."""
+    steps = _Steps(pieces=40)
+    worker = catchup_module.CatchUpWorker(
+        steps,  # type: ignore[arg-type]
+        rescan=0.05,
+        rest=0.0,
+        quiet=0.05,
+        max_defer=0.3,
+    )
+    worker.writing()
+    worker.start()
+    try:
+        until = time.monotonic() + 1.5
+        while time.monotonic() < until:
+            worker.writing()
+            time.sleep(0.005)
+        during = [t for t in steps.times if t < until]
+        assert 2 <= len(during) <= 7, during  # 1.5 s at one piece per 0.3 s at most
+        gaps = [b - a for a, b in itertools.pairwise(during)]
+        assert all(g >= 0.3 - 0.01 for g in gaps), gaps
+        deadline = time.monotonic() + 30
+        while steps.left and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert steps.left == 0  # the rest, once quiet, without the hold
+    finally:
+        worker.stop()

@@ -18,6 +18,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
+from mindsport.service.computing import ComputePool
 from mindsport.service.headers import SecurityHeadersMiddleware
 from mindsport.service.limits import MAX_BATCH, MAX_BODY_BYTES, ServerLimits
 from mindsport.service.middleware import BodyLimitMiddleware
@@ -59,7 +60,8 @@ def create_app(
 
     The store is opened here (tables created when missing) and closed at shutdown when the app
     opened it. With ``prepare_workers`` > 0, large posts of matches are parsed and prepared in
-    that many worker processes (:mod:`mindsport.service.prepare`), started with the app;
+    that many worker processes (:mod:`mindsport.service.prepare`), started with the app, and
+    matchmaking searches without a key run in one more (:mod:`mindsport.service.computing`);
     ``None``: as many as :func:`~mindsport.service.prepare.default_workers` (what the servers
     of the command line use unless told). ``limits``: the body timeouts (the rest of
     :class:`~mindsport.service.limits.ServerLimits` is the HTTP server's,
@@ -67,8 +69,14 @@ def create_app(
     """
     workers = default_workers() if prepare_workers is None else prepare_workers
     pool = None if workers == 0 else PreparePool(workers)
+    computing = None if workers == 0 else ComputePool(1)
     own = store is None
-    runtime = Runtime(Store(database_url) if store is None else store, pool, owns_store=own)
+    runtime = Runtime(
+        Store(database_url) if store is None else store,
+        pool,
+        owns_store=own,
+        computing=computing,
+    )
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:

@@ -12,6 +12,7 @@ row on every request (a revoked key is refused at once).
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated, Any
 
 from fastapi import Depends, Header, Path, Request
@@ -20,8 +21,8 @@ from pydantic import Field, TypeAdapter, ValidationError
 
 from mindsport.event.model import EVENT_NAME
 from mindsport.event.storage import EventStore
-from mindsport.service.limits import MAX_ID_LENGTH, MAX_KEY_LENGTH
-from mindsport.service.runtime import Runtime
+from mindsport.service.limits import ANONYMOUS_REFUSAL_SECONDS, MAX_ID_LENGTH, MAX_KEY_LENGTH
+from mindsport.service.runtime import Runtime, ServiceBusyError
 from mindsport.service.schemas import ID_PATTERN, LEAGUE_PATTERN
 from mindsport.store.keys import MissingKeyError
 
@@ -174,10 +175,16 @@ class _LeagueKeyIfAny(KeyCheck):
 
     async def check(self, request: Request) -> None:
         key = request.headers.get("x-api-key")
+        runtime = get_runtime(request)
         if key is not None:
             _validated([(_KEY_VALUE, ("header", "X-API-Key"), key)])
-            runtime = get_runtime(request)
             await runtime.run(runtime.store.authorize, key, request.path_params["league"])
+        else:  # refused before its body is read when the anonymous budget is spent (429)
+            try:
+                runtime.admit_anonymous()
+            except ServiceBusyError:
+                await asyncio.sleep(ANONYMOUS_REFUSAL_SECONDS)
+                raise
         request.scope[_KEYED] = key is not None
 
     async def __call__(

@@ -33,6 +33,9 @@ from mindsport.store.queries import MAX_OFFSET
 __all__ = [
     "ANONYMOUS_COMPUTE_QUEUE",
     "ANONYMOUS_COMPUTE_SLOTS",
+    "ANONYMOUS_CPU_BURST",
+    "ANONYMOUS_CPU_SHARE",
+    "ANONYMOUS_REFUSAL_SECONDS",
     "BACKLOG",
     "BODY_IDLE_SECONDS",
     "BODY_SECONDS",
@@ -194,8 +197,20 @@ COMPUTE_SECONDS = 2.0
 #: predictions and matchmaking of requests without a key computed at the same time (apart from
 #: the COMPUTE_SLOTS of requests with a key, so that anonymous loops never hold those)
 ANONYMOUS_COMPUTE_SLOTS = 1
-#: requests without a key waiting for an anonymous slot at most (429 at once beyond)
+#: requests without a key waiting for an anonymous slot at most (429 beyond, after
+#: ANONYMOUS_REFUSAL_SECONDS)
 ANONYMOUS_COMPUTE_QUEUE = 4
+#: CPU seconds per second that predictions and matchmaking without a key may take together (the
+#: slots bound how many run at once, this how much of the server's interpreter they take): an
+#: anonymous computation starts when the budget is not overdrawn, waiting for it at most
+#: COMPUTE_WAIT_SECONDS (429 with Retry-After beyond), and its CPU time is charged when it ends
+ANONYMOUS_CPU_SHARE = 0.1
+#: CPU seconds the anonymous budget holds at most (what a quiet server lets a burst take)
+ANONYMOUS_CPU_BURST = 2.0
+#: seconds a request without a key refused for the anonymous queue or budget waits for its 429
+#: (its Retry-After; a client looping on refusals then costs the server a refusal a second per
+#: connection, not one per round trip)
+ANONYMOUS_REFUSAL_SECONDS = 1.0
 
 # -- events ----------------------------------------------------------------------------------------
 #: most hands in an event's pool

@@ -36,7 +36,7 @@ from mindsport.errors import MindsportError
 from mindsport.service.body import UnprocessableError, parse_matches
 from mindsport.store import PreparedMatches, prepare_matches
 
-__all__ = ["GC_THRESHOLD", "PREPARE_FROM_BYTES", "PreparePool", "default_workers"]
+__all__ = ["GC_THRESHOLD", "PREPARE_FROM_BYTES", "PreparePool", "default_workers", "start_worker"]
 
 #: allocations between collections of the garbage collector's youngest generation in the server
 #: process and its workers (default 700: a post allocates thousands of short-lived objects, and
@@ -68,7 +68,9 @@ def _watch_parent(parent: int) -> None:
     os._exit(0)  # the server is gone: nothing is left to do, nothing to flush
 
 
-def _start_worker(parent: int) -> None:
+def start_worker(parent: int) -> None:
+    """A worker process's start: the collector's settings of the server, and a thread making
+    it exit when the server process ``parent`` is gone."""
     gc.freeze()  # the modules imported so far live as long as the worker
     gc.set_threshold(GC_THRESHOLD, 20, 20)
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
@@ -107,7 +109,7 @@ class PreparePool:
             self._executor = ProcessPoolExecutor(
                 self.workers,
                 mp_context=multiprocessing.get_context("spawn"),
-                initializer=_start_worker,
+                initializer=start_worker,
                 initargs=(os.getpid(),),
             )
         return self._executor

@@ -115,6 +115,8 @@ def refusal(exc: Exception) -> JSONResponse:
         return _answer(
             422, [{"loc": list(e["loc"]), "msg": e["msg"], "type": e["type"]} for e in exc.errors()]
         )
+    if isinstance(exc, ServiceBusyError):
+        return _answer(429, str(exc), {"Retry-After": str(exc.retry_after)})
     for cls, status, headers in _STATUS:
         if isinstance(exc, cls):
             if status >= 500:

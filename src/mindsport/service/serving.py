@@ -12,11 +12,13 @@ class :func:`guarded_protocol` makes adds them, on uvicorn's own (httptools, or 
   its previous request: otherwise the connection is closed, with a JSON 408 when part of a
   request had arrived;
 * a head of more than :data:`~mindsport.service.limits.MAX_HEAD_BYTES` is answered 431;
-* beyond :data:`~mindsport.service.limits.MAX_CONNECTIONS` open connections, a new one is
-  answered 503, and beyond :data:`~mindsport.service.limits.MAX_CONNECTIONS_PER_CLIENT` from
-  one client address, 429 (both JSON, with Retry-After), and closed.
+* beyond :data:`~mindsport.service.limits.MAX_CONNECTIONS_PER_CLIENT` open connections from one
+  client address, a new one is answered 429, and beyond
+  :data:`~mindsport.service.limits.MAX_CONNECTIONS` in all, 503 (both JSON, with Retry-After),
+  and closed.
 
-A refused connection is answered at once, before its request is read, then shut for writing
+A refused connection is answered at once, before its request is read and before uvicorn's
+protocol is set up for it (the answer made once, nothing logged), then shut for writing
 and closed when the client closes it or after
 :data:`~mindsport.service.limits.REFUSED_LINGER_SECONDS` (closing a socket with unread data would
 reset it and lose the answer); at most ``max_connections`` refused connections wait so at once,
@@ -68,6 +70,10 @@ def refusal_bytes(status: int, detail: str, retry_after: int | None = None) -> b
     return ("\r\n".join(head) + "\r\n\r\n").encode() + body
 
 
+#: client addresses whose refusal answer is kept made (beyond, the kept ones are dropped)
+_CACHED_ANSWERS = 1024
+
+
 def _client_of(transport: asyncio.BaseTransport) -> str:
     """The client address of a connection (its host; ``""`` when it has none, a Unix socket)."""
     peer = transport.get_extra_info("peername")
@@ -85,25 +91,36 @@ class ConnectionGuard:
         self.open = 0
         self.per_client: dict[str, int] = {}
         self.lingering = 0
+        # the answers refusing a connection, made once (a flood of refused connections costs
+        # the server as little as it can): the server's, and one per client address refused
+        self._full = refusal_bytes(
+            503,
+            f"the server has {limits.max_connections} connections open, its most; "
+            "retry in a moment",
+            retry_after=1,
+        )
+        self._too_many: dict[str, bytes] = {}
 
     def admit(self, client: str) -> bytes | None:
-        """Count a new connection from ``client``; or the answer refusing it (not counted)."""
+        """Count a new connection from ``client``; or the answer refusing it (not counted): the
+        client address's cap is checked first, then the server's."""
         limits = self.limits
-        if self.open >= limits.max_connections:
-            return refusal_bytes(
-                503,
-                f"the server has {limits.max_connections} connections open, its most; "
-                "retry in a moment",
-                retry_after=1,
-            )
         mine = self.per_client.get(client, 0)
         if mine >= limits.max_connections_per_client:
-            return refusal_bytes(
-                429,
-                f"{client or 'this client'} has {limits.max_connections_per_client} connections "
-                "open, the most one client address may have; close one or retry later",
-                retry_after=1,
-            )
+            answer = self._too_many.get(client)
+            if answer is None:
+                if len(self._too_many) >= _CACHED_ANSWERS:
+                    self._too_many.clear()
+                answer = self._too_many[client] = refusal_bytes(
+                    429,
+                    f"{client or 'this client'} has {limits.max_connections_per_client} "
+                    "connections open, the most one client address may have; close one or "
+                    "retry later",
+                    retry_after=1,
+                )
+            return answer
+        if self.open >= limits.max_connections:
+            return self._full
         self.open += 1
         self.per_client[client] = mine + 1
         return None
@@ -133,6 +150,13 @@ class _Guarded(asyncio.Protocol):
     _timer: asyncio.TimerHandle | None = None
     _head_bytes = 0
 
+    _made: tuple[tuple[Any, ...], dict[str, Any]] = ((), {})
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # uvicorn's protocol is set up when the connection is admitted: a refused one costs
+        # nothing of it (its logger look-ups, its parser)
+        self._made = (args, kwargs)
+
     # -- refusing a connection ---------------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         client = _client_of(transport)
@@ -140,6 +164,8 @@ class _Guarded(asyncio.Protocol):
         if answer is None:
             self._counted = True
             self._client = client
+            args, kwargs = self._made
+            super().__init__(*args, **kwargs)
             super().connection_made(transport)
             self._arm()
             return
@@ -171,6 +197,14 @@ class _Guarded(asyncio.Protocol):
         if self._refused:
             return None  # the transport closes
         return super().eof_received()
+
+    def pause_writing(self) -> None:
+        if not self._refused:
+            super().pause_writing()
+
+    def resume_writing(self) -> None:
+        if not self._refused:
+            super().resume_writing()
 
     # -- the request head ------------------------------------------------------------------------
     def _waiting_for_head(self) -> bool:

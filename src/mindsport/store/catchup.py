@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -61,7 +62,9 @@ from mindsport.store.match_log import FROM_POSITION, RATINGS_UPSERT, read_log
 
 __all__ = [
     "INLINE",
+    "MAX_DEFER_SECONDS",
     "PIECE",
+    "QUIET_SECONDS",
     "RESCAN_SECONDS",
     "REST",
     "START",
@@ -86,6 +89,13 @@ PIECE = 250
 REST = 4.0
 #: how often the worker looks for leagues left marked (by a crash, or another process)
 RESCAN_SECONDS = 30.0
+#: the worker holds its next piece while the write path had a request in the last this many
+#: seconds (posts of every league go first; on SQLite they share one writer with the catch-up,
+#: and every process's posts share the server's interpreter with it) ...
+QUIET_SECONDS = 0.05
+#: ... but for at most this many seconds after its last piece, so that under a steady load a
+#: catch-up still moves on (a piece each time) and it finishes once the load pauses
+MAX_DEFER_SECONDS = 1.0
 
 #: a position in a league's replay order: (time, seq); :data:`START` is before every match
 Position = tuple[float | None, int]
@@ -309,15 +319,28 @@ class CatchUp:
 class CatchUpWorker:
     """A thread that brings marked leagues up to date (:meth:`CatchUp.step`), one piece of each
     in turn, so that no league waits for another's whole catch-up, resting ``rest`` times as
-    long as each piece took (:data:`REST`); woken by :meth:`wake`, and looking for marked
-    leagues every :data:`RESCAN_SECONDS` (``rescan``) as well."""
+    long as each piece took (:data:`REST`), and holding a piece while writes arrive (told by
+    :meth:`writing`: until none came for ``quiet`` seconds, :data:`QUIET_SECONDS`, and at most
+    ``max_defer`` seconds after its last piece, :data:`MAX_DEFER_SECONDS`); woken by
+    :meth:`wake`, and looking for marked leagues every :data:`RESCAN_SECONDS` (``rescan``) as
+    well."""
 
     def __init__(
-        self, catchup: CatchUp, rescan: float = RESCAN_SECONDS, rest: float = REST
+        self,
+        catchup: CatchUp,
+        rescan: float = RESCAN_SECONDS,
+        rest: float = REST,
+        *,
+        quiet: float = QUIET_SECONDS,
+        max_defer: float = MAX_DEFER_SECONDS,
     ) -> None:
         self._catchup = catchup
         self._rescan = rescan
         self._rest = rest
+        self._quiet = quiet
+        self._max_defer = max_defer
+        self._last_write = -math.inf  # time.monotonic() of the last write request
+        self._last_piece = -math.inf  # time.monotonic() at the end of the last piece's rest
         self._wake = threading.Event()
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
@@ -337,6 +360,21 @@ class CatchUpWorker:
                 target=self._loop, name="mindsport-catchup", daemon=True
             )
             self._thread.start()
+
+    def writing(self) -> None:
+        """A write request arrived (the next piece waits for a quiet moment)."""
+        self._last_write = time.monotonic()
+
+    def _defer(self, since: float) -> None:
+        """Wait until no write came for ``quiet`` seconds, or ``max_defer`` seconds after
+        ``since`` (the end of the last piece), or the worker is stopped."""
+        while not self._stopping.is_set():
+            now = time.monotonic()
+            calm = now - self._last_write
+            left = since + self._max_defer - now
+            if calm >= self._quiet or left <= 0:
+                return
+            self._stopping.wait(min(left, self._quiet - calm))
 
     def wake(self, league: str | None = None) -> None:
         """A league (``league``, if named) was marked: look now."""
@@ -365,6 +403,7 @@ class CatchUpWorker:
                 self._wake.wait(self._rescan)
                 continue
             for name in names:
+                self._defer(self._last_piece)
                 if self._stopping.is_set():
                     return
                 began = time.perf_counter()
@@ -377,3 +416,4 @@ class CatchUpWorker:
                     self._stopping.wait(1.0)
                     continue
                 self._stopping.wait((time.perf_counter() - began) * self._rest)
+                self._last_piece = time.monotonic()

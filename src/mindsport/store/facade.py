@@ -337,7 +337,9 @@ class Store:
         """:meth:`add_matches` without waiting: the matches are checked here (bad input raises
         at once; a :class:`PreparedMatches` was checked when it was made) and queued for the
         group commit; the future completes after the commit. ``reservation``: the place
-        :meth:`reserve_matches` held for them, given up if they are refused here."""
+        :meth:`reserve_matches` held for them, given up if they are refused here. The catch-up's
+        worker holds its next piece for them (:class:`~mindsport.store.catchup.CatchUpWorker`)."""
+        self._worker.writing()
         return self._ingest.submit(league, batch, progress, create, reservation)
 
     def reserve_matches(self, league: str) -> Reservation:
@@ -346,6 +348,7 @@ class Store:
         concurrent clients sent together are committed together, whatever order they arrived
         in, and nothing is re-rated for it. Pass the place to :meth:`submit_matches`, or to
         :meth:`release_matches` when nothing will be submitted."""
+        self._worker.writing()
         return self._ingest.reserve(league)
 
     def release_matches(self, reservation: Reservation) -> None:

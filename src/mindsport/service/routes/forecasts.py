@@ -5,22 +5,26 @@ Their cost grows fast with their input: requests with a key (a write key of the 
 admin key, in X-API-Key) run at most :data:`~mindsport.service.limits.COMPUTE_SLOTS` at a time
 (others wait, then 429); requests without one run in a smaller pool of their own,
 :data:`~mindsport.service.limits.ANONYMOUS_COMPUTE_SLOTS` at a time with at most
-:data:`~mindsport.service.limits.ANONYMOUS_COMPUTE_QUEUE` waiting (429 at once beyond), so that
-anonymous loops never take the slots of key holders. A search stops after
+:data:`~mindsport.service.limits.ANONYMOUS_COMPUTE_QUEUE` waiting (429 beyond, before the body
+is read, after a pause of :data:`~mindsport.service.limits.ANONYMOUS_REFUSAL_SECONDS`), so that
+anonymous loops never take the slots of key holders; and together they take at most
+:data:`~mindsport.service.limits.ANONYMOUS_CPU_SHARE` CPU seconds per second (an anonymous
+computation waits until that budget is no longer overdrawn, 429 with Retry-After when that would
+take longer than :data:`~mindsport.service.limits.COMPUTE_WAIT_SECONDS`), so that they cannot
+take the writers' share of the server's interpreter; their searches run in a worker process when
+the app has one (:mod:`mindsport.service.computing`). A search stops after
 :data:`~mindsport.service.limits.COMPUTE_SECONDS` with the best seating found. A key sent must
 be valid (403 otherwise).
 """
 
 from __future__ import annotations
 
-import time
 from typing import Annotated
 
 from fastapi import APIRouter
 
 from mindsport import forecast
 from mindsport.service.dependencies import LEAGUE_KEY_IF_ANY, LeagueName, RuntimeDep
-from mindsport.service.limits import COMPUTE_SECONDS
 from mindsport.service.middleware import ApiRoute
 from mindsport.service.refusals import responses
 from mindsport.service.schemas import MatchmakeIn, MatchmakeOut, PredictIn, PredictOut, TableOut
@@ -43,12 +47,12 @@ async def predict(
     """Win and place probabilities and the match quality of a game between ``teams``, with
     their players' ``roles`` (seats) in a league whose model rates roles (cardplay)."""
     st = runtime.store
-    async with runtime.compute_slot(anonymous=not keyed):
-        pr = await runtime.run(
-            lambda: forecast.predict(
-                st, league, body.teams, roles=body.roles, allow_new=body.allow_new
-            )
-        )
+    pr = await runtime.compute(
+        lambda: forecast.predict(
+            st, league, body.teams, roles=body.roles, allow_new=body.allow_new
+        ),
+        anonymous=not keyed,
+    )
     return PredictOut.model_validate(pr)
 
 
@@ -61,19 +65,12 @@ async def matchmake(
     shape's seats, in a league whose model rates roles) each table takes the best assignment of
     the role sets to its teams, and says it."""
     st = runtime.store
-    async with runtime.compute_slot(anonymous=not keyed):
-        deadline = time.monotonic() + COMPUTE_SECONDS
-        plan = await runtime.run(
-            lambda: forecast.matchmake(
-                st,
-                league,
-                body.players,
-                body.shape,
-                roles=body.roles,
-                allow_new=body.allow_new,
-                deadline=deadline,
-            )
-        )
+    plan = await runtime.matchmake(
+        lambda: forecast.seating(
+            st, league, body.players, body.shape, roles=body.roles, allow_new=body.allow_new
+        ),
+        anonymous=not keyed,
+    )
     return MatchmakeOut(
         shape=body.shape,
         tables=[TableOut.model_validate(t) for t in plan.tables],
