@@ -125,6 +125,9 @@ BACKLOG = 2048
 #: seconds a refused connection stays open after its answer so that the client reads it (at
 #: most MAX_CONNECTIONS of them at once; beyond, a refused connection is closed without answer)
 REFUSED_LINGER_SECONDS = 1.0
+#: seconds a refused connection waits for its answer: a client that reconnects as soon as it is
+#: refused (a flood) is refused this much less often, so refusals cost the server little
+REFUSED_DELAY_SECONDS = 2.0
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,9 +17,11 @@ class :func:`guarded_protocol` makes adds them, on uvicorn's own (httptools, or 
   :data:`~mindsport.service.limits.MAX_CONNECTIONS` in all, 503 (both JSON, with Retry-After),
   and closed.
 
-A refused connection is answered at once, before its request is read and before uvicorn's
-protocol is set up for it (the answer made once, nothing logged), then shut for writing
-and closed when the client closes it or after
+A refused connection is answered after
+:data:`~mindsport.service.limits.REFUSED_DELAY_SECONDS` (a client that reconnects at once when
+refused, as a flood does, comes back that much less often), before its request is read and
+before uvicorn's protocol is set up for it (the answer made once, nothing logged), then shut for
+writing and closed when the client closes it or after
 :data:`~mindsport.service.limits.REFUSED_LINGER_SECONDS` (closing a socket with unread data would
 reset it and lose the answer); at most ``max_connections`` refused connections wait so at once,
 those beyond are closed without an answer. Body timeouts are the app's
@@ -35,7 +37,7 @@ from typing import Any, cast
 import uvicorn
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
-from mindsport.service.limits import REFUSED_LINGER_SECONDS, ServerLimits
+from mindsport.service.limits import REFUSED_DELAY_SECONDS, REFUSED_LINGER_SECONDS, ServerLimits
 
 __all__ = [
     "ConnectionGuard",
@@ -176,6 +178,13 @@ class _Guarded(asyncio.Protocol):
             transport.abort()
             return
         guard.lingering += 1
+        self._timer = asyncio.get_running_loop().call_later(
+            REFUSED_DELAY_SECONDS, self._answer_refused, transport, answer
+        )
+
+    def _answer_refused(self, transport: asyncio.Transport, answer: bytes) -> None:
+        """The refusal's answer written, the connection shut for writing, closed after
+        :data:`~mindsport.service.limits.REFUSED_LINGER_SECONDS` unless the client closes it."""
         transport.write(answer)
         if transport.can_write_eof():
             transport.write_eof()
