@@ -22,11 +22,12 @@ from mindsport.service.computing import ComputePool
 from mindsport.service.headers import SecurityHeadersMiddleware
 from mindsport.service.limits import MAX_BATCH, MAX_BODY_BYTES, ServerLimits
 from mindsport.service.middleware import BodyLimitMiddleware
-from mindsport.service.prepare import GC_THRESHOLD, PreparePool, default_workers
+from mindsport.service.prepare import PreparePool
 from mindsport.service.refusals import FAULT_RESPONSES, install_handlers
 from mindsport.service.routes import events, forecasts, keys, leagues, matches, page, players
 from mindsport.service.routes.matches import MatchPoster
 from mindsport.service.runtime import Runtime
+from mindsport.service.workers import GC_THRESHOLD, default_workers
 from mindsport.store import Store
 
 __all__ = ["ServiceApp", "create_app"]
@@ -62,7 +63,7 @@ def create_app(
     opened it. With ``prepare_workers`` > 0, large posts of matches are parsed and prepared in
     that many worker processes (:mod:`mindsport.service.prepare`), started with the app, and
     matchmaking searches without a key run in one more (:mod:`mindsport.service.computing`);
-    ``None``: as many as :func:`~mindsport.service.prepare.default_workers` (what the servers
+    ``None``: as many as :func:`~mindsport.service.workers.default_workers` (what the servers
     of the command line use unless told). ``limits``: the body timeouts (the rest of
     :class:`~mindsport.service.limits.ServerLimits` is the HTTP server's,
     :func:`mindsport.service.serving.uvicorn_config`).

@@ -9,26 +9,18 @@ back the seating :func:`~mindsport.forecast.seat_players` finds, the same as in 
 the CPU time it took (charged to the anonymous budget by the caller).
 
 Workers are started with ``spawn`` and exit when the server process is gone (as those of
-:mod:`mindsport.service.prepare`); a worker that died makes the search run in the server.
+:mod:`mindsport.service.workers`); a worker that died makes the search run in the server.
 """
 
 from __future__ import annotations
 
-import asyncio
-import logging
-import multiprocessing
-import os
 import time
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 
 from mindsport.forecast import Seating, seat_players
 from mindsport.matchmaking import Pairing
-from mindsport.service.prepare import start_worker
+from mindsport.service.workers import WorkerPool
 
 __all__ = ["ComputePool"]
-
-_log = logging.getLogger(__name__)
 
 
 def _seat(task: Seating, seconds: float | None) -> tuple[float, Pairing]:
@@ -39,54 +31,18 @@ def _seat(task: Seating, seconds: float | None) -> tuple[float, Pairing]:
     return time.thread_time() - t0, plan
 
 
-def _ready() -> None:
-    """A task that makes a worker start."""
+class ComputePool(WorkerPool):
+    """``workers`` processes running matchmaking searches (:meth:`seat`)."""
 
-
-class ComputePool:
-    """``workers`` processes running matchmaking searches (:meth:`seat`); they start with
-    :meth:`start` (or at the first search) and stop with :meth:`close`."""
+    doing = "of matchmaking searches"
 
     def __init__(self, workers: int = 1) -> None:
-        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-            raise ValueError(f"workers: at least one worker process, got {workers!r}")
-        self.workers = workers
-        self._executor: ProcessPoolExecutor | None = None
-
-    def _pool(self) -> ProcessPoolExecutor:
-        if self._executor is None:
-            self._executor = ProcessPoolExecutor(
-                self.workers,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=start_worker,
-                initargs=(os.getpid(),),
-            )
-        return self._executor
-
-    def start(self) -> None:
-        """Start the workers now (in the background) rather than at the first search."""
-        pool = self._pool()
-        for _ in range(self.workers):
-            pool.submit(_ready)
+        super().__init__(workers)
 
     async def seat(self, task: Seating, seconds: float | None) -> tuple[float, Pairing] | None:
         """The CPU time and the seating of the search for ``task`` in a worker, searching for at
         most ``seconds`` from when the worker takes it (the time a worker takes to start is not
         the search's); its refusals (such as a quality that is not a number) are raised here;
         ``None`` when the worker died (the caller searches itself)."""
-        pool = self._pool()
-        loop = asyncio.get_running_loop()
-        try:
-            return await loop.run_in_executor(pool, _seat, task, seconds)
-        except BrokenProcessPool:  # the next search gets a new pool
-            _log.warning("a worker process of matchmaking searches died; starting new ones")
-            if self._executor is pool:
-                self._executor = None
-                pool.shutdown(wait=False, cancel_futures=True)
-            return None
-
-    def close(self) -> None:
-        """Stop the workers (a search running is finished first)."""
-        if self._executor is not None:
-            self._executor.shutdown(wait=True)
-            self._executor = None
+        done, answer = await self.run(_seat, task, seconds)
+        return answer if done else None
