@@ -49,7 +49,7 @@ from mindsport.rating.params import (
     Param,
     check_settings,
 )
-from mindsport.rating.replay.replayers import ArrayReplayer, ObjectReplayer
+from mindsport.rating.replay.replayers import ArrayReplayer, ObjectReplayer, compiled_unless_changed
 from mindsport.rating.teams import (
     ShapeError,
     check_ranks,
@@ -258,9 +258,9 @@ class Elo:
     def replayer(self) -> Any:
         """The compiled replay (constant K or :class:`FideK`); ``rate`` match by match for any
         other K schedule or a subclass that changes ``rate``."""
-        if self._k_per_player or type(self).rate is not Elo.rate:
+        if self._k_per_player:
             return ObjectReplayer(self)
-        return EloReplayer(self)
+        return compiled_unless_changed(self, Elo, EloReplayer)
 
     def rate(
         self,

@@ -39,7 +39,11 @@ from mindsport.errors import MindsportError
 from mindsport.rating.glicko2.formulas import SCALE, glicko2_expectation
 from mindsport.rating.params import MAX_LOCATION, MAX_SCALE, Kind, Param, check_settings
 from mindsport.rating.replay.blocks import MatchBlock
-from mindsport.rating.replay.replayers import ArrayReplayer, ObjectReplayer, refuse_teams
+from mindsport.rating.replay.replayers import (
+    ArrayReplayer,
+    compiled_unless_changed,
+    refuse_teams,
+)
 from mindsport.rating.teams import (
     ShapeError,
     check_ranks,
@@ -200,9 +204,7 @@ class Glicko2:
 
     def replayer(self) -> Any:
         """The compiled replay (``rate`` match by match for a subclass that changes it)."""
-        if type(self).rate is not Glicko2.rate:
-            return ObjectReplayer(self)
-        return Glicko2Replayer(self)
+        return compiled_unless_changed(self, Glicko2, Glicko2Replayer)
 
     def rate_period(
         self, player: Glicko2Rating, results: Iterable[tuple[Glicko2Rating, float]]

@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 import inspect
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple, Protocol, TypeVar, runtime_checkable
 
@@ -40,6 +40,7 @@ __all__ = [
     "Outputs",
     "Replayer",
     "block_kernels",
+    "compiled_unless_changed",
     "pair_forecast",
     "pair_probability",
     "refusal",
@@ -467,6 +468,15 @@ class ObjectReplayer(_Defaults):
             np.asarray(outcome, np.float64),
             np.asarray(draw, np.float64),
         )
+
+
+def compiled_unless_changed(model: Any, owner: Any, compiled: Callable[[Any], Any]) -> Any:
+    """``compiled(model)``, the model's compiled replay, unless ``model`` is of a subclass of
+    ``owner`` that changes ``rate``: the kernel would not see the change, so such a model is
+    replayed by its own ``rate``, match by match (:class:`ObjectReplayer`)."""
+    if type(model).rate is not owner.rate:
+        return ObjectReplayer(model)
+    return compiled(model)
 
 
 def replayer_for(model: Any) -> Replayer:

@@ -48,7 +48,11 @@ from mindsport.rating.params import (
     check_settings,
 )
 from mindsport.rating.replay.blocks import MatchBlock
-from mindsport.rating.replay.replayers import ArrayReplayer, ObjectReplayer, refuse_teams
+from mindsport.rating.replay.replayers import (
+    ArrayReplayer,
+    compiled_unless_changed,
+    refuse_teams,
+)
 from mindsport.rating.teams import (
     ShapeError,
     check_ranks,
@@ -248,9 +252,7 @@ class TenhouRating:
 
     def replayer(self) -> Any:
         """The compiled replay (``rate`` match by match for a subclass that changes it)."""
-        if type(self).rate is not TenhouRating.rate:
-            return ObjectReplayer(self)
-        return TenhouReplayer(self)
+        return compiled_unless_changed(self, TenhouRating, TenhouReplayer)
 
     def rate(
         self,

@@ -54,7 +54,12 @@ from mindsport.errors import MindsportError
 from mindsport.rating.elo.formulas import logistic10
 from mindsport.rating.params import MIN_SCALE, Kind, Param, check_settings
 from mindsport.rating.replay.blocks import MatchBlock
-from mindsport.rating.replay.replayers import ArrayReplayer, ObjectReplayer, refusal, refuse_teams
+from mindsport.rating.replay.replayers import (
+    ArrayReplayer,
+    compiled_unless_changed,
+    refusal,
+    refuse_teams,
+)
 from mindsport.rating.teams import ShapeError, check_ranks, join_teams, split_single_players
 from mindsport.rating.tenhou_dan import ladder as tables
 
@@ -188,9 +193,7 @@ class TenhouDanLadder:
 
     def replayer(self) -> Any:
         """The compiled replay (``rate`` match by match for a subclass that changes it)."""
-        if type(self).rate is not TenhouDanLadder.rate:
-            return ObjectReplayer(self)
-        return DanReplayer(self)
+        return compiled_unless_changed(self, TenhouDanLadder, DanReplayer)
 
     def rate(
         self,

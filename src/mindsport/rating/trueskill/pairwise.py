@@ -52,7 +52,12 @@ from mindsport.rating.params import (
 )
 from mindsport.rating.rating import Rating, trusted_rating
 from mindsport.rating.replay.blocks import MatchBlock
-from mindsport.rating.replay.replayers import ArrayReplayer, ObjectReplayer, block_kernels, refusal
+from mindsport.rating.replay.replayers import (
+    ArrayReplayer,
+    block_kernels,
+    compiled_unless_changed,
+    refusal,
+)
 from mindsport.rating.teams import check_ranks, check_weights, join_teams, split_teams
 from mindsport.rating.trueskill.model import MAX_DRAW_PROBABILITY
 
@@ -154,9 +159,7 @@ class PairwiseTrueSkill:
 
     def replayer(self) -> Any:
         """The compiled replay (``rate`` match by match for a subclass that changes it)."""
-        if type(self).rate is not PairwiseTrueSkill.rate:
-            return ObjectReplayer(self)
-        return PairwiseReplayer(self)
+        return compiled_unless_changed(self, PairwiseTrueSkill, PairwiseReplayer)
 
     def rate(
         self,
