@@ -19,9 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-import numpy as np
-
-from mindsport.doudizhu import Deal, DealError, deal
+from mindsport.doudizhu import Deal, DealError
 from mindsport.event.model import EventError, EventFormat, EventSpec
 from mindsport.tournament.executors import task_rng
 from mindsport.tournament.formats import duplicate_plan, equal_strength_plan, random_plan
@@ -34,10 +32,6 @@ if TYPE_CHECKING:
 __all__ = ["check_hands", "pool_by_dih", "pool_by_gdi", "pool_by_model", "round_deals"]
 
 
-def _dealt(rng: np.random.Generator) -> str:
-    return str(deal(rng))
-
-
 def round_deals(spec: EventSpec, round_number: int, tables: int) -> list[tuple[str, ...]]:
     """The deals (hand texts; Luzhanqi: the two setups) of each of ``tables`` tables in round
     ``round_number``."""
@@ -45,7 +39,7 @@ def round_deals(spec: EventSpec, round_number: int, tables: int) -> list[tuple[s
 
     per = spec.deals
     rng = task_rng(spec.seed, 17, round_number)
-    dealer = _dealt if spec.game == "doudizhu" else table_game(spec.game).deal
+    dealer = table_game(spec.game).deal
     if spec.format is EventFormat.DUPLICATE:
         if spec.pool:
             hands = list(spec.pool[(round_number - 1) * per : round_number * per])

@@ -35,14 +35,21 @@ if TYPE_CHECKING:
 
     from mindsport.games.contract import Game
 
-__all__ = ["EVENT_GAMES", "TableGame", "table_game"]
+__all__ = [
+    "EVENT_GAMES",
+    "DouDizhuTables",
+    "JunqiTables",
+    "MahjongTables",
+    "TableGame",
+    "table_game",
+]
 
 
 @dataclass(frozen=True)
 class TableGame:
     """How an event runs tables of one game: its registry ``name``, ``title``, the labels of
     its ``seats`` (the table size is their number), its scoring ``rules`` (the first is the
-    default)."""
+    default). Each game is a subclass holding its own deals and scoring rules."""
 
     name: str
     title: str
@@ -59,15 +66,8 @@ class TableGame:
     #: the simulation's graded bots, weakest first (empty: ``level:0`` ... ``level:100``)
     graded: tuple[str, ...] = ()
 
-    @property
-    def pools(self) -> bool:
-        """Whether events of the game take pools of hands (and the equal-strength format)."""
-        return self.name == "doudizhu"
-
-    @property
-    def kind(self) -> str:
-        """The family of games (``mahjong`` for both lengths)."""
-        return "mahjong" if self.name.startswith("mahjong") else self.name
+    #: whether events of the game take pools of hands (and the equal-strength format)
+    pools: bool = False
 
     @property
     def size(self) -> int:
@@ -83,29 +83,88 @@ class TableGame:
             )
         return rule
 
-    # -- deals ---------------------------------------------------------------------------------
+    # -- deals (each game's own) ---------------------------------------------------------------
     def deal(self, rng: np.random.Generator) -> str:
         """A random deal (chance outcome) as text, drawn from ``rng``."""
-        if self.name == "doudizhu":
-            from mindsport.doudizhu import deal
-
-            return str(deal(rng))
-        if self.kind == "mahjong":
-            from numpy import uint64
-
-            return str(int(rng.integers(0, _WALLS_LIMIT, dtype=uint64)))
-        from mindsport.junqi.rules import random_setup
-
-        return _setups_text((random_setup(rng), random_setup(rng)))
+        raise NotImplementedError
 
     def chance(self, text: str) -> Any:
         """The game's chance outcome of a deal text (what its referee starts from)."""
-        if self.name == "doudizhu":
-            from mindsport.doudizhu import Deal
+        raise NotImplementedError
 
-            return Deal.parse(text)
-        if self.kind == "mahjong":
-            return _walls(text)
+    def hands(self, text: str) -> tuple[str, ...]:
+        """What each seat holds in the deal ``text`` (its cards, or its setup), for the sheet."""
+        raise NotImplementedError
+
+    # -- scores --------------------------------------------------------------------------------
+    def problem(self, rule: str, row: tuple[float, ...]) -> str | None:
+        """What is wrong with one board's finite scores under ``rule``, or None."""
+        raise NotImplementedError
+
+    def score(self, rule: str, row: tuple[float, ...]) -> tuple[float, ...]:
+        """One board's scores from what the table entered (checked by :meth:`problem`): here
+        the entries themselves."""
+        return row
+
+    def entered(self, returns: tuple[float, ...]) -> tuple[float, ...]:
+        """What a table would enter for a board its bots played, from the game's returns: here
+        the returns themselves."""
+        return returns
+
+    def params(self, rule: str) -> tuple[tuple[str, Any], ...]:
+        """The registry's parameters of the game its bots play under ``rule`` (picklable, for
+        :class:`mindsport.tournament.runner.GameSpec`)."""
+        return ()
+
+    def game(self, rule: str) -> Game:
+        """The game of the contract its bots play, under ``rule``."""
+        from mindsport.games.registry import get_game
+
+        return get_game(self.name, **dict(self.params(rule)))
+
+
+@dataclass(frozen=True)
+class DouDizhuTables(TableGame):
+    """Dou Dizhu: a deal is ``[landlord][farmer1][farmer2]``; the scoring rule is a parameter of
+    the game the bots play; a board's scores are checked by the rule."""
+
+    pools: bool = True
+
+    def deal(self, rng: np.random.Generator) -> str:
+        from mindsport.doudizhu import deal
+
+        return str(deal(rng))
+
+    def chance(self, text: str) -> Any:
+        from mindsport.doudizhu import Deal
+
+        return Deal.parse(text)
+
+    def hands(self, text: str) -> tuple[str, ...]:
+        from mindsport.doudizhu import Deal
+
+        return tuple(Deal.parse(text).hands)
+
+    def problem(self, rule: str, row: tuple[float, ...]) -> str | None:
+        from mindsport.doudizhu.scoring import SCORING_RULES
+
+        a, b, c = row
+        return SCORING_RULES[rule].problem((a, b, c))
+
+    def params(self, rule: str) -> tuple[tuple[str, Any], ...]:
+        return (("scoring", rule),)
+
+
+@dataclass(frozen=True)
+class JunqiTables(TableGame):
+    """Luzhanqi: a deal is the two setups ``SOUTH|NORTH``; a board scores +1 / -1 or 0 each."""
+
+    def deal(self, rng: np.random.Generator) -> str:
+        from mindsport.junqi.rules import random_setup
+
+        return "|".join("/".join(s.rows()) for s in (random_setup(rng), random_setup(rng)))
+
+    def chance(self, text: str) -> Any:
         from mindsport.junqi.rules import Setup
 
         sides = text.split("|")
@@ -117,27 +176,9 @@ class TableGame:
             raise EventError(f"setups {text!r}: {exc}") from None
 
     def hands(self, text: str) -> tuple[str, ...]:
-        """What each seat holds in the deal ``text`` (its cards, or its setup), for the sheet."""
-        if self.name == "doudizhu":
-            from mindsport.doudizhu import Deal
-
-            return tuple(Deal.parse(text).hands)
-        if self.kind == "mahjong":  # the four seats draw from the same walls
-            return (f"walls {_walls(text).seed}",) * self.size
         return tuple(text.split("|"))
 
-    # -- scores --------------------------------------------------------------------------------
     def problem(self, rule: str, row: tuple[float, ...]) -> str | None:
-        """What is wrong with one board's finite scores under ``rule``, or None."""
-        if self.name == "doudizhu":
-            from mindsport.doudizhu.scoring import SCORING_RULES
-
-            a, b, c = row
-            return SCORING_RULES[rule].problem((a, b, c))
-        if self.kind == "mahjong":
-            from mindsport.mahjong.scoring import WRC
-
-            return WRC.problem(row)
         if tuple(row) not in ((1.0, -1.0), (-1.0, 1.0), (0.0, 0.0)):
             return (
                 f"scores {list(row)}: a Luzhanqi board scores 1,-1 (south won), -1,1 (north "
@@ -145,36 +186,48 @@ class TableGame:
             )
         return None
 
-    def score(self, rule: str, row: tuple[float, ...]) -> tuple[float, ...]:
-        """One board's scores from what the table entered (checked by :meth:`problem`): the
-        entries themselves, or (mahjong) the final points scored by placement and uma."""
-        if self.kind == "mahjong":
-            from mindsport.mahjong.scoring import WRC
 
-            return WRC.scores(row)
-        return row
+@dataclass(frozen=True)
+class MahjongTables(TableGame):
+    """Riichi mahjong: a deal is the walls' seed; the table enters final points, scored by
+    placement points and uma as the WRC rules score a session; each board is a match."""
+
+    entries: str = "final points"
+    box: str = "final points"
+    sums: str = (
+        "Enter each seat's final points: whole hundreds, summing to 4 x 30,000 less the riichi "
+        "deposits left on the table; the scores (placement points and WRC uma) are computed."
+    )
+    board_matches: bool = True
+
+    def deal(self, rng: np.random.Generator) -> str:
+        from numpy import uint64
+
+        return str(int(rng.integers(0, _WALLS_LIMIT, dtype=uint64)))
+
+    def chance(self, text: str) -> Any:
+        return _walls(text)
+
+    def hands(self, text: str) -> tuple[str, ...]:
+        return (f"walls {_walls(text).seed}",) * self.size  # the four seats share the walls
+
+    def problem(self, rule: str, row: tuple[float, ...]) -> str | None:
+        from mindsport.mahjong.scoring import WRC
+
+        return WRC.problem(row)
+
+    def score(self, rule: str, row: tuple[float, ...]) -> tuple[float, ...]:
+        from mindsport.mahjong.scoring import WRC
+
+        return WRC.scores(row)
 
     def entered(self, returns: tuple[float, ...]) -> tuple[float, ...]:
-        """What a table would enter for a board its bots played, from the game's returns:
-        the returns themselves, or (mahjong) the final points. riichienv's games start from
-        25,000 and return (points - 25,000) / 1,000; the points each seat won or lost are put
-        on the WRC's start of 30,000 (riichi deposits left on the table stay left)."""
-        if self.kind == "mahjong":
-            from mindsport.mahjong.scoring import WRC
+        """The final points: riichienv's games start from 25,000 and return (points - 25,000)
+        / 1,000; the points each seat won or lost are put on the WRC's start of 30,000 (riichi
+        deposits left on the table stay left)."""
+        from mindsport.mahjong.scoring import WRC
 
-            return tuple(float(WRC.start + round(1000 * r)) for r in returns)
-        return returns
-
-    def params(self, rule: str) -> tuple[tuple[str, Any], ...]:
-        """The registry's parameters of the game its bots play under ``rule`` (picklable, for
-        :class:`mindsport.tournament.runner.GameSpec`)."""
-        return (("scoring", rule),) if self.name == "doudizhu" else ()
-
-    def game(self, rule: str) -> Game:
-        """The game of the contract its bots play, under ``rule``."""
-        from mindsport.games.registry import get_game
-
-        return get_game(self.name, **dict(self.params(rule)))
+        return tuple(float(WRC.start + round(1000 * r)) for r in returns)
 
 
 def _walls(text: str) -> Any:
@@ -189,48 +242,23 @@ def _walls(text: str) -> Any:
     return Walls(int(digits))
 
 
-def _setups_text(setups: tuple[Any, Any]) -> str:
-    return "|".join("/".join(s.rows()) for s in setups)
-
-
 #: the walls' seeds are below this
 _WALLS_LIMIT = 2**64
 _MAHJONG_SEATS = ("east", "south", "west", "north")
-_MAHJONG_SUMS = (
-    "Enter each seat's final points: whole hundreds, summing to 4 x 30,000 less the riichi "
-    "deposits left on the table; the scores (placement points and WRC uma) are computed."
-)
-
 #: the games events are run for, by name
-EVENT_GAMES = {
-    "doudizhu": TableGame(
+EVENT_GAMES: dict[str, TableGame] = {
+    "doudizhu": DouDizhuTables(
         "doudizhu",
         "Dou Dizhu",
         ("landlord", "farmer1", "farmer2"),
         ("linear", "ccpc2016", "classic"),
     ),
-    "junqi": TableGame(
+    "junqi": JunqiTables(
         "junqi", "Luzhanqi", ("south", "north"), ("win",), graded=("random", "greedy")
     ),
-    "mahjong": TableGame(
-        "mahjong",
-        "Riichi mahjong (east-south)",
-        _MAHJONG_SEATS,
-        ("wrc",),
-        entries="final points",
-        box="final points",
-        sums=_MAHJONG_SUMS,
-        board_matches=True,
-    ),
-    "mahjong-east": TableGame(
-        "mahjong-east",
-        "Riichi mahjong (east-only)",
-        _MAHJONG_SEATS,
-        ("wrc",),
-        entries="final points",
-        box="final points",
-        sums=_MAHJONG_SUMS,
-        board_matches=True,
+    "mahjong": MahjongTables("mahjong", "Riichi mahjong (east-south)", _MAHJONG_SEATS, ("wrc",)),
+    "mahjong-east": MahjongTables(
+        "mahjong-east", "Riichi mahjong (east-only)", _MAHJONG_SEATS, ("wrc",)
     ),
 }
 

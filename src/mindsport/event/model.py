@@ -189,7 +189,7 @@ class EventSpec:
 
         game = table_game(self.game)
         object.__setattr__(self, "rule", game.rule(self.rule))
-        if game.name != "doudizhu" and (self.pool or self.source is DealSource.POOL):
+        if not game.pools and (self.pool or self.source is DealSource.POOL):
             raise EventError(
                 f"a pool of hands is for Dou Dizhu events; {game.title} events deal at random"
             )
