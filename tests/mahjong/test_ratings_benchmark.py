@@ -33,6 +33,12 @@ def bench():  # type: ignore[no-untyped-def]
     sys.modules.pop(spec.name, None)
 
 
+@pytest.fixture(scope="module")
+def leagues(bench):  # type: ignore[no-untyped-def]
+    """``benchmarks/mahjong_leagues.py``, the simulated leagues the benchmark imports."""
+    return sys.modules["mahjong_leagues"]
+
+
 def brute_tau_b(x: list[float], y: list[float]) -> float:
     """Kendall's tau-b by counting every pair."""
     conc = disc = tx = ty = 0
@@ -76,10 +82,12 @@ _GAMES = [
 ]
 
 
-def test_tau_at_a_checkpoint_matches_a_second_replay_and_brute_force(bench, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_tau_at_a_checkpoint_matches_a_second_replay_and_brute_force(
+    bench, leagues, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "league.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in _GAMES), encoding="utf-8")
-    games = bench.read_cache(path)
+    games = leagues.read_cache(path)
     matches = bench.league_matches(games, "t")
     truth = {bench.player_id(lv): float(lv) for lv in (0, 20, 40, 60, 80, 100)}
     system = next(s for s in bench.SYSTEMS if s.model == "elo")
@@ -118,40 +126,40 @@ def test_games_to_reach_and_checkpoints(bench) -> None:  # type: ignore[no-untyp
     assert bench.checkpoints_upto(60) == [60]
 
 
-def test_cache_drops_a_torn_last_line_and_names_a_bad_one(bench, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_cache_drops_a_torn_last_line_and_names_a_bad_one(bench, leagues, tmp_path) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "c.jsonl"
     lines = [json.dumps(r) for r in _GAMES[:2]]
     path.write_text("\n".join(lines) + '\n{"game": 2, "pla', encoding="utf-8")
-    assert [g["game"] for g in bench.read_cache(path)] == [0, 1]
-    assert bench._repair(path) == 2  # the torn line goes, so the next game starts a line
+    assert [g["game"] for g in leagues.read_cache(path)] == [0, 1]
+    assert leagues._repair(path) == 2  # the torn line goes, so the next game starts a line
     assert path.read_text(encoding="utf-8").endswith("}\n")
-    assert [g["game"] for g in bench.read_cache(path)] == [0, 1]
+    assert [g["game"] for g in leagues.read_cache(path)] == [0, 1]
     path.write_text(lines[0] + "\nnot json\n" + lines[1] + "\n", encoding="utf-8")
     with pytest.raises(SystemExit, match=r"c\.jsonl, line 2: not JSON"):
-        bench.read_cache(path)
+        leagues.read_cache(path)
     path.write_text(lines[1] + "\n", encoding="utf-8")
     with pytest.raises(SystemExit, match="line 1: expected game 0"):
-        bench.read_cache(path)
+        leagues.read_cache(path)
 
 
-def test_schedule_duplicate_sets_are_rotations_and_a_longer_league_extends(bench) -> None:  # type: ignore[no-untyped-def]
-    levels = bench.bot_levels(16)
+def test_schedule_duplicate_sets_are_rotations_and_a_longer_league_extends(bench, leagues) -> None:  # type: ignore[no-untyped-def]
+    levels = leagues.bot_levels(16)
     assert levels[:4] == [0, 7, 13, 20] and levels[-1] == 100 and len(set(levels)) == 16
-    dup = bench.schedule(levels, "duplicate", 3, 12)
+    dup = leagues.schedule(levels, "duplicate", 3, 12)
     for s in range(3):
         four = dup[4 * s : 4 * s + 4]
         assert len({t.chance for t in four}) == 1
         base = four[0].bots
         for k, t in enumerate(four):  # rotation k: player i at seat (i + k) % 4
             assert all(t.bots[(i + k) % 4] == base[i] for i in range(4))
-    assert bench.schedule(levels, "duplicate", 3, 6) == dup[:6]
-    rnd = bench.schedule(levels, "random", 3, 50)
+    assert leagues.schedule(levels, "duplicate", 3, 6) == dup[:6]
+    rnd = leagues.schedule(levels, "random", 3, 50)
     assert len({t.chance for t in rnd}) == 50
     assert all(len(set(t.bots)) == 4 for t in rnd)
-    assert bench.schedule(levels, "random", 4, 50) != rnd
+    assert leagues.schedule(levels, "random", 4, 50) != rnd
 
 
-def test_a_handful_of_simulated_games_are_cached_as_played(bench, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_handful_of_simulated_games_are_cached_as_played(bench, leagues, tmp_path) -> None:  # type: ignore[no-untyped-def]
     bench.main(
         [
             "--games",
@@ -167,7 +175,7 @@ def test_a_handful_of_simulated_games_are_cached_as_played(bench, tmp_path) -> N
             "--simulate-only",
         ]
     )
-    dup = bench.read_cache(bench.cache_path(tmp_path, 4, 1, "duplicate"))
+    dup = leagues.read_cache(leagues.cache_path(tmp_path, 4, 1, "duplicate"))
     assert len(dup) == 4 and len({g["walls"] for g in dup}) == 1
     for g in dup:
         assert sorted(g["places"]) == [1, 2, 3, 4]
