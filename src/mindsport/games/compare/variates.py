@@ -38,7 +38,7 @@ import numpy.typing as npt
 
 from mindsport.errors import MindsportError
 
-__all__ = ["DEFAULT_FOLDS", "Correction", "correct"]
+__all__ = ["DEFAULT_FOLDS", "Correction", "correct", "fittable"]
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -67,6 +67,17 @@ def _fit(y: FloatArray, c: FloatArray) -> FloatArray:
     return out
 
 
+def _need(features: int) -> int:
+    """The least sets outside a fold to fit ``features`` coefficients."""
+    return max(10, 4 * (features + 1))
+
+
+def fittable(sets: int, features: int, folds: int = DEFAULT_FOLDS) -> bool:
+    """Whether every fold of ``sets`` sets has enough other sets to fit ``features``
+    coefficients (:func:`correct` corrects every fold)."""
+    return sets - -(-sets // folds) >= _need(features)
+
+
 def correct(
     values: npt.ArrayLike, variates: npt.ArrayLike, *, folds: int = DEFAULT_FOLDS
 ) -> Correction:
@@ -91,7 +102,7 @@ def correct(
     n, p = c.shape
     fold = np.arange(n) % folds
     beta = np.zeros((folds, p))
-    need = max(10, 4 * (p + 1))
+    need = _need(p)
     for k in range(folds):
         other = fold != k
         if p and int(other.sum()) >= need:
