@@ -2,7 +2,8 @@
 decision's term has mean zero under the bot's move distribution enumerated on real positions
 (the legal moves of the Python game state, the strong move of the Python strong bot); the
 terms of a game are the sum of those of its decisions; the corrected estimate of a bot against
-itself is centred on the known answer (margin 0, win score 1/2); unknown and deterministic
+itself is centred on the known answer (margin 0, win score 1/2) and the corrected estimate's
+interval covers at its level in a simulation whose answer is known; unknown and deterministic
 policies are not valued; the report's fields; serial and processes agree."""
 
 from __future__ import annotations
@@ -104,15 +105,15 @@ def test_deterministic_and_unknown_policies_are_not_valued() -> None:
     assert valued[:, 1].sum() == sum(1 for r in records for s, _ in r.moves if s == 1)
 
 
-def test_action_variates_orient_each_side_to_the_first_bots_margin() -> None:
-    """Dou Dizhu by hand: the first bot as landlord counts the landlord's value twice
-    (its margin is 2 r0), as farmers minus twice."""
+def test_action_variates_orient_the_terms_to_the_first_bots_result() -> None:
+    """Dou Dizhu by hand: the first bot as landlord counts the landlord's value twice (its
+    margin is 2 r0), as farmers minus twice; every deciding seat's terms count."""
     rot = rotation(get_game("doudizhu").info)
     terms = np.zeros((2, 3, 1))
     terms[0, 0, 0], terms[0, 1, 0], terms[1, 2, 0] = 1.0, 4.0, 3.0
-    dt = DecisionTerms(np.zeros((2, 3)), terms, np.ones((2, 3)), (1.0, -0.5, -0.5))
+    dt = DecisionTerms(np.zeros((2, 3)), terms, np.ones((2, 3)), (1.0, -0.5, -0.5), ("score",))
     # line-up 0: first bot landlord (o = +2); line-up 1: first bot farmers (o = -2)
-    assert action_variates(rot, dt, 1).tolist() == [[(2 * 1.0) / 2, (2 * 4.0 - 2 * 3.0) / 2]]
+    assert action_variates(rot, dt, 1).tolist() == [[0.0, (2 * 5.0 - 2 * 3.0) / 2]]
     with pytest.raises(Exception, match="not 2 sets"):
         action_variates(rot, dt, 2)
 

@@ -126,7 +126,7 @@ class DouDizhuGame:
         """AIVAT's action terms of recorded games for the decisions of ``random`` and
         ``level:N`` bots, of the two fixed value functions (the landlord's win score and
         score: :mod:`mindsport.doudizhu.action_terms`); None when no seat holds such a bot."""
-        from mindsport.doudizhu.action_terms import decision_terms, policy_codes
+        from mindsport.doudizhu.action_terms import VALUE_NAMES, decision_terms, policy_codes
         from mindsport.doudizhu.compiled.values import strong_share
 
         codes, levels = policy_codes(seats)
@@ -135,7 +135,7 @@ class DouDizhuGame:
             return None
         terms, valued = decision_terms(records, seats)
         returns = np.array([r.scores for r in records], dtype=np.float64).reshape(-1, 3)
-        return DecisionTerms(returns, terms, valued, (1.0, -0.5, -0.5))
+        return DecisionTerms(returns, terms, valued, (1.0, -0.5, -0.5), VALUE_NAMES)
 
     def __repr__(self) -> str:
         return f"DouDizhuGame(scoring={self.scoring.name!r})"

@@ -178,14 +178,18 @@ class DecisionTerms(NamedTuple):
     sum_a pi(a | s) phi_k(after a)``, for the game's value features ``phi_k`` and the known
     move distribution ``pi`` of the bot in seat ``p`` (games x players x features; zero for
     a bot whose policy is deterministic or unknown). ``valued[g, p]``: how many decisions
-    were valued. ``orientation[q]``: player ``q``'s value is ``orientation[q]`` times a value
-    function of the features (Dou Dizhu: the landlord +1, each farmer -1/2).
+    were valued. ``orientation[q]``: player ``q``'s value is ``orientation[q]`` times the
+    game's value (Dou Dizhu: the landlord +1, each farmer -1/2). ``values`` names the last
+    axis of ``terms``: the value functions ``phi_k`` (fixed before any game is played), each
+    ``"win"`` or ``"score"`` when, so oriented, it values the first bot's win score or margin
+    of a comparison (:mod:`mindsport.games.compare.actions`).
     """
 
     returns: np.ndarray
     terms: np.ndarray
     valued: np.ndarray
     orientation: tuple[float, ...]
+    values: tuple[str, ...] = ()
 
 
 @runtime_checkable

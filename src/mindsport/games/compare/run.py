@@ -24,7 +24,7 @@ from mindsport.games.compare.play import PlayedSets, SetsTask, play_sets
 from mindsport.games.compare.report import Comparison, Report, elo_estimate
 from mindsport.games.compare.schedule import rotation, win_scores
 from mindsport.games.compare.sequential import Sprt, Width
-from mindsport.games.compare.variates import DEFAULT_FOLDS, correct, fittable
+from mindsport.games.compare.variates import DEFAULT_FOLDS, correct
 from mindsport.games.contract import Game
 from mindsport.games.registry import make_bot
 from mindsport.games.specs import parse_spec
@@ -126,19 +126,20 @@ def summarize(
     if n < 2:
         raise MindsportError("a comparison needs at least two duplicate sets")
     deal = played.features - played.calibrated
-    both = _used(np.concatenate([deal, played.actions], axis=1))
-    if not fittable(n, both.shape[1], settings.folds):  # too few sets yet: the deal's alone
-        both = deal
+    acting = played.actions.shape[1] > 0
     comps: dict[str, Comparison] = {}
-    for name, per_game in (("win", win_scores(played.margins)), ("score", played.margins)):
+    for k, (name, per_game) in enumerate(
+        (("win", win_scores(played.margins)), ("score", played.margins))
+    ):
         per_set = per_game.mean(axis=1)
         naive_var = stratified_variance(per_game)
         naive = estimate(per_set, settings.level, se=math.sqrt(naive_var / (n * lineups)))
         dup = estimate(per_set, settings.level)
         by_deal = estimate(correct(per_set, deal, folds=settings.folds).values, settings.level)
         cor = by_deal
-        if both is not deal:
-            cor = estimate(correct(per_set, both, folds=settings.folds).values, settings.level)
+        if acting:
+            acted = per_set - played.actions[:, k]
+            cor = estimate(correct(acted, deal, folds=settings.folds).values, settings.level)
         comps[name] = Comparison(
             naive=naive,
             duplicate=dup,
@@ -152,7 +153,9 @@ def summarize(
     state = None
     if sprt is not None:
         wins = win_scores(played.margins).mean(axis=1)
-        state = sprt.state(correct(wins, both, folds=settings.folds).values)
+        if acting:
+            wins = wins - played.actions[:, 0]
+        state = sprt.state(correct(wins, deal, folds=settings.folds).values)
     return Report(
         game=game,
         first=bots[0],
@@ -170,13 +173,6 @@ def summarize(
         sprt=state,
         test=None if sprt is None else sprt.describe(),
     )
-
-
-def _used(variates: FloatArray) -> FloatArray:
-    """The columns of ``variates`` that are not zero in every set (a side whose bot has no
-    valued decision, a feature no decision moved)."""
-    out: FloatArray = variates[:, np.any(variates != 0.0, axis=0)]
-    return out
 
 
 def _ratio(before: float, after: float) -> float:

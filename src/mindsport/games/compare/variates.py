@@ -38,7 +38,7 @@ import numpy.typing as npt
 
 from mindsport.errors import MindsportError
 
-__all__ = ["DEFAULT_FOLDS", "Correction", "correct", "fittable"]
+__all__ = ["DEFAULT_FOLDS", "Correction", "correct"]
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -67,17 +67,6 @@ def _fit(y: FloatArray, c: FloatArray) -> FloatArray:
     return out
 
 
-def _need(features: int) -> int:
-    """The least sets outside a fold to fit ``features`` coefficients."""
-    return max(10, 4 * (features + 1))
-
-
-def fittable(sets: int, features: int, folds: int = DEFAULT_FOLDS) -> bool:
-    """Whether every fold of ``sets`` sets has enough other sets to fit ``features``
-    coefficients (:func:`correct` corrects every fold)."""
-    return sets - -(-sets // folds) >= _need(features)
-
-
 def correct(
     values: npt.ArrayLike, variates: npt.ArrayLike, *, folds: int = DEFAULT_FOLDS
 ) -> Correction:
@@ -102,7 +91,7 @@ def correct(
     n, p = c.shape
     fold = np.arange(n) % folds
     beta = np.zeros((folds, p))
-    need = _need(p)
+    need = max(10, 4 * (p + 1))
     for k in range(folds):
         other = fold != k
         if p and int(other.sum()) >= need:
