@@ -12,7 +12,8 @@ For each pair of graded Dou Dizhu bots with a known order (``level:N`` is strong
   :func:`mindsport.games.compare.compare`'s duplicate, deal-corrected and corrected estimates
   (from the long-run run);
 * the cost of the action correction: the long run's seconds with and without it (one run,
-  the same games), as a ratio;
+  the same games), as a ratio; and for the two bots' games alone (``--cost-games`` games on
+  one core: played, played with records, the action terms valued);
 * the games each needs for a 95% interval of ``--width`` on the win score (and on the margin),
   ``n = (2 * 1.96 * sd / width)^2``, and the ratio (a) / (c) (goal: at least 5);
 * honesty over ``--reps`` runs of ``--rep-games`` games (seeds 1..reps): the corrected and naive
@@ -67,6 +68,37 @@ def naive_variances(game_name: str, a: str, b: str, games: int, seed: int) -> tu
     margins = rot.margins(returns)
     wins = win_scores(margins)
     return float(wins.var(axis=0, ddof=1).mean()), float(margins.var(axis=0, ddof=1).mean())
+
+
+def action_cost(game_name: str, a: str, b: str, games: int) -> dict[str, float]:
+    """Seconds to play ``games`` games of the two bots on one core, to play them with records,
+    and to value their decisions (the action terms), in one run."""
+    game = get_game(game_name)
+    valuer = getattr(game, "decision_terms", None)
+    rot = rotation(game.info)
+    lineups = len(rot)
+    deals = [game.sample_chance(np.random.default_rng([5, s])) for s in range(games // lineups)]
+    tables = [
+        Table(d, rot.seating(m, a, b), (1, s, m))
+        for s, d in enumerate(deals)
+        for m in range(lineups)
+    ]
+    t0 = time.perf_counter()
+    play_many(game, tables, 5)
+    played = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    records = play_many(game, tables, 5, records=True)
+    recorded = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    terms = valuer(records, [t.bots for t in tables]) if callable(valuer) else None
+    valued = time.perf_counter() - t0
+    decisions = 0 if terms is None else int(terms.valued.sum())
+    print(
+        f"   cost, the two bots' {len(tables)} games alone on one core: played {played:.2f} s, "
+        f"with records {recorded:.2f} s (x{recorded / played:.1f}), {decisions} decisions "
+        f"valued in {valued:.2f} s: x{(recorded + valued) / played:.1f} in all"
+    )
+    return {"played": played, "recorded": recorded, "valued": valued}
 
 
 def per_game_variances(report: object) -> dict[str, float]:
@@ -132,6 +164,8 @@ def study(
         f"without (the same {plain.games} games and {plain.reference_games} reference games): "
         f"x{seconds_on / max(seconds_off, 1e-9):.2f}"
     )
+    if args.cost_games:
+        row["cost"] = action_cost(game_name, a, b, args.cost_games)
     if reps:
         row["honesty"] = honesty(game_name, a, b, args, ex, reps, long_run)
     return row
@@ -250,6 +284,7 @@ def main() -> None:
     p.add_argument("--width", type=float, default=0.04, help="win-score interval width")
     p.add_argument("--margin-width", type=float, default=0.2)
     p.add_argument("--calibration", type=int, default=4)
+    p.add_argument("--cost-games", type=int, default=2000)
     p.add_argument("--junqi-pairs", default="belief/greedy")
     p.add_argument("--junqi-sets", type=int, default=150)
     p.add_argument("--junqi-reps", type=int, default=0)

@@ -2,8 +2,7 @@
 decision's term has mean zero under the bot's move distribution enumerated on real positions
 (the legal moves of the Python game state, the strong move of the Python strong bot); the
 terms of a game are the sum of those of its decisions; the corrected estimate of a bot against
-itself is centred on the known answer (margin 0, win score 1/2) and the corrected estimate's
-interval covers at its level in a simulation whose answer is known; unknown and deterministic
+itself is centred on the known answer (margin 0, win score 1/2); unknown and deterministic
 policies are not valued; the report's fields; serial and processes agree."""
 
 from __future__ import annotations
