@@ -83,6 +83,9 @@ def action_cost(game_name: str, a: str, b: str, games: int) -> dict[str, float]:
         for s, d in enumerate(deals)
         for m in range(lineups)
     ]
+    warm = play_many(game, tables[:lineups], 5, records=True)  # load the compiled kernels
+    if callable(valuer):
+        valuer(warm, [t.bots for t in tables[:lineups]])
     t0 = time.perf_counter()
     play_many(game, tables, 5)
     played = time.perf_counter() - t0
