@@ -17,7 +17,7 @@ the end of the game) with fixed weights, :data:`VALUE_WEIGHTS`: one for the land
 score, one for his score, fitted once on games no comparison plays
 (``benchmarks/fit_action_values.py``). :func:`feature_terms` gives the terms of every feature
 (games x seats x features, the landlord's side), :func:`decision_terms` those of the two value
-functions; the comparison weighs the latter by a regression fitted on other duplicate sets.
+functions; the comparison subtracts the latter with coefficient 1 (AIVAT).
 Deterministic bots (``greedy``, ``strong``, ``level:100``) have no term (it is zero), and bots
 whose policy is not known (``tracking``, external programs) none either: their decisions are
 not valued, which leaves the sum's expectation zero.
