@@ -7,9 +7,13 @@ For each pair of graded Dou Dizhu bots with a known order (``level:N`` is strong
 * (a) random deals: ``--naive-games`` games, each on a fresh random deal, the two seat
   assignments alternating (A landlord against B farmers, then B landlord against A farmers), as
   DouZero's evaluation plays them; its variance per game;
-* (b) duplicate and (c) duplicate + correction: the variance per game of
-  :func:`mindsport.games.compare.compare`'s duplicate and corrected estimates (from the
-  long-run run);
+* (b) duplicate, (b') duplicate + the deal correction and (c) duplicate + the deal and action
+  corrections (AIVAT's action terms for the level bots' decisions): the variance per game of
+  :func:`mindsport.games.compare.compare`'s duplicate, deal-corrected and corrected estimates
+  (from the long-run run);
+* the cost of the action correction: the long run's seconds with and without it (one run,
+  the same games), as a ratio; and for the two bots' games alone (``--cost-games`` games on
+  one core: played, played with records, the action terms valued);
 * the games each needs for a 95% interval of ``--width`` on the win score (and on the margin),
   ``n = (2 * 1.96 * sd / width)^2``, and the ratio (a) / (c) (goal: at least 5);
 * honesty over ``--reps`` runs of ``--rep-games`` games (seeds 1..reps): the corrected and naive
@@ -19,6 +23,9 @@ For each pair of graded Dou Dizhu bots with a known order (``level:N`` is strong
   (true Elo above elo1:
   an error is accepting H0, rate at most beta) and H0 for the stronger bot against itself
   (true Elo 0: an error is accepting H1, rate at most alpha).
+
+``--cover-reps`` more runs measure the coverage of the 95% intervals more finely (20 runs
+measure it to about +-5 points).
 
 Luzhanqi gets the same (a) / (b) / (c) comparison on ``--junqi-sets`` setup pairs (its games
 are slow; no honesty repetitions unless ``--junqi-reps``).
@@ -33,6 +40,7 @@ from __future__ import annotations
 import argparse
 import math
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -65,6 +73,40 @@ def naive_variances(game_name: str, a: str, b: str, games: int, seed: int) -> tu
     return float(wins.var(axis=0, ddof=1).mean()), float(margins.var(axis=0, ddof=1).mean())
 
 
+def action_cost(game_name: str, a: str, b: str, games: int) -> dict[str, float]:
+    """Seconds to play ``games`` games of the two bots on one core, to play them with records,
+    and to value their decisions (the action terms), in one run."""
+    game = get_game(game_name)
+    valuer = getattr(game, "decision_terms", None)
+    rot = rotation(game.info)
+    lineups = len(rot)
+    deals = [game.sample_chance(np.random.default_rng([5, s])) for s in range(games // lineups)]
+    tables = [
+        Table(d, rot.seating(m, a, b), (1, s, m))
+        for s, d in enumerate(deals)
+        for m in range(lineups)
+    ]
+    warm = play_many(game, tables[:lineups], 5, records=True)  # load the compiled kernels
+    if callable(valuer):
+        valuer(warm, [t.bots for t in tables[:lineups]])
+    t0 = time.perf_counter()
+    play_many(game, tables, 5)
+    played = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    records = play_many(game, tables, 5, records=True)
+    recorded = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    terms = valuer(records, [t.bots for t in tables]) if callable(valuer) else None
+    valued = time.perf_counter() - t0
+    decisions = 0 if terms is None else int(terms.valued.sum())
+    print(
+        f"   cost, the two bots' {len(tables)} games alone on one core: played {played:.2f} s, "
+        f"with records {recorded:.2f} s (x{recorded / played:.1f}), {decisions} decisions "
+        f"valued in {valued:.2f} s: x{(recorded + valued) / played:.1f} in all"
+    )
+    return {"played": played, "recorded": recorded, "valued": valued}
+
+
 def per_game_variances(report: object) -> dict[str, float]:
     """(b) and (c) per game: units x se^2 / games-per-unit... i.e. lineups x sets x se^2."""
     out = {}
@@ -72,6 +114,7 @@ def per_game_variances(report: object) -> dict[str, float]:
         comp = getattr(report, name)
         n, lineups = report.sets, report.lineups  # type: ignore[attr-defined]
         out[f"{name}_dup"] = lineups * n * comp.duplicate.se**2
+        out[f"{name}_deal"] = lineups * n * comp.deal.se**2
         out[f"{name}_cor"] = lineups * n * comp.corrected.se**2
     return out
 
@@ -82,13 +125,14 @@ def study(
     game = get_game(game_name)
     t0 = time.perf_counter()
     truth_games = args.truth_games if game_name == "doudizhu" else 2 * args.junqi_sets
-    long_run = compare(
-        game,
-        a,
-        b,
-        CompareSettings(seed=1000, max_games=truth_games, batch=2000, calibration=args.calibration),
-        executor=ex,  # type: ignore[arg-type]
+    settings = CompareSettings(
+        seed=1000, max_games=truth_games, batch=2000, calibration=args.calibration
     )
+    long_run = compare(game, a, b, settings, executor=ex)  # type: ignore[arg-type]
+    seconds_on = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    plain = compare(game, a, b, replace(settings, actions=False), executor=ex)  # type: ignore[arg-type]
+    seconds_off = time.perf_counter() - t1
     naive_games = args.naive_games if game_name == "doudizhu" else 2 * args.junqi_sets
     var_a_win, var_a_margin = naive_variances(game_name, a, b, naive_games, 2000)
     v = per_game_variances(long_run)
@@ -97,6 +141,7 @@ def study(
         "truth_win": long_run.win.corrected.mean,
         "truth_margin": long_run.margin.corrected.mean,
         "truth_elo": long_run.elo.mean,
+        "seconds": (seconds_off, seconds_on),
         "var": {"win_a": var_a_win, "margin_a": var_a_margin, **v},
     }
     for name, var_a, width in (
@@ -104,21 +149,33 @@ def study(
         ("margin", var_a_margin, args.margin_width),
     ):
         na, nb = needed(var_a, width), needed(v[f"{name}_dup"], width)
-        nc = needed(v[f"{name}_cor"], width)
+        nd, nc = needed(v[f"{name}_deal"], width), needed(v[f"{name}_cor"], width)
         row[f"{name}_needed"] = (na, nb, nc)
+        row[f"{name}_deal_needed"] = nd
         print(
             f"{game_name} {a} vs {b} {name}: width {width}: (a) {na:.0f} games, (b) {nb:.0f}, "
-            f"(c) {nc:.0f}; (a)/(b) {na / nb:.2f}, (b)/(c) {nb / nc:.2f}, (a)/(c) {na / nc:.2f}"
+            f"(b') deal-corrected {nd:.0f}, (c) {nc:.0f}; (a)/(b) {na / nb:.2f}, "
+            f"(b)/(c) {nb / nc:.2f}, (a)/(c) {na / nc:.2f}"
         )
     print(
         f"   long run ({long_run.games} games, {long_run.reference_games} reference games): "
         f"win {long_run.win.corrected.mean:.4f} +- {long_run.win.corrected.se:.4f}, "
         f"margin {long_run.margin.corrected.mean:.4f}, Elo {long_run.elo.mean:.1f}; "
-        f"in-run gains win x{long_run.win.duplicate_gain:.2f} then x"
-        f"{long_run.win.correction_gain:.2f} [{time.perf_counter() - t0:.0f} s]"
+        f"in-run gains win x{long_run.win.duplicate_gain:.2f} then deal x"
+        f"{long_run.win.correction_gain:.2f} then actions x{long_run.win.action_gain:.2f}; "
+        f"{long_run.valued} decisions valued"
     )
+    print(
+        f"   cost of the action correction: {seconds_on:.1f} s with it, {seconds_off:.1f} s "
+        f"without (the same {plain.games} games and {plain.reference_games} reference games): "
+        f"x{seconds_on / max(seconds_off, 1e-9):.2f}"
+    )
+    if args.cost_games:
+        row["cost"] = action_cost(game_name, a, b, args.cost_games)
     if reps:
         row["honesty"] = honesty(game_name, a, b, args, ex, reps, long_run)
+    if args.cover_reps and game_name == "doudizhu":
+        row["coverage"] = coverage(game_name, a, b, args, long_run)
     return row
 
 
@@ -136,6 +193,7 @@ def honesty(
     truth_m = long_run.margin.corrected.mean  # type: ignore[attr-defined]
     truth_elo = long_run.elo.mean  # type: ignore[attr-defined]
     cover_w = cover_m = cover_dup = agree = 0
+    ses = []
     games = args.rep_games if game_name == "doudizhu" else args.junqi_rep_games
     for r in range(1, reps + 1):
         rep = compare(
@@ -146,14 +204,23 @@ def honesty(
             executor=ex,  # type: ignore[arg-type]
         )
         c, n = rep.win.corrected, rep.win.naive
+        ses.append(c.se)
         cover_w += c.low <= truth_w <= c.high
         cover_dup += rep.win.duplicate.low <= truth_w <= rep.win.duplicate.high
         cover_m += rep.margin.corrected.low <= truth_m <= rep.margin.corrected.high
         agree += (n.low <= c.mean <= n.high) and (c.low <= n.mean <= c.high)
+    # the long-run value has its own error: a 95% interval covers it less often than 95%
+    from scipy.stats import norm
+
+    se_rep = float(np.sqrt(np.mean(np.square(ses))))
+    se_truth = long_run.win.corrected.se  # type: ignore[attr-defined]
+    expected = 2 * norm.cdf(Z * se_rep / math.hypot(se_rep, se_truth)) - 1
     print(
         f"   honesty, {reps} runs of {games} games: corrected 95% interval covers the long-run "
         f"win score {cover_w}/{reps}, margin {cover_m}/{reps} (duplicate, win: "
-        f"{cover_dup}/{reps}); corrected and naive agree {agree}/{reps}"
+        f"{cover_dup}/{reps}); corrected and naive agree {agree}/{reps}; the long run's own "
+        f"error (se {se_truth:.4f} against {se_rep:.4f}) makes the expected coverage "
+        f"{100 * expected:.1f}%"
     )
     wrong_h1 = wrong_h0 = 0
     used_pair, used_self = [], []
@@ -182,11 +249,46 @@ def honesty(
     )
     return {
         "cover_win": cover_w / reps,
+        "expected_cover": expected,
         "cover_margin": cover_m / reps,
         "agree": agree / reps,
         "sprt_wrong_h0": wrong_h0 / reps,
         "sprt_wrong_h1": wrong_h1 / reps,
     }
+
+
+def coverage(
+    game_name: str, a: str, b: str, args: argparse.Namespace, long_run: object
+) -> dict[str, float]:
+    """The coverage of the 95% intervals over ``--cover-reps`` more runs of ``--cover-games``
+    games (seeds from ``--cover-seed``, ``--cover-calibration`` calibration deals): 20 runs
+    measure a coverage to about +-5 points only."""
+    game = get_game(game_name)
+    truth = {"win": long_run.win.corrected.mean, "margin": long_run.margin.corrected.mean}  # type: ignore[attr-defined]
+    z: dict[str, list[float]] = {f"{m} {k}": [] for m in truth for k in ("corrected", "duplicate")}
+    for seed in range(args.cover_seed, args.cover_seed + args.cover_reps):
+        settings = CompareSettings(
+            seed=seed,
+            max_games=args.cover_games,
+            batch=args.cover_games,
+            calibration=args.cover_calibration,
+        )
+        rep = compare(game, a, b, settings)
+        for m, comp in (("win", rep.win), ("margin", rep.margin)):
+            for k, e in (("corrected", comp.corrected), ("duplicate", comp.duplicate)):
+                z[f"{m} {k}"].append((e.mean - truth[m]) / e.se if e.se > 0 else 0.0)
+    from scipy.stats import t
+
+    q = float(t.ppf(0.975, args.cover_games // 2 - 1))
+    out = {key: float(np.mean(np.abs(v) <= q)) for key, v in z.items()}
+    print(
+        f"   coverage, {args.cover_reps} runs of {args.cover_games} games (seeds "
+        f"{args.cover_seed}..): "
+        + ", ".join(
+            f"{key} {100 * out[key]:.1f}% (sd of z {np.std(v, ddof=1):.3f})" for key, v in z.items()
+        )
+    )
+    return out
 
 
 def plot(rows: list[dict[str, object]], path: Path) -> None:
@@ -224,6 +326,11 @@ def main() -> None:
     p.add_argument("--width", type=float, default=0.04, help="win-score interval width")
     p.add_argument("--margin-width", type=float, default=0.2)
     p.add_argument("--calibration", type=int, default=4)
+    p.add_argument("--cost-games", type=int, default=2000)
+    p.add_argument("--cover-reps", type=int, default=0)
+    p.add_argument("--cover-games", type=int, default=400)
+    p.add_argument("--cover-seed", type=int, default=3000)
+    p.add_argument("--cover-calibration", type=int, default=2)
     p.add_argument("--junqi-pairs", default="belief/greedy")
     p.add_argument("--junqi-sets", type=int, default=150)
     p.add_argument("--junqi-reps", type=int, default=0)

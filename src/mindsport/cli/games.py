@@ -136,6 +136,12 @@ def compare_bots(
     calibration: int = typer.Option(
         4, min=1, max=64, help="Calibration outcomes per set the references also play."
     ),
+    actions: bool = typer.Option(
+        True,
+        "--actions/--no-actions",
+        help="The action correction (AIVAT's action terms) for the decisions of bots whose "
+        "move distribution the game knows (Dou Dizhu: random, level:N); none for cmd: bots.",
+    ),
     level: float = typer.Option(0.95, min=0.5, max=0.999, help="The intervals' level."),
     executor: str = typer.Option(
         "local",
@@ -151,8 +157,9 @@ def compare_bots(
     quiet: bool = typer.Option(False, "--quiet", help="No line per batch on stderr."),
 ) -> None:
     """Is FIRST stronger than SECOND, by how much, and after how few games? Duplicate sets in
-    every line-up of the game's rotation, corrected for luck by fixed reference bots, with
-    intervals and sequential stopping. An external (cmd:) bot has 10 seconds per move. See
+    every line-up of the game's rotation, corrected for luck by fixed reference bots and for
+    the known bots' random moves (AIVAT's action terms), with intervals and sequential
+    stopping. An external (cmd:) bot has 10 seconds per move. See
     docs/compare.md."""
     import functools
     import json
@@ -181,10 +188,12 @@ def compare_bots(
         references=_reference_pairs(reference),
         calibration=calibration,
         level=level,
+        actions=actions,
     )
     pairs = chosen.info.references if settings.references is None else settings.references
     warm = functools.partial(
-        play_sets, SetsTask(chosen, first.strip(), second.strip(), pairs, 1, seed, (0,))
+        play_sets,
+        SetsTask(chosen, first.strip(), second.strip(), pairs, 1, seed, (0,), actions),
     )
 
     def said(report: Report) -> None:

@@ -34,7 +34,7 @@ from mindsport.doudizhu.record import GameRecord, record_of
 from mindsport.doudizhu.scoring import LINEAR, NO_DOUBLES, SCORING_RULES, ScoringRule
 from mindsport.doudizhu.state import GameState, action_text
 from mindsport.errors import MindsportError
-from mindsport.games.contract import GameInfo
+from mindsport.games.contract import DecisionTerms, GameInfo
 from mindsport.games.many import Seeding, Table, play_many
 from mindsport.games.referee import Playthrough, play_state
 from mindsport.games.registry import make_bot
@@ -119,6 +119,23 @@ class DouDizhuGame:
         if records:
             return play_records(states, deals, found[0], found[1], self.scoring)
         return play_tables(deals, found[0], found[1], states, self.scoring)
+
+    def decision_terms(
+        self, records: Sequence[GameRecord], seats: Sequence[Sequence[str | Bot]]
+    ) -> DecisionTerms | None:
+        """AIVAT's action terms of recorded games for the decisions of ``random`` and
+        ``level:N`` bots, of the two fixed value functions (the landlord's win score and
+        score: :mod:`mindsport.doudizhu.action_terms`); None when no seat holds such a bot."""
+        from mindsport.doudizhu.action_terms import VALUE_NAMES, decision_terms, policy_codes
+        from mindsport.doudizhu.compiled.values import strong_share
+
+        codes, levels = policy_codes(seats)
+        known = {(int(c), int(lv)) for c, lv in zip(codes.ravel(), levels.ravel(), strict=True)}
+        if all(strong_share(c, lv) < 0 for c, lv in known):
+            return None
+        terms, valued = decision_terms(records, seats)
+        returns = np.array([r.scores for r in records], dtype=np.float64).reshape(-1, 3)
+        return DecisionTerms(returns, terms, valued, (1.0, -0.5, -0.5), VALUE_NAMES)
 
     def __repr__(self) -> str:
         return f"DouDizhuGame(scoring={self.scoring.name!r})"

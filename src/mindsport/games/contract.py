@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -36,6 +36,8 @@ __all__ = [
     "TERMINAL",
     "BatchGame",
     "Bot",
+    "DecisionTerms",
+    "DecisionValuer",
     "Game",
     "GameInfo",
     "IllegalMoveError",
@@ -166,3 +168,40 @@ class BatchGame(Protocol):
         seeding: Any,
         records: bool,
     ) -> np.ndarray | list[Any] | None: ...
+
+
+class DecisionTerms(NamedTuple):
+    """AIVAT's action terms of played games (:meth:`DecisionValuer.decision_terms`).
+
+    ``returns[g]``: game ``g``'s returns (games x players). ``terms[g, p, k]``: the sum over
+    the valued decisions of seat ``p`` in game ``g`` of ``phi_k(after the played move) -
+    sum_a pi(a | s) phi_k(after a)``, for the game's value features ``phi_k`` and the known
+    move distribution ``pi`` of the bot in seat ``p`` (games x players x features; zero for
+    a bot whose policy is deterministic or unknown). ``valued[g, p]``: how many decisions
+    were valued. ``orientation[q]``: player ``q``'s value is ``orientation[q]`` times the
+    game's value (Dou Dizhu: the landlord +1, each farmer -1/2). ``values`` names the last
+    axis of ``terms``: the value functions ``phi_k`` (fixed before any game is played), each
+    ``"win"`` or ``"score"`` when, so oriented, it values the first bot's win score or margin
+    of a comparison (:mod:`mindsport.games.compare.actions`).
+    """
+
+    returns: np.ndarray
+    terms: np.ndarray
+    valued: np.ndarray
+    orientation: tuple[float, ...]
+    values: tuple[str, ...] = ()
+
+
+@runtime_checkable
+class DecisionValuer(Protocol):
+    """A game that knows the move distributions of some of its built-in bots and values their
+    decisions (AIVAT's action terms; :mod:`mindsport.games.compare` uses them).
+
+    ``decision_terms(records, seats)``: the terms of games the game's ``play_many(...,
+    records=True)`` recorded, played by the bots ``seats[g]`` (spec strings or bot objects per
+    seat); None when it values none of them.
+    """
+
+    def decision_terms(
+        self, records: Sequence[Any], seats: Sequence[Sequence[Any]]
+    ) -> DecisionTerms | None: ...

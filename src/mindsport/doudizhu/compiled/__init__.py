@@ -72,6 +72,7 @@ def _warm() -> None:
     )
     from mindsport.doudizhu.compiled.planner import best, plan_groups
     from mindsport.doudizhu.compiled.rng import int_words, seed_games, seed_keys
+    from mindsport.doudizhu.compiled.values import decision_terms
 
     hand = np.array([1] * 13 + [1, 1], dtype=np.int64)
     mc, mk, _, _ = universe()
@@ -94,6 +95,11 @@ def _warm() -> None:
     turns = np.zeros(0, np.int64)
     results = np.zeros((1, 8), np.int64)
     run_games(states, empty3, codes, codes, deck(), empty3, results, empty_rec, count, turns)
+    deals = np.array([[hand, hand, hand]], np.int64)
+    rows = np.zeros((1, 18), np.int64)
+    rows[0, 1] = -1
+    bounds = np.array([0, 0], np.int64)
+    decision_terms(deals, rows, bounds, codes, codes, np.zeros((1, 3, 16)), codes.copy())
     del mc, mk
 
 

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from mindsport.games.compare.actions import action_variates
 from mindsport.games.compare.schedule import (
     CALIBRATION,
     CALIBRATION_CHANCE,
@@ -28,7 +29,7 @@ from mindsport.games.compare.schedule import (
     rotation,
     win_scores,
 )
-from mindsport.games.contract import Game
+from mindsport.games.contract import DecisionValuer, Game
 from mindsport.games.many import Seeding, Table, play_many
 
 __all__ = ["PlayedSets", "SetsTask", "play_sets", "reference_features"]
@@ -40,7 +41,8 @@ FloatArray = npt.NDArray[np.float64]
 class SetsTask:
     """Duplicate sets ``sets`` of a comparison seeded ``seed``: ``first`` against ``second``
     (bot specs), valued by the reference ``pairs`` (stronger, weaker) on the set's outcome and
-    on ``calibration`` more outcomes per set."""
+    on ``calibration`` more outcomes per set; with ``actions``, the action terms of the
+    decisions whose policy the game knows (:mod:`.actions`)."""
 
     game: Game
     first: str
@@ -49,13 +51,16 @@ class SetsTask:
     calibration: int
     seed: int
     sets: tuple[int, ...]
+    actions: bool = True
 
 
 @dataclass(frozen=True)
 class PlayedSets:
     """What a task played: ``margins[set, lineup]`` of the two bots, and the reference
     ``features[set, f]`` of each set's outcome and ``calibrated[set, f]`` (the same features
-    averaged over the set's calibration outcomes); the games each kind took."""
+    averaged over the set's calibration outcomes); the action variates ``actions[set, v]``
+    (:func:`.actions.action_variates`; no columns when none were valued) and the decisions
+    they valued; the games each kind took."""
 
     sets: tuple[int, ...]
     margins: FloatArray
@@ -63,6 +68,8 @@ class PlayedSets:
     calibrated: FloatArray
     games: int
     reference_games: int
+    actions: FloatArray
+    valued: int = 0
 
 
 def _rng(seed: int, key: tuple[int, ...]) -> np.random.Generator:
@@ -98,7 +105,18 @@ def play_sets(task: SetsTask) -> PlayedSets:
         for s, chance in zip(task.sets, chances, strict=True)
         for m in range(lineups)
     ]
-    returns = play_many(game, tables, seed)
+    actions = np.zeros((len(task.sets), 0))
+    n_valued = 0
+    terms = None
+    if task.actions and isinstance(game, DecisionValuer):
+        records = play_many(game, tables, seed, records=True)
+        terms = game.decision_terms(records, [t.bots for t in tables])
+        returns = terms.returns if terms is not None else _returns(game, records)
+    else:
+        returns = play_many(game, tables, seed)
+    if terms is not None:
+        actions = action_variates(rot, terms, len(task.sets))
+        n_valued = int(terms.valued.sum())
     margins = rot.margins(returns.reshape(len(task.sets), lineups, game.info.players))
     n_features = 2 * len(pairs)
     features = np.zeros((len(task.sets), n_features))
@@ -127,4 +145,13 @@ def play_sets(task: SetsTask) -> PlayedSets:
         calibrated=calibrated,
         games=len(tables),
         reference_games=reference_games,
+        actions=actions,
+        valued=n_valued,
     )
+
+
+def _returns(game: Game, records: Sequence[Any]) -> FloatArray:
+    """The returns of recorded games (the record's ``scores``, or a playthrough's
+    ``returns``)."""
+    rows = [getattr(r, "scores", None) or getattr(r, "returns", None) for r in records]
+    return np.asarray(rows, dtype=np.float64).reshape(len(records), game.info.players)

@@ -1,6 +1,7 @@
-"""The report of a comparison: each result (win score, margin) three ways (naive, duplicate,
-duplicate and luck-corrected) with intervals, the Elo difference, the games played, the
-effective-sample gain of each step and how the run stopped; as text and as JSON."""
+"""The report of a comparison: each result (win score, margin) four ways (naive, duplicate,
+duplicate and deal-corrected, and with the action correction too) with intervals, the Elo
+difference, the games played, the effective-sample gain of each step and how the run stopped;
+as text and as JSON."""
 
 from __future__ import annotations
 
@@ -15,10 +16,12 @@ __all__ = ["Comparison", "Report"]
 
 @dataclass(frozen=True, slots=True)
 class Comparison:
-    """One result three ways. ``naive``: the plain mean of the games with the standard error
+    """One result four ways. ``naive``: the plain mean of the games with the standard error
     the random-deal design would have with as many games; ``duplicate``: over the duplicate
-    sets; ``corrected``: duplicate and luck-corrected. ``duplicate_gain`` and
-    ``correction_gain`` are the effective-sample factors of each step (variance before over
+    sets; ``deal``: duplicate and deal-corrected (:mod:`.variates`); ``corrected``: the
+    final estimate, with the action correction too (:mod:`.actions`) where it applied, else
+    the deal-corrected one. ``duplicate_gain``, ``correction_gain`` (the deal's) and
+    ``action_gain`` are the effective-sample factors of each step (variance before over
     variance after, per game), ``total_gain`` their product."""
 
     naive: Estimate
@@ -26,18 +29,22 @@ class Comparison:
     corrected: Estimate
     duplicate_gain: float
     correction_gain: float
+    deal: Estimate | None = None
+    action_gain: float = 1.0
 
     @property
     def total_gain(self) -> float:
-        return self.duplicate_gain * self.correction_gain
+        return self.duplicate_gain * self.correction_gain * self.action_gain
 
     def to_json(self) -> dict[str, Any]:
         return {
             "naive": self.naive.to_json(),
             "duplicate": self.duplicate.to_json(),
+            "deal": None if self.deal is None else self.deal.to_json(),
             "corrected": self.corrected.to_json(),
             "duplicate_gain": self.duplicate_gain,
             "correction_gain": self.correction_gain,
+            "action_gain": self.action_gain,
             "total_gain": self.total_gain,
         }
 
@@ -46,8 +53,9 @@ class Comparison:
 class Report:
     """A comparison of ``first`` against ``second`` at ``game``: the win score and the margin
     (:class:`Comparison`), the Elo difference of the corrected win score with its interval,
-    the games (between the two bots; and by the reference bots), the duplicate sets and
-    line-ups per set, why it stopped, and the SPRT's last state when one ran."""
+    the games (between the two bots; and by the reference bots), the decisions the action
+    correction valued, the duplicate sets and line-ups per set, why it stopped, and the SPRT's
+    last state when one ran."""
 
     game: str
     first: str
@@ -63,6 +71,7 @@ class Report:
     stopped: str
     sprt: SprtState | None = None
     test: str | None = None
+    valued: int = 0
 
     def to_json(self) -> dict[str, Any]:
         sprt = None
@@ -81,6 +90,7 @@ class Report:
             "seed": self.seed,
             "games": self.games,
             "reference_games": self.reference_games,
+            "valued_decisions": self.valued,
             "sets": self.sets,
             "lineups": self.lineups,
             "stopped": self.stopped,
@@ -96,7 +106,8 @@ class Report:
         out = [
             f"{self.first} against {self.second} at {self.game} (seed {self.seed}): "
             f"{self.games} games in {self.sets} duplicate sets of {self.lineups} line-ups, "
-            f"{self.reference_games} reference games; stopped: {self.stopped}",
+            f"{self.reference_games} reference games, {self.valued} decisions valued; "
+            f"stopped: {self.stopped}",
         ]
         if self.sprt is not None:
             s = self.sprt
@@ -119,7 +130,8 @@ class Report:
         for name, comp in (("win score", self.win), ("margin", self.margin)):
             out.append(
                 f"effective-sample gain, {name}: duplicate x{comp.duplicate_gain:.2f}, "
-                f"then correction x{comp.correction_gain:.2f} (total x{comp.total_gain:.2f})"
+                f"then deal correction x{comp.correction_gain:.2f}, then action correction "
+                f"x{comp.action_gain:.2f} (total x{comp.total_gain:.2f})"
             )
         return out
 

@@ -53,7 +53,9 @@ class CompareSettings:
     ``batch`` duplicate sets; ``stop`` (an :class:`~.sequential.Sprt`, a
     :class:`~.sequential.Width`, or None: play ``max_games``); the reference pairs
     (None: the game's own, ``()``: no luck correction) and ``calibration`` outcomes per set;
-    the interval's ``level``; the cross-fitting ``folds``; the least sets before a stop."""
+    the interval's ``level``; the cross-fitting ``folds``; the least sets before a stop;
+    ``actions``: AIVAT's action terms for the decisions whose policy the game knows
+    (:mod:`.actions`; on by default, used where the game and the bots allow)."""
 
     seed: int = 0
     max_games: int = 2000
@@ -64,6 +66,7 @@ class CompareSettings:
     level: float = 0.95
     folds: int = DEFAULT_FOLDS
     min_sets: int = 20
+    actions: bool = True
 
     def __post_init__(self) -> None:
         for name, least, most in (
@@ -79,6 +82,8 @@ class CompareSettings:
                 raise MindsportError(f"{name} must be an integer in {least}..{most}, got {value!r}")
         if not (isinstance(self.level, float) and 0.5 <= self.level < 1.0):
             raise MindsportError(f"level must be in [0.5, 1), got {self.level!r}")
+        if not isinstance(self.actions, bool):
+            raise MindsportError(f"actions must be True or False, got {self.actions!r}")
 
 
 def _check_spec(game: Game, spec: str, what: str) -> str:
@@ -120,27 +125,37 @@ def summarize(
     n = played.margins.shape[0]
     if n < 2:
         raise MindsportError("a comparison needs at least two duplicate sets")
-    variates = played.features - played.calibrated
+    deal = played.features - played.calibrated
+    acting = played.actions.shape[1] > 0
     comps: dict[str, Comparison] = {}
-    for name, per_game in (("win", win_scores(played.margins)), ("score", played.margins)):
+    for k, (name, per_game) in enumerate(
+        (("win", win_scores(played.margins)), ("score", played.margins))
+    ):
         per_set = per_game.mean(axis=1)
-        fixed = correct(per_set, variates, folds=settings.folds).values
         naive_var = stratified_variance(per_game)
         naive = estimate(per_set, settings.level, se=math.sqrt(naive_var / (n * lineups)))
         dup = estimate(per_set, settings.level)
-        cor = estimate(fixed, settings.level)
+        by_deal = estimate(correct(per_set, deal, folds=settings.folds).values, settings.level)
+        cor = by_deal
+        if acting:
+            acted = per_set - played.actions[:, k]
+            cor = estimate(correct(acted, deal, folds=settings.folds).values, settings.level)
         comps[name] = Comparison(
             naive=naive,
             duplicate=dup,
             corrected=cor,
             duplicate_gain=_ratio(naive_var, lineups * dup.se**2 * n),
-            correction_gain=_ratio(dup.se**2, cor.se**2),
+            correction_gain=_ratio(dup.se**2, by_deal.se**2),
+            deal=by_deal,
+            action_gain=_ratio(by_deal.se**2, cor.se**2),
         )
     sprt = settings.stop if isinstance(settings.stop, Sprt) else None
     state = None
     if sprt is not None:
         wins = win_scores(played.margins).mean(axis=1)
-        state = sprt.state(correct(wins, variates, folds=settings.folds).values)
+        if acting:
+            wins = wins - played.actions[:, 0]
+        state = sprt.state(correct(wins, deal, folds=settings.folds).values)
     return Report(
         game=game,
         first=bots[0],
@@ -151,6 +166,7 @@ def summarize(
         elo=elo_estimate(comps["win"].corrected, played.games),
         games=played.games,
         reference_games=played.reference_games,
+        valued=played.valued,
         sets=n,
         lineups=lineups,
         stopped=stopped,
@@ -174,6 +190,8 @@ def _merge(parts: Sequence[PlayedSets]) -> PlayedSets:
         calibrated=np.concatenate([p.calibrated for p in parts]),
         games=sum(p.games for p in parts),
         reference_games=sum(p.reference_games for p in parts),
+        actions=np.concatenate([p.actions for p in parts]),
+        valued=sum(p.valued for p in parts),
     )
 
 
@@ -236,6 +254,7 @@ def compare(
                 settings.calibration,
                 settings.seed,
                 tuple(batch[i : i + size]),
+                settings.actions,
             )
             for i in range(0, len(batch), size)
         ]

@@ -1,0 +1,176 @@
+"""The action correction (AIVAT's action terms) against brute force and theory: each
+decision's term has mean zero under the bot's move distribution enumerated on real positions
+(the legal moves of the Python game state, the strong move of the Python strong bot); the
+terms of a game are the sum of those of its decisions; the corrected estimate of a bot against
+itself is centred on the known answer (margin 0, win score 1/2); unknown and deterministic
+policies are not valued; the report's fields; serial and processes agree."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from mindsport.doudizhu.action_terms import FEATURE_NAMES, decision_terms, feature_terms
+from mindsport.doudizhu.bots import StrongBot
+from mindsport.doudizhu.compiled.values import N_FEATURES
+from mindsport.doudizhu.record import GameRecord
+from mindsport.doudizhu.state import GameState
+from mindsport.games import Table, get_game, play_many
+from mindsport.games.compare import CompareSettings, compare
+from mindsport.games.compare.actions import action_variates
+from mindsport.games.compare.schedule import rotation
+from mindsport.games.contract import DecisionTerms
+from mindsport.games.many import Seeding
+from mindsport.tournament.executors import ProcessExecutor, SerialExecutor
+
+SEATS = ("level:60", "random", "level:30")
+LEVELS = (0.6, 0.0, 0.3)
+
+
+def _records(n: int, seed: int) -> list[GameRecord]:
+    game = get_game("doudizhu")
+    tables = [Table(None, SEATS, (g,)) for g in range(n)]
+    return play_many(game, tables, seed, records=True)
+
+
+def _terms_of(record: GameRecord, moves: tuple[tuple[int, object], ...]) -> np.ndarray:
+    terms, _ = feature_terms([replace(record, moves=moves)], [SEATS])  # type: ignore[arg-type]
+    return terms[0]
+
+
+def test_each_decisions_term_has_mean_zero_under_its_policy() -> None:
+    """At every decision of real games, ``sum_a pi(a | s) term(a) = 0`` with ``pi``
+    enumerated from the Python game (its legal actions, the pass included, and the Python
+    strong bot's move): the kernel's expectation is the policy's. ``term(a)`` is the kernel's
+    term of the game cut after that decision with the move replaced by ``a``."""
+    strong = StrongBot()
+    rng = np.random.default_rng(0)
+    checked = 0
+    for record in _records(3, 11):
+        state = GameState(record.deal)
+        for t, (seat, played) in enumerate(record.moves):
+            before = _terms_of(record, record.moves[:t])
+            legal = state.legal_actions()
+            p = LEVELS[seat]
+            best = strong.act(state.view(seat), legal, rng) if p > 0 else None
+            pi = np.array([(1 - p) / len(legal) + (p if a == best else 0.0) for a in legal])
+            assert pi.sum() == pytest.approx(1.0, abs=1e-12)
+            terms = (
+                np.array([_terms_of(record, (*record.moves[:t], (seat, a)))[seat] for a in legal])
+                - before[seat]
+            )
+            assert np.abs(pi @ terms).max() < 1e-9, (t, seat)
+            played_term = terms[legal.index(played)]
+            after = _terms_of(record, record.moves[: t + 1])
+            assert np.allclose(after[seat] - before[seat], played_term)
+            others = [s for s in range(3) if s != seat]
+            assert np.allclose(after[others], before[others])
+            checked += 1
+            state.apply_action(played)
+    assert checked > 60
+
+
+def test_the_terminal_features_read_the_outcome() -> None:
+    """The last move ends the game: its child's ``landlord_won`` / ``terminal_score`` are
+    the record's outcome (by hand: the linear rule scores +-(1 + bombs))."""
+    from mindsport.doudizhu.compiled.values import features
+
+    out = np.zeros(N_FEATURES)
+    costs, left, held = np.zeros(3), np.array([0, 3, 5]), np.zeros(3, np.int64)
+    features(costs, left, held, 0, 1, 2, 0, out)
+    named = dict(zip(FEATURE_NAMES, out, strict=True))
+    assert named["landlord_won"] == 1 and named["farmers_won"] == 0
+    assert named["terminal_score"] == 3.0 and named["landlord_cards"] == 0.0
+    features(np.array([2.0, 1.0, 3.5]), np.array([9, 4, 7]), held, 1, 2, 1, -1, out)
+    named = dict(zip(FEATURE_NAMES, out, strict=True))
+    assert named["landlord_won"] == 0 and named["landlord_plan"] == 2.0
+    assert named["farmer_plan_min"] == 1.0 and named["farmer_plan_sum"] == 4.5
+    assert named["farmer_cards_min"] == 4 and named["landlord_holds"] == 0
+    assert named["plan_advantage"] == -1.0 and named["farmer_nearly_out"] == 1.0
+
+
+def test_deterministic_and_unknown_policies_are_not_valued() -> None:
+    records = _records(4, 3)
+    seats = [("strong", "greedy", "cmd:python bot.py")] * 4
+    terms, valued = decision_terms(records, seats)
+    assert not terms.any() and not valued.any()
+    game = get_game("doudizhu")
+    assert game.decision_terms(records, seats) is None  # type: ignore[attr-defined]
+    mixed = [("level:100", "level:0", "tracking")] * 4
+    terms, valued = decision_terms(records, mixed)
+    assert valued[:, 0].sum() == 0 and valued[:, 2].sum() == 0
+    assert valued[:, 1].sum() == sum(1 for r in records for s, _ in r.moves if s == 1)
+
+
+def test_action_variates_orient_the_terms_to_the_first_bots_result() -> None:
+    """Dou Dizhu by hand: the first bot as landlord counts the landlord's value twice (its
+    margin is 2 r0), as farmers minus twice; every deciding seat's terms count."""
+    rot = rotation(get_game("doudizhu").info)
+    terms = np.zeros((2, 3, 1))
+    terms[0, 0, 0], terms[0, 1, 0], terms[1, 2, 0] = 1.0, 4.0, 3.0
+    dt = DecisionTerms(np.zeros((2, 3)), terms, np.ones((2, 3)), (1.0, -0.5, -0.5), ("score",))
+    # line-up 0: first bot landlord (o = +2); line-up 1: first bot farmers (o = -2)
+    assert action_variates(rot, dt, 1).tolist() == [[0.0, (2 * 5.0 - 2 * 3.0) / 2]]
+    with pytest.raises(Exception, match="not 2 sets"):
+        action_variates(rot, dt, 2)
+
+
+def test_a_bot_against_itself_is_centred_with_the_action_correction() -> None:
+    """The known answer: a bot against itself has margin 0 and win score 1/2 exactly, so the
+    corrected means of independent runs average to them (within 4 standard errors), and the
+    action correction is fitted (its gain is not the neutral 1)."""
+    game = get_game("doudizhu")
+    wins, margins, ses = [], [], []
+    for seed in range(8):
+        r = compare(
+            game,
+            "level:60",
+            "level:60",
+            CompareSettings(seed=seed, max_games=400, batch=200, calibration=1),
+        )
+        assert r.valued > 0 and r.win.action_gain != 1.0
+        wins.append(r.win.corrected.mean)
+        margins.append(r.margin.corrected.mean)
+        ses.append(r.margin.corrected.se)
+    se = float(np.sqrt(np.mean(np.square(ses)) / len(ses)))
+    assert abs(np.mean(margins)) < 4 * se
+    assert abs(np.mean(wins) - 0.5) < 4 * float(np.std(wins, ddof=1) / np.sqrt(len(wins)))
+
+
+def test_the_report_gives_each_step_and_processes_agree() -> None:
+    game = get_game("doudizhu")
+    settings = CompareSettings(seed=5, max_games=400, batch=100, calibration=1)
+    with SerialExecutor() as ex:
+        one = compare(game, "level:80", "level:40", settings, executor=ex)
+    with ProcessExecutor(2) as ex:
+        two = compare(game, "level:80", "level:40", settings, executor=ex)
+    assert one.to_json() == two.to_json()
+    doc = one.to_json()
+    assert doc["valued_decisions"] == one.valued > 0
+    for name in ("win", "margin"):
+        comp = doc[name]
+        assert set(comp) >= {"naive", "duplicate", "deal", "corrected", "action_gain"}
+        assert comp["total_gain"] == pytest.approx(
+            comp["duplicate_gain"] * comp["correction_gain"] * comp["action_gain"]
+        )
+        assert comp["action_gain"] == pytest.approx(
+            (comp["deal"]["se"] / comp["corrected"]["se"]) ** 2
+        )
+    off = compare(game, "level:80", "level:40", replace(settings, actions=False))
+    assert off.valued == 0 and off.win.action_gain == 1.0
+    assert off.win.corrected == off.win.deal == one.win.deal
+    assert any("action correction" in line for line in one.lines())
+    # the random-deal games are the same games: the naive and duplicate estimates agree
+    assert off.win.duplicate == one.win.duplicate
+
+
+def test_a_set_of_the_task_is_the_same_with_or_without_records() -> None:
+    """Playing with records (for the terms) plays the same games as without."""
+    game = get_game("doudizhu")
+    deal = game.sample_chance(Seeding.SPAWN.rng(9, (0, 5)))
+    tables = [Table(deal, ("level:30", "level:70", "level:70"), (1, 5, 0))] * 3
+    plain = play_many(game, tables, 9)
+    recorded = play_many(game, tables, 9, records=True)
+    assert np.array_equal(plain, np.array([r.scores for r in recorded]))
