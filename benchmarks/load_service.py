@@ -76,7 +76,7 @@ from sqlalchemy import func, select
 from attackers import GATED, MIXES, Target, exchange
 from mindsport.history import Match
 from mindsport.rating.trueskill.model import TrueSkill
-from mindsport.service.prepare import default_workers
+from mindsport.service.workers import default_workers
 from mindsport.store import Store
 from mindsport.store.database import resolve_url
 from mindsport.store.schema import leagues, metadata, rating_history
