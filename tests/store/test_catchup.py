@@ -213,6 +213,33 @@ def test_the_worker_brings_leagues_up_to_date_in_the_background(db_url: str, sma
         assert not any(t.name == "mindsport-catchup" for t in threading.enumerate())
 
 
+def test_posts_to_a_league_being_brought_up_to_date_are_paced(
+    db_url: str, small: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While the worker runs, a commit leaving a league being brought up to date holds that
+    league's next commit back for the pace (the clock is the reference), not another league's;
+    the ratings end equal to a replay in time order."""
+    monkeypatch.setattr("mindsport.store.facade.PACE_SECONDS", 1.0)
+    ms, early = _late(200, seed=12)
+    other = random_matches(20, random.Random(13), players=6, prefix="o")
+    with Store(db_url) as st:
+        st.create_league("lg", "trueskill")
+        st.create_league("other", "trueskill")
+        st.add_matches("lg", ms)
+        st.start_catch_up()
+        start = time.monotonic()
+        assert st.add_matches("lg", early[:1]).updating
+        assert not st.add_matches("other", other).updating
+        assert time.monotonic() < start + 1.0  # the other league was not held back
+        st.add_matches("lg", early[1:])
+        assert time.monotonic() >= start + 1.0  # the late league's next commit was
+        deadline = time.monotonic() + 60
+        while st.get_league("lg").updating and time.monotonic() < deadline:
+            time.sleep(0.05)
+        _assert_equals_replay(st, "lg", ms + early)
+        st.stop_catch_up()
+
+
 def test_the_command_line_shows_a_league_being_brought_up_to_date(
     tmp_path: Any, small: None
 ) -> None:

@@ -63,6 +63,7 @@ from mindsport.store.match_log import FROM_POSITION, RATINGS_UPSERT, read_log
 __all__ = [
     "INLINE",
     "MAX_DEFER_SECONDS",
+    "PACE_SECONDS",
     "PIECE",
     "QUIET_SECONDS",
     "RESCAN_SECONDS",
@@ -96,6 +97,13 @@ QUIET_SECONDS = 0.05
 #: ... but for at most this many seconds after its last piece, so that under a steady load a
 #: catch-up still moves on (a piece each time) and it finishes once the load pauses
 MAX_DEFER_SECONDS = 1.0
+
+#: while the worker runs, a commit that leaves a league being brought up to date holds that
+#: league's next commit back this long (:meth:`GroupCommitter.pace
+#: <mindsport.store.commit.GroupCommitter.pace>`; its posts meanwhile are committed together):
+#: a client posting late matches one after another gets at most 20 commits a second, each
+#: moving the catch-up back, instead of taking the writer's time from every other league's posts
+PACE_SECONDS = 0.05
 
 #: a position in a league's replay order: (time, seq); :data:`START` is before every match
 Position = tuple[float | None, int]
