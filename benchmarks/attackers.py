@@ -182,8 +182,10 @@ async def idle_connections(
     sources: int,
     half_sent: float,
     retry: float,
+    first: int = 0,
 ) -> None:
-    """``count`` connections spread over ``sources`` loopback addresses (127.0.1.1, 127.0.1.2,
+    """``count`` connections (numbered from ``first``: an attack spread over several processes
+    gives each its own numbers) spread over ``sources`` loopback addresses (127.0.1.1, 127.0.1.2,
     ...; the normal load comes from 127.0.0.1), every ``1 / half_sent``-th sending half a
     request head, the others nothing; each waits for the server to answer or close it, then is
     reopened ``retry`` seconds later. ``counts['open']`` is the number held open now,
@@ -193,7 +195,7 @@ async def idle_connections(
 
     async def holder(i: int) -> None:
         source = f"127.0.1.{1 + i % sources}"
-        await asyncio.sleep(i * 0.0005)  # open them over a second, not in one burst
+        await asyncio.sleep((i - first) * 0.0005)  # open them over seconds, not in one burst
         while not stop.is_set():
             writer = None
             try:
@@ -217,7 +219,7 @@ async def idle_connections(
                 _close(writer)
             await _until_stop(asyncio.sleep(retry), stop)
 
-    await asyncio.gather(*(holder(i) for i in range(count)))
+    await asyncio.gather(*(holder(i) for i in range(first, first + count)))
 
 
 async def _until_stop(work: Any, stop: asyncio.Event) -> Any:
@@ -311,6 +313,7 @@ def _attack(
             sources=spec["idle_sources"],
             half_sent=spec["idle_half_sent"],
             retry=1.0,
+            first=spec.get("idle_first", 0),
         )
     if name == "late-posts":
         return late_posts(target, stop, counts, late, seed=spec["seed"])
@@ -322,11 +325,19 @@ def main() -> None:
     ``python benchmarks/attackers.py SPEC.json OUT.json`` runs the attack ``SPEC['name']`` on
     ``SPEC['port']`` (league, key, players and the attack's settings in SPEC) until SIGTERM, then
     writes the server's answers counted and the late matches acknowledged to OUT.json."""
+    import resource
     import signal
     import sys
 
     with open(sys.argv[1], encoding="utf-8") as fh:
         spec = json.load(fh)
+    if spec["name"] == "idle-connections":  # its share of the connections, and a few more files
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        need = spec["idle_connections"] + 100
+        if soft < need:
+            if hard != resource.RLIM_INFINITY and hard < need:
+                raise SystemExit(f"{need} open files needed, the hard limit is {hard}")
+            resource.setrlimit(resource.RLIMIT_NOFILE, (need, hard))
     target = Target(spec["port"], spec["league"], spec["key"], tuple(spec["players"]))
     counts: Counter[str] = Counter()
     late: list[Match] = []

@@ -36,8 +36,11 @@ For each backend (a SQLite file, and PostgreSQL when a URL is given):
    brought up to date in the background once the load ended is reported before its check. Each
    attack runs in its own process (``python benchmarks/attackers.py SPEC OUT``), so its CPU is
    not taken from the normal load's clients (on a machine with fewer cores than the server,
-   the load generator and the attack need, they still share them). ``idle-connections`` raises
-   the open-file limit (the server inherits it) and refuses a count the hard limit cannot hold.
+   the load generator and the attack need, they still share them). ``idle-connections`` opens
+   ``--idle-connections`` (20,000 by default, the issue's count) from several processes of
+   ``--idle-per-process`` each (a process may hold no more files than the hard limit, 20,000
+   on the test machine), each raising its own open-file limit; this process raises its own to
+   what the server (which inherits it) needs beside its caps.
 
 The load generator is one asyncio process speaking raw HTTP/1.1 with keep-alive (requests are
 prepared beforehand), so that the clients cost little of the machine's CPU next to the server's:
@@ -76,7 +79,7 @@ from sqlalchemy import func, select
 from attackers import GATED, MIXES, Target, exchange
 from mindsport.history import Match
 from mindsport.rating.trueskill.model import TrueSkill
-from mindsport.service.prepare import default_workers
+from mindsport.service.workers import default_workers
 from mindsport.store import Store
 from mindsport.store.database import resolve_url
 from mindsport.store.schema import leagues, metadata, rating_history
@@ -533,9 +536,8 @@ async def under_attack(
     process (``benchmarks/attackers.py``), so that its CPU is not taken from the load's
     clients; the attack starts ``--mix-ramp`` seconds before the load and is stopped (SIGTERM)
     after it. Its counts go to ``counts`` and the late matches it got acknowledged to ``late``."""
-    proc = None
+    procs: list[tuple[asyncio.subprocess.Process, str]] = []
     if name != "alone":
-        work = tempfile.mkdtemp(prefix="mindsport-attack-")
         spec = {
             "name": name,
             "port": target.port,
@@ -552,20 +554,14 @@ async def under_attack(
             "idle_connections": args.idle_connections,
             "idle_sources": args.idle_sources,
             "idle_half_sent": args.idle_half_sent,
+            "idle_first": 0,
         }
-        spec_path, out_path = os.path.join(work, "spec.json"), os.path.join(work, "out.json")
-        with open(spec_path, "w", encoding="utf-8") as fh:
-            json.dump(spec, fh)
-        here = os.path.dirname(os.path.abspath(__file__))
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable,
-            os.path.join(here, "attackers.py"),
-            spec_path,
-            out_path,
-            stdout=asyncio.subprocess.PIPE,
-        )
-        assert proc.stdout is not None
-        await proc.stdout.readline()  # started
+        # the idle connections from several processes (one process may hold fewer files than
+        # the attack needs), each its share of them
+        shares = idle_shares(args) if name == "idle-connections" else [(0, 0)]
+        for first, count in shares:
+            share = {"idle_first": first, "idle_connections": count} if first or count else {}
+            procs.append(await start_attacker({**spec, **share}))
         await asyncio.sleep(args.mix_ramp)
     await post_all(
         target.port,
@@ -576,13 +572,42 @@ async def under_attack(
         deadline=deadline,
         retry_refused=True,
     )
-    if proc is not None:
+    for proc, _ in procs:
         proc.send_signal(signal.SIGTERM)
+    for proc, out_path in procs:
         await proc.wait()
         with open(out_path, encoding="utf-8") as fh:
             got = json.load(fh)
         counts.update(got["counts"])
         late.extend(Match(m["id"], m["time"], m["teams"], m["ranks"]) for m in got["late"])
+
+
+def idle_shares(args: argparse.Namespace) -> list[tuple[int, int]]:
+    """The idle connections of each attacker process: (index of its first, how many), at most
+    ``--idle-per-process`` each."""
+    per = max(1, args.idle_per_process)
+    total = args.idle_connections
+    return [(first, min(per, total - first)) for first in range(0, total, per)] or [(0, 0)]
+
+
+async def start_attacker(spec: dict[str, Any]) -> tuple[asyncio.subprocess.Process, str]:
+    """``benchmarks/attackers.py`` running ``spec`` in its own process, once it has started;
+    with the path of the file it writes what it counted to when stopped."""
+    work = tempfile.mkdtemp(prefix="mindsport-attack-")
+    spec_path, out_path = os.path.join(work, "spec.json"), os.path.join(work, "out.json")
+    with open(spec_path, "w", encoding="utf-8") as fh:
+        json.dump(spec, fh)
+    here = os.path.dirname(os.path.abspath(__file__))
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        os.path.join(here, "attackers.py"),
+        spec_path,
+        out_path,
+        stdout=asyncio.subprocess.PIPE,
+    )
+    assert proc.stdout is not None
+    await proc.stdout.readline()  # started
+    return proc, out_path
 
 
 def isolation(port: int, key: str, args: argparse.Namespace, deadline: float) -> list[str]:
@@ -699,7 +724,15 @@ def add_mix_options(ap: argparse.ArgumentParser) -> None:
     g.add_argument("--slow-piece", type=int, default=1, help="bytes sent at a time")
     g.add_argument("--slow-interval", type=float, default=0.2, help="seconds between pieces")
     g.add_argument("--compute-loops", type=int, default=8)
-    g.add_argument("--idle-connections", type=int, default=2000)
+    g.add_argument(
+        "--idle-connections", type=int, default=20_000, help="the issue's 20,000 by default"
+    )
+    g.add_argument(
+        "--idle-per-process",
+        type=int,
+        default=5_000,
+        help="idle connections per attacker process (they are spread over several)",
+    )
     g.add_argument(
         "--idle-sources",
         type=int,
@@ -769,7 +802,10 @@ def main() -> int:
     args = ap.parse_args()
     args.mix = parse_mixes(ap, args.mix)
     if "idle-connections" in args.mix:
-        raise_open_files(ap, args.idle_connections + args.clients + args.compute_loops + 200)
+        # each attacker process holds its share; the server (which inherits the limit) holds
+        # at most its caps: open connections, as many refused ones waiting, the database's
+        per_process = min(args.idle_per_process, args.idle_connections)
+        raise_open_files(ap, max(per_process, 2 * 2_000) + args.clients + args.compute_loops + 200)
     ok = True
     rows: list[str] = []
     mixed: list[str] = []

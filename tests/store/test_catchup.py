@@ -213,6 +213,33 @@ def test_the_worker_brings_leagues_up_to_date_in_the_background(db_url: str, sma
         assert not any(t.name == "mindsport-catchup" for t in threading.enumerate())
 
 
+def test_posts_to_a_league_being_brought_up_to_date_are_paced(
+    db_url: str, small: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While the worker runs, a commit leaving a league being brought up to date holds that
+    league's next commit back for the pace (the clock is the reference), not another league's;
+    the ratings end equal to a replay in time order."""
+    monkeypatch.setattr("mindsport.store.facade.PACE_SECONDS", 1.0)
+    ms, early = _late(200, seed=12)
+    other = random_matches(20, random.Random(13), players=6, prefix="o")
+    with Store(db_url) as st:
+        st.create_league("lg", "trueskill")
+        st.create_league("other", "trueskill")
+        st.add_matches("lg", ms)
+        st.start_catch_up()
+        start = time.monotonic()
+        assert st.add_matches("lg", early[:1]).updating
+        assert not st.add_matches("other", other).updating
+        assert time.monotonic() < start + 1.0  # the other league was not held back
+        st.add_matches("lg", early[1:])
+        assert time.monotonic() >= start + 1.0  # the late league's next commit was
+        deadline = time.monotonic() + 60
+        while st.get_league("lg").updating and time.monotonic() < deadline:
+            time.sleep(0.05)
+        _assert_equals_replay(st, "lg", ms + early)
+        st.stop_catch_up()
+
+
 def test_the_command_line_shows_a_league_being_brought_up_to_date(
     tmp_path: Any, small: None
 ) -> None:
@@ -247,7 +274,9 @@ class _Steps:
     def behind(self) -> list[str]:
         return ["lg"] if self.left else []
 
-    def step(self, name: str) -> None:
+    piece = 250
+
+    def step(self, name: str, piece: int | None = None) -> None:
         self.times.append(time.monotonic())
         self.left -= 1
 
@@ -282,3 +311,98 @@ def test_the_worker_holds_its_pieces_while_writes_arrive_but_moves_on() -> None:
         assert steps.left == 0  # the rest, once quiet, without the hold
     finally:
         worker.stop()
+
+
+class _TimedSteps:
+    """A stand-in for :class:`CatchUp` whose piece takes 1 ms a match; the sizes asked for
+    recorded with their time.monotonic()."""
+
+    piece = 200
+
+    def __init__(self) -> None:
+        self.sizes: list[tuple[float, int]] = []
+
+    def behind(self) -> list[str]:
+        return ["lg"]
+
+    def step(self, name: str, piece: int | None = None) -> tuple[int, bool]:
+        size = self.piece if piece is None else piece
+        self.sizes.append((time.monotonic(), size))
+        time.sleep(size * 0.001)
+        return size, False
+
+
+def test_pieces_shrink_while_writes_arrive_and_come_more_often() -> None:
+    """While writes arrive a piece is cut to what its pace re-rates in LOADED_PIECE_SECONDS
+    (1 ms a match: at most 15 matches, at least MIN_PIECE; the first, not yet timed, is whole)
+    and the hold shrinks in proportion, so more pieces come than whole ones would (one per
+    ``max_defer``); once writes stop, pieces are whole again."""
+    steps = _TimedSteps()
+    worker = catchup_module.CatchUpWorker(
+        steps,  # type: ignore[arg-type]
+        rescan=0.05,
+        rest=0.0,
+        quiet=0.05,
+        max_defer=1.0,
+    )
+    worker.writing()
+    worker.start()
+    try:
+        until = time.monotonic() + 2.5
+        while time.monotonic() < until:
+            worker.writing()
+            time.sleep(0.005)
+        during = [size for t, size in steps.sizes if t < until]
+        assert during[0] == 200
+        limit = int(catchup_module.LOADED_PIECE_SECONDS / 0.001)
+        assert all(catchup_module.MIN_PIECE <= s <= limit for s in during[1:]), during
+        assert len(during) >= 6, during  # whole pieces: at most 3 in 2.5 s
+        time.sleep(0.5)
+        assert steps.sizes[-1][1] == 200  # quiet again: whole pieces
+    finally:
+        worker.stop()
+
+
+@pytest.mark.parametrize(
+    ("when", "rated_again"),
+    [
+        (10.5, True),  # inside the piece being rated: it must be rated by it
+        (1000.0, False),  # after every match: a later piece rates it
+    ],
+)
+def test_a_piece_rated_without_the_lock_is_rated_again_when_a_match_lands_before_its_end(
+    db_url: str, small: None, monkeypatch: pytest.MonkeyPatch, when: float, rated_again: bool
+) -> None:
+    """A piece is rated outside the write transaction; a match recorded meanwhile that comes
+    before the piece's end makes the step rate the piece again under the lock, one after it
+    does not; either way the ratings and histories end equal to a replay in time order (the
+    reference: the in-memory replay, and a league fed the same matches in time order)."""
+    ms, early = _late(200, seed=14)
+    landed = Match("landed", when, [["p01"], ["p02"]], [0, 1])
+    original = catchup_module.CatchUp._rate
+    rated: list[int] = []
+    pending = [landed]
+
+    with Store(db_url) as st:
+        st.create_league("lg", "trueskill")
+        st.add_matches("lg", ms)
+        st.submit_matches("lg", early[:1]).result()  # marked; no worker: nothing re-rated yet
+        assert st.get_league("lg").updating
+
+        def rate(self: Any, conn: Any, row: Any, size: int) -> Any:
+            got = original(self, conn, row, size)
+            rated.append(size)
+            if pending:  # another client's post, committed between the rating and the write
+                st.submit_matches("lg", [pending.pop()]).result()
+            return got
+
+        monkeypatch.setattr(catchup_module.CatchUp, "_rate", rate)
+        st.catch_up("lg")
+        monkeypatch.undo()
+        everything = [*ms, early[0], landed]
+        after = sum(float(m.time) >= float(early[0].time) for m in everything)  # type: ignore[arg-type]
+        _assert_equals_replay(st, "lg", everything)
+        st.create_league("ordered", "trueskill")
+        st.add_matches("ordered", _by_time(everything))
+        assert _histories(st, "lg") == _histories(st, "ordered")
+        assert len(rated) == -(-after // PIECE) + (1 if rated_again else 0)

@@ -249,6 +249,34 @@ def test_a_group_waits_for_the_oldest_reservation_of_its_league() -> None:
     committer.close()
 
 
+def test_a_paced_league_waits_while_other_leagues_commit() -> None:
+    """A paced part (a league being brought up to date) is not committed before its pace ends;
+    its items queued meanwhile go in one group, in arrival order, and another part's item is
+    committed at once (the clock is the reference)."""
+    seen: list[list[str]] = []
+    when: dict[str, float] = {}
+
+    def run(group: Any) -> None:
+        seen.append([item.payload for item in group])
+        for item in group:
+            when[item.payload] = time.monotonic()
+            item.future.set_result(len(group))
+
+    committer: GroupCommitter[int] = GroupCommitter(run, max_group_size=10, workers=1)
+    start = time.monotonic()
+    committer.pace("a", 0.4)
+    paced = [committer.submit(_item(name, "a")) for name in ("a1", "a2")]
+    other = committer.submit(_item("b1", "b"))
+    other.result(10)
+    for f in paced:
+        f.result(10)
+    committer.pace("a", 0.0)  # an expired pace holds nothing back
+    committer.submit(_item("a3", "a")).result(10)
+    committer.close()
+    assert seen == [["b1"], ["a1", "a2"], ["a3"]]
+    assert when["b1"] < start + 0.4 <= when["a1"]
+
+
 def test_a_group_does_not_wait_for_a_post_that_arrived_after_it() -> None:
     """Two clients posting in turn: while one client's post commits, the other's is queued, and
     the first client's next post (sent once it was answered) is still being parsed. It arrived

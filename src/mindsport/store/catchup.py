@@ -8,18 +8,23 @@ group commit takes. When it is more, the post records the match, answers at once
 being brought up to date from the late match's position (``catchup_time``, ``catchup_seq`` of
 ``ms_leagues``). The re-rating then runs in pieces of at most :data:`PIECE` matches, each its
 own transaction holding the league's write lock for a fraction of an ordinary group commit
-(:meth:`CatchUp.step`), the worker resting between pieces (:data:`REST`) so that other posts
-keep their throughput:
+(:meth:`CatchUp.step`), the worker resting between pieces (:data:`REST`), cutting them short
+while posts arrive (:data:`LOADED_PIECE_SECONDS`), and the league's own commits paced
+(:data:`PACE_SECONDS`), so that other posts keep their throughput:
 
 1. the piece: the next matches of the log from the position, in replay order (time, then seq);
 2. its players' ratings just before the position: each one's latest rating-history row before
    it (every history row before the position is final);
-3. the piece's old history rows (from before the late result) are deleted, its matches rated
-   from those ratings by the store's one replay (:func:`~mindsport.store.derive.rate_all`),
-   the new history rows written and the players' new current ratings staged in
-   ``ms_ratings_pending``;
-4. the position moves past the piece. At the end of the log the staged ratings replace the
-   current ones in one statement and the mark is cleared.
+3. its matches rated from those ratings by the store's one replay
+   (:func:`~mindsport.store.derive.rate_all`). Steps 1 to 3 run in a read transaction, without
+   the league's write lock, so that posts are committed meanwhile;
+4. under the lock, in one short transaction: if the position, the model or the log changed
+   meanwhile in a way the piece depends on (a match recorded since that comes before the
+   piece's end), steps 1 to 3 are done again there; then the piece's old history rows (from
+   before the late result) are deleted, the new ones written and the players' new current
+   ratings staged in ``ms_ratings_pending``, and the position moves past the piece. At the
+   end of the log the staged ratings replace the current ones in one statement and the mark
+   is cleared.
 
 Meanwhile the league stays readable: ``ms_ratings`` keeps the last consistent ratings (those
 from before the late result) until the last piece, and the league, its leaderboard and its
@@ -47,6 +52,7 @@ import math
 import threading
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Connection
@@ -56,13 +62,16 @@ from mindsport.store.bulk import insert_many
 from mindsport.store.codec import canonical_json, from_json_text
 from mindsport.store.database import Database, chunks, cursor
 from mindsport.store.derive import HISTORY_INSERT, current_rows, rate_all
-from mindsport.store.league_lock import LeagueLock, Player
+from mindsport.store.league_lock import LeagueLock, LeagueRow, Player
 from mindsport.store.league_model import LeagueModel, LeagueModels, PlayerState
 from mindsport.store.match_log import FROM_POSITION, RATINGS_UPSERT, read_log
 
 __all__ = [
     "INLINE",
+    "LOADED_PIECE_SECONDS",
     "MAX_DEFER_SECONDS",
+    "MIN_PIECE",
+    "PACE_SECONDS",
     "PIECE",
     "QUIET_SECONDS",
     "RESCAN_SECONDS",
@@ -96,6 +105,18 @@ QUIET_SECONDS = 0.05
 #: ... but for at most this many seconds after its last piece, so that under a steady load a
 #: catch-up still moves on (a piece each time) and it finishes once the load pauses
 MAX_DEFER_SECONDS = 1.0
+
+#: while the worker runs, a commit that leaves a league being brought up to date holds that
+#: league's next commit back this long (:meth:`GroupCommitter.pace
+#: <mindsport.store.commit.GroupCommitter.pace>`; its posts meanwhile are committed together):
+#: a client posting late matches one after another gets at most 20 commits a second, each
+#: moving the catch-up back, instead of taking the writer's time from every other league's posts
+PACE_SECONDS = 0.05
+
+#: while writes arrive, a piece re-rates about as many matches as take this long (the posts
+#: waiting for the database's writer meanwhile wait no longer), at least :data:`MIN_PIECE`
+LOADED_PIECE_SECONDS = 0.015
+MIN_PIECE = 10
 
 #: a position in a league's replay order: (time, seq); :data:`START` is before every match
 Position = tuple[float | None, int]
@@ -139,6 +160,24 @@ _PG_BEFORE_SQL = (
     "ms_rating_history WHERE league_id = %s AND player = i.p AND time_value <= %s AND "
     "(time_value < %s OR seq < %s) ORDER BY time_value DESC, seq DESC LIMIT 1) AS h"
 )
+
+
+@dataclass(frozen=True, slots=True)
+class _Piece:
+    """A piece of a catch-up read and rated, not yet written: the league's row it was read
+    from, its model, its log rows (replay order), whether more follow, the history rows of its
+    matches' players (player, time, seq) to replace, the new history rows, the players' new
+    ratings to stage, and the virtual players' states after it (``None``: no virtual
+    players)."""
+
+    league: LeagueRow
+    model: LeagueModel
+    rows: list[dict[str, Any]]
+    more: bool
+    slots: list[tuple[str, float, int]]
+    history: list[tuple[Any, ...]]
+    staged: list[tuple[Any, ...]]
+    virtual: dict[tuple[str, ...], tuple[float, float]] | None
 
 
 def before(a: Position, b: Position) -> bool:
@@ -219,37 +258,85 @@ class CatchUp:
             if got[1]:
                 return done
 
-    def step(self, name: str) -> tuple[int, bool] | None:
-        """Re-rate the next piece of league ``name``'s catch-up in one transaction; returns the
-        matches re-rated and whether the league is now up to date, or ``None`` when it was
-        already (:class:`NotFoundError` for an unknown league)."""
+    @property
+    def piece(self) -> int:
+        """The most matches a piece re-rates."""
+        return self._piece
+
+    def step(self, name: str, piece: int | None = None) -> tuple[int, bool] | None:
+        """Re-rate the next piece of league ``name``'s catch-up (at most ``piece`` matches, at
+        most :attr:`piece`); returns the matches re-rated and whether the league is now up to
+        date, or ``None`` when it was already (:class:`NotFoundError` for an unknown league).
+
+        The piece is read and rated in a read transaction, without the league's write lock
+        (other posts are committed meanwhile); then one short write transaction checks, under
+        the lock, that nothing it depends on changed (the position, the log: no match
+        recorded since that comes before the piece's end, or at all when the piece ends the
+        log; the model) and writes it. When something did, the piece is read and rated again
+        under the lock, as it is then."""
+        size = self._piece if piece is None else max(1, min(piece, self._piece))
+        with self._db.read() as conn:
+            row = self._lock.read_league(conn, name)
+            planned = None if row.catchup is None else self._rate(conn, row, size)
         with self._db.write() as conn:
             row = self._lock.lock_league(conn, name)
             if row.catchup is None:
                 return None
-            model = self._models.model_for(row.model, row.params)
-            lid, at = row.id, row.catchup
-            pos = None if at[0] is None else (float(at[0]), at[1])
-            rows = read_log(self._db, conn, lid, pos, limit=self._piece + 1)
-            piece = rows[: self._piece]
-            more = len(rows) > self._piece
-            slots = [(p, r["time_value"], r["seq"]) for r in piece for t in r["teams"] for p in t]
-            players = self._ratings_before(conn, lid, sorted({s[0] for s in slots}), at)
-            virtual = self._virtual_at(conn, lid) if model.virtual else None
-            cur = cursor(conn)
-            cur.executemany(self._db.sql(_HISTORY_DELETE), [(lid, *s) for s in slots])
-            history, touched = rate_all(lid, model, piece, players, None, virtual)
-            insert_many(self._db, cur, *HISTORY_INSERT, history)
-            staged = current_rows(lid, model, players, touched)
-            insert_many(self._db, cur, *_PENDING_UPSERT[:2], staged, _PENDING_UPSERT[2])
-            if virtual is not None:
-                self._stage_virtual(cur, lid, virtual)
-            if more:
-                last = piece[-1]
-                cur.execute(self._db.sql(_MARK), (last["time_value"], last["seq"] + 1, lid))
-            else:
-                self._finish(cur, lid, model)
-            return len(piece), not more
+            if planned is None or not self._still(conn, row, planned):
+                planned = self._rate(conn, row, size)
+            self._write(conn, planned)
+            return len(planned.rows), not planned.more
+
+    def _rate(self, conn: Connection, row: LeagueRow, size: int) -> _Piece:
+        """The next piece of the catch-up of the league of ``row`` (being brought up to date),
+        read and rated (nothing written)."""
+        model = self._models.model_for(row.model, row.params)
+        lid, at = row.id, row.catchup
+        assert at is not None
+        pos = None if at[0] is None else (float(at[0]), at[1])
+        rows = read_log(self._db, conn, lid, pos, limit=size + 1)
+        piece = rows[:size]
+        slots = [(p, r["time_value"], r["seq"]) for r in piece for t in r["teams"] for p in t]
+        players = self._ratings_before(conn, lid, sorted({s[0] for s in slots}), at)
+        virtual = self._virtual_at(conn, lid) if model.virtual else None
+        history, touched = rate_all(lid, model, piece, players, None, virtual)
+        staged = current_rows(lid, model, players, touched)
+        return _Piece(row, model, piece, len(rows) > size, slots, history, staged, virtual)
+
+    def _still(self, conn: Connection, row: LeagueRow, planned: _Piece) -> bool:
+        """Whether the piece ``planned`` (rated without the lock) still holds for the league
+        as ``row`` (locked) shows it: same position, model and settings, and no match recorded
+        since (a higher seq) that comes before the piece's last match (or at all, when the
+        piece ends the log: the last piece must rate every match)."""
+        was = planned.league
+        if (row.catchup, row.model, row.params) != (was.catchup, was.model, was.params):
+            return False
+        if row.last_seq == was.last_seq:
+            return True
+        sql = "SELECT 1 FROM ms_matches WHERE league_id = ? AND seq > ?"
+        args: list[Any] = [row.id, was.last_seq]
+        if planned.more:  # a new match dated at the piece's last or after comes after it
+            sql += " AND time_value < ?"
+            args.append(planned.rows[-1]["time_value"])
+        cur = cursor(conn)
+        cur.execute(self._db.sql(sql + " LIMIT 1"), args)
+        return cur.fetchone() is None
+
+    def _write(self, conn: Connection, planned: _Piece) -> None:
+        """Write the piece ``planned``: its matches' old history rows replaced by the new, the
+        players' ratings staged, and the position moved past it (or the catch-up finished)."""
+        lid = planned.league.id
+        cur = cursor(conn)
+        cur.executemany(self._db.sql(_HISTORY_DELETE), [(lid, *s) for s in planned.slots])
+        insert_many(self._db, cur, *HISTORY_INSERT, planned.history)
+        insert_many(self._db, cur, *_PENDING_UPSERT[:2], planned.staged, _PENDING_UPSERT[2])
+        if planned.virtual is not None:
+            self._stage_virtual(cur, lid, planned.virtual)
+        if planned.more:
+            last = planned.rows[-1]
+            cur.execute(self._db.sql(_MARK), (last["time_value"], last["seq"] + 1, lid))
+        else:
+            self._finish(cur, lid, planned.model)
 
     def _finish(self, cur: Any, lid: int, model: LeagueModel) -> None:
         """The staged ratings (and virtual players) become the league's; the mark is cleared."""
@@ -321,7 +408,10 @@ class CatchUpWorker:
     in turn, so that no league waits for another's whole catch-up, resting ``rest`` times as
     long as each piece took (:data:`REST`), and holding a piece while writes arrive (told by
     :meth:`writing`: until none came for ``quiet`` seconds, :data:`QUIET_SECONDS`, and at most
-    ``max_defer`` seconds after its last piece, :data:`MAX_DEFER_SECONDS`); woken by
+    ``max_defer`` seconds after its last piece, :data:`MAX_DEFER_SECONDS`). While writes
+    arrive, a piece is cut to what takes about :data:`LOADED_PIECE_SECONDS` at the last
+    piece's pace (so the posts it holds up wait no longer than that), and the hold is shortened
+    in proportion (so the catch-up still moves on at the same pace); woken by
     :meth:`wake`, and looking for marked leagues every :data:`RESCAN_SECONDS` (``rescan``) as
     well."""
 
@@ -341,6 +431,7 @@ class CatchUpWorker:
         self._max_defer = max_defer
         self._last_write = -math.inf  # time.monotonic() of the last write request
         self._last_piece = -math.inf  # time.monotonic() at the end of the last piece's rest
+        self._pace: float | None = None  # matches re-rated per second by the last piece
         self._wake = threading.Event()
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
@@ -365,13 +456,13 @@ class CatchUpWorker:
         """A write request arrived (the next piece waits for a quiet moment)."""
         self._last_write = time.monotonic()
 
-    def _defer(self, since: float) -> None:
-        """Wait until no write came for ``quiet`` seconds, or ``max_defer`` seconds after
-        ``since`` (the end of the last piece), or the worker is stopped."""
+    def _defer(self, since: float, share: float) -> None:
+        """Wait until no write came for ``quiet`` seconds, or ``share`` of ``max_defer``
+        seconds after ``since`` (the end of the last piece), or the worker is stopped."""
         while not self._stopping.is_set():
             now = time.monotonic()
             calm = now - self._last_write
-            left = since + self._max_defer - now
+            left = since + self._max_defer * share - now
             if calm >= self._quiet or left <= 0:
                 return
             self._stopping.wait(min(left, self._quiet - calm))
@@ -403,17 +494,31 @@ class CatchUpWorker:
                 self._wake.wait(self._rescan)
                 continue
             for name in names:
-                self._defer(self._last_piece)
+                full = self._catchup.piece
+                size = self._size(full)
+                self._defer(self._last_piece, size / full)
                 if self._stopping.is_set():
                     return
+                loaded = time.monotonic() - self._last_write < self._quiet
                 began = time.perf_counter()
                 try:
-                    self._catchup.step(name)
+                    got = self._catchup.step(name, size if loaded else full)
                 except NotFoundError:
                     continue
                 except MindsportError as exc:
                     _log.warning("catch-up of league %r: %s (retrying)", name, exc)
                     self._stopping.wait(1.0)
                     continue
-                self._stopping.wait((time.perf_counter() - began) * self._rest)
+                took = time.perf_counter() - began
+                if got is not None and got[0] > 0 and took > 0:
+                    self._pace = got[0] / took
+                self._stopping.wait(took * self._rest)
                 self._last_piece = time.monotonic()
+
+    def _size(self, full: int) -> int:
+        """The matches of the next piece while writes arrive: as many as the last piece's pace
+        re-rates in :data:`LOADED_PIECE_SECONDS` (``full`` before any was timed), from
+        :data:`MIN_PIECE` to ``full``."""
+        if self._pace is None:
+            return full
+        return max(min(MIN_PIECE, full), min(full, int(self._pace * LOADED_PIECE_SECONDS)))

@@ -11,6 +11,13 @@ While a group commits, new items queue up; the next group takes them all. So und
 groups grow and the cost of a commit is shared, and a lone writer still commits at once (a group
 of one). Different domains drain in parallel, on up to ``workers`` threads.
 
+A part can be *paced* (:meth:`GroupCommitter.pace`): nothing more of it is committed for a
+while, its items waiting meanwhile and then committed together, while other parts' items go on.
+The store paces a league its commits leave being brought up to date after a late result
+(:mod:`mindsport.store.catchup`), so that a client posting late matches one after another gets a
+commit at most every :data:`~mindsport.store.catchup.PACE_SECONDS` and cannot take the writer's
+time from every other league's posts.
+
 A caller that needs time before it can submit (a large post being parsed) *reserves* its place
 first (:meth:`GroupCommitter.reserve`). Posts sent together by concurrent clients reach the
 server in any order, and a group committed before an earlier-timed post is ready makes the
@@ -99,8 +106,19 @@ class GroupCommitter(Generic[R]):
         self._tickets = itertools.count()
         # per domain: the ticket at the first answer of its latest group (see the module)
         self._answered: dict[Hashable, int] = {}
+        # per part: time.monotonic() before which its items are not committed (:meth:`pace`)
+        self._paced: dict[Hashable, float] = {}
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mindsport-commit")
         self._closed = False
+
+    def pace(self, part: Hashable, seconds: float) -> None:
+        """Commit nothing more of ``part`` for ``seconds`` from now: its items queue meanwhile
+        (and are then committed together), while other parts' items go on being committed."""
+        with self._lock:
+            now = time.monotonic()
+            for done in [p for p, t in self._paced.items() if t <= now]:
+                del self._paced[done]
+            self._paced[part] = now + seconds
 
     def reserve(self, domain: Hashable, part: Hashable) -> Reservation:
         """Hold a place for an item of ``domain`` and ``part`` that is still being prepared;
@@ -139,7 +157,7 @@ class GroupCommitter(Generic[R]):
             queue = self._queues.get(item.domain)
             if queue is not None:  # a writer is draining this domain: it will take the item
                 queue.append(item)
-                if self._reserved:  # a writer may be waiting for a reservation
+                if self._reserved or self._paced:  # a writer may be waiting for it
                     self._settled.notify_all()
                 return item.future
             self._queues[item.domain] = deque([item])
@@ -155,23 +173,47 @@ class GroupCommitter(Generic[R]):
             if not queue:
                 del self._queues[domain]  # the next submit starts a new writer
                 return []
-            self._await_oldest_reservation(domain, queue)
-            first = queue.popleft()
-            group = [first]
-            if first.alone:
-                return group
-            used: dict[Hashable, int] = {first.part: first.size}
-            kept: deque[WorkItem[R]] = deque()
-            while queue:
-                item = queue.popleft()
-                share = used.get(item.part, 0)
-                if item.alone or (share and share + item.size > self._max):
-                    kept.append(item)
-                    continue
-                used[item.part] = share + item.size
-                group.append(item)
-            self._queues[domain] = kept
+            group: list[WorkItem[R]] = []
+            while not group:  # (a part may be paced while a reservation is waited for)
+                self._await_due(queue)
+                self._await_oldest_reservation(domain, queue)
+                group = self._take(queue)
             return group
+
+    def _take(self, queue: deque[WorkItem[R]]) -> list[WorkItem[R]]:
+        """With the lock held: take the next group out of ``queue`` (see :meth:`_next_group`);
+        the items of a paced part stay queued, in order."""
+        now = time.monotonic()
+        group: list[WorkItem[R]] = []
+        used: dict[Hashable, int] = {}
+        kept: deque[WorkItem[R]] = deque()
+        while queue:
+            item = queue.popleft()
+            if self._paced.get(item.part, now) > now:  # paced: a later group
+                kept.append(item)
+                continue
+            if not group:
+                group.append(item)
+                used[item.part] = item.size
+                continue
+            share = used.get(item.part, 0)
+            if group[0].alone or item.alone or (share and share + item.size > self._max):
+                kept.append(item)
+                continue
+            used[item.part] = share + item.size
+            group.append(item)
+        queue.extend(kept)
+        return group
+
+    def _await_due(self, queue: deque[WorkItem[R]]) -> None:
+        """With the lock held: wait until an item of ``queue`` is of a part not paced (new items
+        may be queued meanwhile)."""
+        while self._paced:
+            now = time.monotonic()
+            due = min(self._paced.get(item.part, now) for item in queue)
+            if due <= now:
+                return
+            self._settled.wait(due - now)  # woken by a submit
 
     def _await_oldest_reservation(self, domain: Hashable, queue: deque[WorkItem[R]]) -> None:
         """With the lock held: if every queued item is of one part and that part has a

@@ -26,7 +26,7 @@ from mindsport.errors import DatabaseError, DatabaseFaultError
 from mindsport.history.formats.common import paused_gc
 from mindsport.match import Match
 from mindsport.rating.registry import MODELS, ModelSpec
-from mindsport.store.catchup import CatchUp, CatchUpWorker
+from mindsport.store.catchup import PACE_SECONDS, CatchUp, CatchUpWorker
 from mindsport.store.codec import PreparedMatches
 from mindsport.store.commit import Reservation, WorkItem
 from mindsport.store.database import Database, require_existing, resolve_url, shown_url, unusable
@@ -116,7 +116,7 @@ class Store:
         self._worker = CatchUpWorker(self._catchup)
         self._ingest = Ingest(
             self._db, self._leagues, self._models, lock, self._deriver, smoother,
-            self._worker.wake,
+            self._left_behind,
         )  # fmt: skip
         self._loader = Loader(self._db, self._leagues, self._models, lock, self._deriver)
         self._committer = self._ingest.committer
@@ -397,6 +397,16 @@ class Store:
         per league. ``progress(done)`` after each piece."""
         names = [league] if league is not None else self._catchup.behind()
         return {name: self._catchup.run(name, progress) for name in names}
+
+    def _left_behind(self, league: str) -> None:
+        """A commit left ``league`` being brought up to date: the worker is woken, and while it
+        runs the league's next commit waits :data:`~mindsport.store.catchup.PACE_SECONDS`
+        (its posts meanwhile are committed together), so that late posts one after another
+        cannot take the writer from other leagues; :meth:`add_matches` without the worker
+        finishes the catch-up itself, and is not paced."""
+        if self._worker.running:
+            self._committer.pace(league, PACE_SECONDS)
+        self._worker.wake(league)
 
     def start_catch_up(self) -> None:
         """Start the thread that brings leagues up to date after late results in the background

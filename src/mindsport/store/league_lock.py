@@ -119,6 +119,17 @@ class LeagueLock:
         self._db = db
         self._league_ids: dict[str, int] = {}  # league name -> id, as last read
 
+    def read_league(self, conn: Connection, name: str) -> LeagueRow:
+        """The league row as last committed, without its lock (:class:`NotFoundError` for an
+        unknown league)."""
+        check_league_name(name)
+        cur = cursor(conn)
+        cur.execute(self._db.sql(_LEAGUE_ROW_SQL), (name,))
+        found = cur.fetchone()
+        if found is None:
+            raise NotFoundError(f"league {name!r} does not exist")
+        return _league_row(found)
+
     def lock_league(self, conn: Connection, name: str) -> LeagueRow:
         """The league row, with the league's write lock held until the transaction ends
         (:meth:`lock_and_read` with nothing more to read)."""
