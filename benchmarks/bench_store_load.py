@@ -43,7 +43,7 @@ from mindsport.history.io import read_located
 from mindsport.store import Store
 from mindsport.store.bulk import insert_many
 from mindsport.store.database import cursor
-from mindsport.store.derive import _HISTORY_INSERT
+from mindsport.store.derive import HISTORY_INSERT
 from mindsport.store.match_log import MATCH_INSERT, RATINGS_UPSERT
 
 
@@ -94,7 +94,7 @@ def floor(st: Store, league: str, rows: dict[str, list[tuple[Any, ...]]]) -> flo
         lid_v = lid.scalar_one()
         cur = cursor(conn)
         insert_many(db, cur, *MATCH_INSERT, [(lid_v, *r) for r in rows["matches"]])
-        insert_many(db, cur, *_HISTORY_INSERT, [(lid_v, *r) for r in rows["history"]])
+        insert_many(db, cur, *HISTORY_INSERT, [(lid_v, *r) for r in rows["history"]])
         insert_many(db, cur, *RATINGS_UPSERT[:2], [(lid_v, *r) for r in rows["ratings"]],
                     RATINGS_UPSERT[2])  # fmt: skip
     return time.perf_counter() - start

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import chain
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -60,6 +62,9 @@ HISTORY_INSERT = (
 _HISTORY_DELETE_FROM = "DELETE FROM ms_rating_history WHERE league_id = ? AND player = ?" + (
     FROM_POSITION
 )
+
+#: a stored row's sequence number and time
+_SEQ, _TIME = itemgetter("seq"), itemgetter("time_value")
 
 #: a virtual player's stored state: (mu, sigma), by its key
 _Virtual = dict[tuple[str, ...], tuple[float, float]]
@@ -106,7 +111,7 @@ def rate_all(
         replayer.load_virtual(virtual or {})
     index = PlayerIndex()
     games_before: list[int] = []  # by player code: games recorded before these rows
-    for p in dict.fromkeys(p for r in rows for t in r["teams"] for p in t):
+    for p in dict.fromkeys(chain.from_iterable(chain.from_iterable(r["teams"] for r in rows))):
         code = index.get(p)
         known = players.get(p)
         games_before.append(0 if known is None else known.games)
@@ -120,7 +125,7 @@ def rate_all(
     sigma_col = model.sigma_col  # post columns are the stored fields, a prefix of the fields
 
     def encode(chunk: list[Any]) -> MatchBlock:
-        times = np.array([_days(r) for r in chunk], dtype=np.float64)
+        times = np.fromiter(map(_days, chunk), np.float64, len(chunk))
         block = encode_columns(
             [r["teams"] for r in chunk],
             [r["ranks"] for r in chunk],
@@ -148,8 +153,7 @@ def rate_all(
         match_of = np.repeat(np.arange(len(chunk)), n_slots)
         games = _occurrence(codes) + games_so_far[codes] + 1
         games_so_far = games_so_far + np.bincount(codes, minlength=len(games_so_far))
-        ids = index.ids
-        names = [ids[c] for c in codes.tolist()]
+        names = list(map(index.ids.__getitem__, codes.tolist()))
         post = kept[: len(names), :width]  # the players' slots come first
         # the last line of defence: nothing non-finite is written (names the match; the names
         # are made only when one is not finite)
@@ -168,8 +172,8 @@ def rate_all(
             zip(
                 [lid] * len(names),
                 names,
-                np.array([int(r["seq"]) for r in chunk])[match_of].tolist(),
-                np.array([float(r["time_value"]) for r in chunk])[match_of].tolist(),
+                np.fromiter(map(_SEQ, chunk), np.int64, len(chunk))[match_of].tolist(),
+                np.fromiter(map(_TIME, chunk), np.float64, len(chunk))[match_of].tolist(),
                 mus,
                 sigmas,
                 extras,
@@ -217,9 +221,8 @@ def current_rows(
     return rows
 
 
-def _time_order(row: dict[str, Any]) -> tuple[float, int]:
-    """A match's place in the replay order of time (time, then seq)."""
-    return (row["time_value"], row["seq"])
+#: a match's place in the replay order of time (time, then seq)
+_time_order = itemgetter("time_value", "seq")
 
 
 def _latest_history(lid: int, names: Sequence[str], lateral: bool) -> Any:
@@ -349,7 +352,7 @@ class Deriver:
         of their players) from ``players``, the current ratings of their players (updated in
         place); returns the write of their derived rows. ``by_arrival``: the league rates in
         arrival order (seq), so nothing recorded depends on any new match, late or not."""
-        new = sorted(new, key=(lambda r: r["seq"]) if by_arrival else _time_order)
+        new = sorted(new, key=_SEQ if by_arrival else _time_order)
         virtual = self._virtual(conn, lid, new) if model.virtual else None
         if self._db.is_sqlite or model.virtual:
             history, touched = rate_all(lid, model, new, players, progress, virtual)
