@@ -9,10 +9,11 @@ PostgreSQL at ``--pg``, default ``$MINDSPORT_TEST_POSTGRES_URL``, in a league of
   rate`` does after reading: the stored form, the league created, the ratings computed by the
   one replay driver, every row written, one transaction);
 * ``floor``: the very rows ``rate`` wrote (the match log, the rating history, the current
-  ratings, read back) inserted again into another new league with the store's own bulk insert
-  (SQLite: ``executemany`` of the same prepared statements in one transaction; PostgreSQL: the
-  same ``COPY`` and upsert), nothing computed: what writing the rows costs whatever computes
-  them;
+  ratings, read back) inserted again, in the order ``rate`` writes them (the history in the
+  order of its key, player by player), into another new league with the store's own bulk
+  insert (SQLite: ``executemany`` of the same prepared statements in one transaction;
+  PostgreSQL: the same ``COPY``), nothing computed: what writing the rows costs whatever
+  computes them;
 * ``group commit``: ``Store.add_matches`` (the path ``rate`` took before) on the first
   ``--group-matches`` matches, for scale.
 
@@ -43,7 +44,7 @@ from mindsport.history.io import read_located
 from mindsport.store import Store
 from mindsport.store.bulk import insert_many
 from mindsport.store.database import cursor
-from mindsport.store.derive import _HISTORY_INSERT
+from mindsport.store.derive import HISTORY_INSERT
 from mindsport.store.match_log import MATCH_INSERT, RATINGS_UPSERT
 
 
@@ -74,13 +75,17 @@ _SELECTS = {
 
 def league_rows(st: Store, league: str) -> dict[str, list[tuple[Any, ...]]]:
     """Every row of ``league`` in the three tables a rating writes (without the league id), in
-    the order they were written (the indexes are filled in the same order)."""
+    the order a large load writes them (the indexes are filled in the same order): the match
+    log by seq, the history by its key (player, time, seq; players in code point order, as the
+    store sorts them), the current ratings by player."""
     with st.engine.connect() as conn:
         lid = conn.execute(text("SELECT id FROM ms_leagues WHERE name = :n"), {"n": league})
         lid_v = lid.scalar_one()
-        return {
+        rows = {
             k: [tuple(r) for r in conn.execute(text(q), {"l": lid_v})] for k, q in _SELECTS.items()
         }
+    rows["history"].sort(key=lambda r: (r[0], r[2], r[1]))
+    return rows
 
 
 def floor(st: Store, league: str, rows: dict[str, list[tuple[Any, ...]]]) -> float:
@@ -94,9 +99,9 @@ def floor(st: Store, league: str, rows: dict[str, list[tuple[Any, ...]]]) -> flo
         lid_v = lid.scalar_one()
         cur = cursor(conn)
         insert_many(db, cur, *MATCH_INSERT, [(lid_v, *r) for r in rows["matches"]])
-        insert_many(db, cur, *_HISTORY_INSERT, [(lid_v, *r) for r in rows["history"]])
-        insert_many(db, cur, *RATINGS_UPSERT[:2], [(lid_v, *r) for r in rows["ratings"]],
-                    RATINGS_UPSERT[2])  # fmt: skip
+        insert_many(db, cur, *HISTORY_INSERT, [(lid_v, *r) for r in rows["history"]])
+        # (every player is new to the league: inserted, as rate inserts them)
+        insert_many(db, cur, *RATINGS_UPSERT[:2], [(lid_v, *r) for r in rows["ratings"]])
     return time.perf_counter() - start
 
 

@@ -16,6 +16,7 @@ from mindsport.errors import ConflictError, NotFoundError
 from mindsport.history import Match
 from mindsport.store import IngestResult, Store, StoreError, resolve_url
 from mindsport.store.codec import encode
+from mindsport.store.derive import _KEY_ORDER_FROM, _in_key_order
 from mindsport.store.load import stored_columns
 
 
@@ -194,3 +195,84 @@ def test_the_command_line_rates_a_file_on_the_bulk_path(tmp_path: Any) -> None:
     with Store(db) as st:
         st.add_matches("group", ms, create=("trueskill", {}))
     assert _tables(db, "cli") == _tables(db, "group")
+
+
+def _large(seed: int, n: int, n_players: int, start: int) -> list[Match]:
+    """``n`` one-against-one matches among ``n_players`` players (some names not ASCII), one a
+    minute from ``start``."""
+    rng = random.Random(seed)
+    names = [f"p{i}" if i % 5 else f"\u00fc{i}\u4e2d" for i in range(n_players)]
+    out = []
+    for i in range(n):
+        a, b = rng.sample(names, 2)
+        out.append(Match(f"L{seed}-{i}", start + 60 * i, [[a], [b]], rng.choice([[0, 1], [1, 0]])))
+    return out
+
+
+def test_a_large_load_stores_what_the_group_commit_stores(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Batches past the size from which the history is written in the order of its key (and on
+    PostgreSQL after the rating, not streamed), the second with players the league has and new
+    ones (their ratings inserted, the others' updated): the same tables as the group commit,
+    which writes batches of a thousand; loading again adds nothing."""
+    n = _KEY_ORDER_FROM + 500
+    first = _large(7, n, 1_500, 1_600_000_000)
+    second = _large(8, n, 3_000, 1_700_000_000)
+    with Store(db_url) as st:
+        with monkeypatch.context() as patched:  # the bulk path itself, not the group commit
+            patched.setattr(Store, "add_matches", None)
+            assert st.load_matches("bulk", first, create=("trueskill", {})) == IngestResult(n, 0, 0)
+            assert st.load_matches("bulk", second) == IngestResult(n, 0, 0)
+            before = _tables(db_url, "bulk")
+            assert st.load_matches("bulk", second) == IngestResult(0, n, 0)
+        st.add_matches("group", first, create=("trueskill", {}))
+        st.add_matches("group", second)
+    after = _tables(db_url, "bulk")
+    assert after == before
+    assert after == _tables(db_url, "group")
+
+
+def test_a_refused_match_in_a_large_load_leaves_nothing(db_url: str) -> None:
+    many = _large(9, _KEY_ORDER_FROM + 100, 800, 0)
+    many[-3] = Match("odd", many[-3].time, [["p1", "p2"], ["p3"]], [0, 1])  # glicko2 refuses
+    with Store(db_url) as st:
+        with pytest.raises(StoreError, match="'odd'"):
+            st.load_matches("g", many, create=("glicko2", {}))
+        with pytest.raises(NotFoundError):
+            st.get_league("g")
+
+
+def test_history_rows_in_key_order_are_sorted_as_the_database_compares_text(
+    db_url: str,
+) -> None:
+    """The order :func:`_in_key_order` writes the history in is the database's own ``ORDER BY``
+    of the key (player, time, seq) comparing text by code point (SQLite's; PostgreSQL's ``C``
+    collation), players with names outside ASCII included."""
+    rng = random.Random(10)
+    names = ["b", "a", "\u00fc", "\u4e2d", "Z", "a\u00e9", "\U0001f600", "ab", "a b"]
+    rows = [
+        (1, rng.choice(names), seq, float(rng.choice([1.0, 2.5, -3.0])), 25.0, 8.0, "null", 1)
+        for seq in range(200)
+    ]
+    engine = create_engine(resolve_url(db_url))
+    try:
+        with engine.begin() as conn:
+            conn.execute(
+                text("CREATE TABLE t_order (player VARCHAR(200), time_value FLOAT, seq INT)")
+            )
+            conn.execute(
+                text("INSERT INTO t_order VALUES (:p, :t, :s)"),
+                [{"p": r[1], "t": r[3], "s": r[2]} for r in rows],
+            )
+            got = conn.execute(
+                text(
+                    "SELECT player, time_value, seq FROM t_order ORDER BY player"
+                    + ("" if db_url.startswith("sqlite") else ' COLLATE "C"')
+                    + ", time_value, seq"
+                )
+            ).all()
+            conn.execute(text("DROP TABLE t_order"))
+    finally:
+        engine.dispose()
+    assert [(r[1], r[3], r[2]) for r in _in_key_order(rows)] == [tuple(r) for r in got]

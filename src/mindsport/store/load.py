@@ -23,11 +23,12 @@ returns ``None`` for any other, before writing anything, and the caller takes th
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from itertools import chain, repeat
 from json.encoder import encode_basestring, encode_basestring_ascii
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -255,6 +256,14 @@ def _distinct(cols: StoredColumns) -> StoredColumns:
     )
 
 
+_TEAMS, _RANKS, _WEIGHTS, _DEAL = map(attrgetter, ("teams", "ranks", "weights", "deal"))
+
+
+def _team_columns(ms: Sequence[Match]) -> tuple[Iterable[Any], Iterable[Any], Iterable[Any]]:
+    """The teams, ranks and weights of ``ms``, column by column."""
+    return map(_TEAMS, ms), map(_RANKS, ms), map(_WEIGHTS, ms)
+
+
 @dataclass(frozen=True)
 class Loader:
     """What :func:`load` writes with: the database, the leagues, their models, locks and
@@ -322,18 +331,25 @@ def load(
         ):
             return None  # late: a recorded match depends on a new one; the group commit replays
         seq0 = row.last_seq
-        rows = [
-            {
-                "match_id": ids[i],
-                "seq": seq0 + k,
-                "time_value": tvs[i],
-                "time_iso": cols.time_isos[i],
-                "teams": cols.matches[i].teams,
-                "ranks": cols.matches[i].ranks,
-                "weights": cols.matches[i].weights,
-            }
-            for k, i in enumerate(new, 1)
-        ]
+        every = len(new) == len(ids)  # the usual load: nothing recorded before
+
+        def column(values: Sequence[Any]) -> Sequence[Any]:
+            return values if every else [values[i] for i in new]
+
+        fresh = column(cols.matches)
+        new_ids, new_tvs, isos = column(ids), column(tvs), column(cols.time_isos)
+        seqs = range(seq0 + 1, seq0 + len(new) + 1)
+        keys = ("match_id", "seq", "time_value", "time_iso", "teams", "ranks", "weights")
+        rows = list(
+            map(
+                dict,
+                map(
+                    zip,
+                    repeat(keys),
+                    zip(new_ids, seqs, new_tvs, isos, *_team_columns(fresh), strict=True),
+                ),
+            )
+        )
         write_derived = loader.deriver.append(
             conn, row.id, model, rows, progress, current, policy.by_arrival
         )
@@ -343,22 +359,22 @@ def load(
             db,
             cursor(conn),
             *MATCH_INSERT,
-            [
-                (
-                    row.id,
-                    seq0 + k,
-                    ids[i],
-                    tvs[i],
-                    cols.time_isos[i],
-                    *cols.json[i],
-                    cols.matches[i].deal,
-                    cols.digests[i],
-                    stamp,
+            list(
+                zip(
+                    repeat(row.id),
+                    seqs,
+                    new_ids,
+                    new_tvs,
+                    isos,
+                    *zip(*column(cols.json), strict=True),
+                    map(_DEAL, fresh),
+                    column(cols.digests),
+                    repeat(stamp),
+                    strict=False,  # the repeated values are endless
                 )
-                for k, i in enumerate(new, 1)
-            ],
+            ),
         )
-        latest = max(tvs[i] for i in new)
+        latest = max(new_tvs)
         cursor(conn).execute(
             db.sql("UPDATE ms_leagues SET last_seq = ?, max_time = ? WHERE id = ?"),
             (seq0 + len(new), latest if old_max is None else max(old_max, latest), row.id),
