@@ -50,6 +50,7 @@ __all__ = [
     "Located",
     "Parts",
     "build",
+    "distinct_texts",
     "ids_ok",
     "interned",
     "is_text",
@@ -294,6 +295,61 @@ def is_text(arr: Any) -> bool:
     return bool(pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type))
 
 
+def _text_buffers(arr: Any) -> tuple[I64, NDArray[np.uint8]]:
+    """The offsets (from 0, one more than strings) and the bytes of a pyarrow string array
+    without nulls, as numpy views of its buffers (no copy of the bytes)."""
+    pa = _pa()
+    kind = np.int64 if pa.types.is_large_string(arr.type) else np.int32
+    _, offsets_buffer, data_buffer = arr.buffers()
+    raw = np.frombuffer(offsets_buffer, kind)[arr.offset : arr.offset + len(arr) + 1]
+    start = int(raw[0])
+    offsets = raw.astype(np.int64) - start
+    data = np.frombuffer(data_buffer, np.uint8)[start : start + int(offsets[-1])]
+    return offsets, data
+
+
+#: strings hashed at a time by :func:`distinct_texts` (bounds its temporary arrays)
+HASH_CHUNK = 1 << 20
+_HASH_BASE = np.uint64(0x100000001B3)
+_HASH_LENGTH = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _text_hashes(offsets: I64, data: NDArray[np.uint8]) -> NDArray[np.uint64]:
+    """A 64-bit hash of every string (``offsets`` into ``data``): the polynomial of its bytes
+    (each plus one) in a fixed odd base, modulo 2^64, mixed with its length."""
+    out = np.zeros(len(offsets) - 1, np.uint64)
+    for a in range(0, len(out), HASH_CHUNK):
+        b = min(a + HASH_CHUNK, len(out))
+        starts = offsets[a:b] - offsets[a]
+        lengths = np.diff(offsets[a : b + 1])
+        filled = lengths > 0
+        if filled.any():
+            chunk = data[offsets[a] : offsets[b]].astype(np.uint64) + np.uint64(1)
+            position = np.arange(len(chunk), dtype=np.int64) - np.repeat(starts, lengths)
+            chunk *= np.cumprod(np.full(int(lengths.max()), _HASH_BASE, np.uint64))[position]
+            out[a:b][filled] = np.add.reduceat(chunk, starts[filled])
+        out[a:b] ^= lengths.astype(np.uint64) * _HASH_LENGTH
+    return out
+
+
+def distinct_texts(arr: Any) -> bool:
+    """Whether no string of the pyarrow string array ``arr`` (no nulls) appears twice. The
+    bytes of every string are hashed at once (:func:`_text_hashes`) and the hashes sorted; the
+    strings whose hashes meet are then compared as texts, so the answer is exact whatever the
+    hash (a Python set of a million new strings, each hashed and stored in turn, takes several
+    times as long)."""
+    if len(arr) < 2:
+        return True
+    hashes = _text_hashes(*_text_buffers(arr))
+    ordered = np.sort(hashes)
+    met = ordered[1:] == ordered[:-1]
+    if not met.any():
+        return True
+    suspects = np.flatnonzero(np.isin(hashes, ordered[1:][met]))
+    texts = arr.take(_pa().array(suspects)).to_pylist()
+    return len(set(texts)) == len(texts)
+
+
 def ids_ok(arr: Any, strip: bool) -> bool:
     """Whether every string of the pyarrow array ``arr`` is an id the row path keeps as it is
     (``strip``: it strips ids, as in CSV and Parquet). ASCII ids are checked on the array's bytes
@@ -304,15 +360,10 @@ def ids_ok(arr: Any, strip: bool) -> bool:
         return False
     if len(arr) == 0:
         return True
-    kind = np.int64 if pa.types.is_large_string(arr.type) else np.int32
-    _, offsets_buffer, data_buffer = arr.buffers()
-    raw = np.frombuffer(offsets_buffer, kind)[arr.offset : arr.offset + len(arr) + 1]
-    start = int(raw[0])
-    offsets = raw.astype(np.int64) - start
+    offsets, data = _text_buffers(arr)
     lengths = np.diff(offsets)
     if lengths.min() == 0:
         return False
-    data = np.frombuffer(data_buffer, np.uint8)[start : start + int(offsets[-1])]
     if ((data < 0x20) | (data == 0x7F)).any():
         return False  # an ASCII control character (in UTF-8 its byte is itself)
     space = data == 0x20
