@@ -1,16 +1,25 @@
 """The whole-column checks of the column path against plain Python on the same values: the
-distinct-strings check (hashes of every string at once, sorted) against a Python set."""
+distinct-strings check (hashes of every string at once, sorted) against a Python set; the ids of
+a dictionary array (a Parquet file's dictionary-encoded players) against its decoded text and
+the row path."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mindsport.errors import MindsportError
+from mindsport.history import read_matches
 from mindsport.history.formats import columns
-from mindsport.history.formats.columns import distinct_texts
+from mindsport.history.formats.columns import distinct_texts, interned
+from mindsport.history.io import iter_located
 
 texts = st.lists(st.text(max_size=12), max_size=40)
 
@@ -46,3 +55,57 @@ def test_hashes_across_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     whole = columns._text_hashes(*columns._text_buffers(pa.array(values)))
     monkeypatch.setattr(columns, "HASH_CHUNK", 1 << 20)
     assert whole.tolist() == columns._text_hashes(*columns._text_buffers(pa.array(values))).tolist()
+
+
+@pytest.mark.parametrize(
+    ("words", "indices"),
+    [
+        (["ann", "bob", "cid"], [2, 0, 0, 1]),
+        (["ann", "bob", "ann"], [0, 1, 2, 2]),  # a text twice in the dictionary
+        (["ann", "bob", " x"], [0, 1, 0]),  # an unused entry the row path would strip
+        (["ann", "bob"], [0, None, 1]),  # a missing player
+        (["ann", "b\u0301ob"], [0, 1]),
+    ],
+)
+def test_interned_dictionary_as_its_decoded_text(words: list[str], indices: list[Any]) -> None:
+    arr = pa.DictionaryArray.from_arrays(pa.array(indices, pa.int32()), pa.array(words))
+    got = interned(arr, strip=True)
+    want = interned(arr.dictionary_decode(), strip=True)
+    if want is None:  # the decoded text is refused: so is the dictionary
+        assert got is None
+        return
+    assert got is not None
+    distinct, codes = got
+    assert len(set(distinct)) == len(distinct)
+    assert [distinct[c] for c in codes.tolist()] == arr.dictionary_decode().to_pylist()
+
+
+def test_parquet_players_as_a_dictionary_with_a_text_twice(tmp_path: Path) -> None:
+    # one match whose two players are one id (two dictionary entries as written; the writer
+    # keeps one): refused by the row path (a player twice), and so by read_matches; the same
+    # file with distinct players reads as the row path reads it
+    players = pa.DictionaryArray.from_arrays(
+        pa.array([0, 1, 2, 3], pa.int32()), pa.array(["ann", "ann", "bob", "cid"])
+    )
+    table = pa.table(
+        {
+            "match_id": ["g1", "g1", "g2", "g2"],
+            "time": pa.array([1, 1, 2, 2], pa.int64()),
+            "player": players,
+            "team": ["a", "b", "a", "b"],
+            "rank": pa.array([0, 1, 1, 0], pa.int64()),
+        }
+    )
+    path = tmp_path / "twice.parquet"
+    pq.write_table(table, path)
+    with pytest.raises(MindsportError) as by_rows:
+        list(iter_located(path))
+    with pytest.raises(MindsportError) as by_columns:
+        read_matches(path)
+    assert str(by_columns.value) == str(by_rows.value)
+    assert "ann" in str(by_rows.value)
+    fine = table.set_column(2, "player", pa.array(["ann", "dan", "bob", "cid"]).dictionary_encode())
+    pq.write_table(fine, path)
+    got = read_matches(path)
+    assert got == [m for _, m in iter_located(path)]
+    assert got[0].teams == (("ann",), ("dan",))

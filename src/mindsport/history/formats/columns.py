@@ -388,8 +388,15 @@ def ids_ok(arr: Any, strip: bool) -> bool:
 
 def interned(arr: Any, strip: bool) -> tuple[list[str], I64] | None:
     """The distinct ids of a pyarrow string array, one string object each, and the number of
-    every id among them (None: an id the row path would not keep as it is)."""
+    every id among them (None: an id the row path would not keep as it is). A dictionary array
+    (as a Parquet file's dictionary-encoded column reads) gives its dictionary and indices when
+    its dictionary holds no text twice and only ids kept as they are; else it is decoded."""
     pa = _pa()
+    if pa.types.is_dictionary(arr.type):
+        words = arr.dictionary
+        if not arr.null_count and is_text(words) and ids_ok(words, strip) and distinct_texts(words):
+            return words.to_pylist(), arr.indices.to_numpy().astype(np.int64)
+        arr = arr.dictionary_decode()
     if pa.types.is_integer(arr.type):
         arr = arr.cast(pa.string())
     elif not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
