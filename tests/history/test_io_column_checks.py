@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from mindsport.errors import MindsportError
 from mindsport.history import read_matches
 from mindsport.history.formats import columns
-from mindsport.history.formats.columns import distinct_texts, interned
+from mindsport.history.formats.columns import all_empty, distinct_texts, interned
 from mindsport.history.io import iter_located
 
 texts = st.lists(st.text(max_size=12), max_size=40)
@@ -109,3 +109,13 @@ def test_parquet_players_as_a_dictionary_with_a_text_twice(tmp_path: Path) -> No
     got = read_matches(path)
     assert got == [m for _, m in iter_located(path)]
     assert got[0].teams == (("ann",), ("dan",))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.one_of(st.none(), st.sampled_from(["", "", "a", "1.5"])), max_size=8),
+    st.integers(0, 2),
+)
+def test_all_empty_is_every_text_empty_or_missing(values: list[str | None], skip: int) -> None:
+    arr = pa.array(["x"] * skip + values, pa.string())[skip:]
+    assert all_empty(arr) == all(not v for v in values)

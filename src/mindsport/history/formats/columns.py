@@ -49,6 +49,7 @@ __all__ = [
     "RANK_TEXT",
     "Located",
     "Parts",
+    "all_empty",
     "build",
     "distinct_texts",
     "ids_ok",
@@ -306,6 +307,12 @@ def _text_buffers(arr: Any) -> tuple[I64, NDArray[np.uint8]]:
     offsets = raw.astype(np.int64) - start
     data = np.frombuffer(data_buffer, np.uint8)[start : start + int(offsets[-1])]
     return offsets, data
+
+
+def all_empty(arr: Any) -> bool:
+    """Whether every string of the pyarrow string array ``arr`` is empty or null (its texts
+    take no byte: read from its offsets, without a look at each string)."""
+    return len(arr) == 0 or len(_text_buffers(arr)[1]) == 0
 
 
 #: strings hashed at a time by :func:`distinct_texts` (bounds its temporary arrays)

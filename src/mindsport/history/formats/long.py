@@ -18,6 +18,7 @@ from mindsport.history.formats.columns import (
     FLOAT_TEXT,
     RANK_TEXT,
     Parts,
+    all_empty,
     distinct_texts,
     ids_ok,
     interned,
@@ -310,6 +311,8 @@ def _numbers(arr: Any) -> F64 | None:
     import pyarrow.compute as pc
 
     if is_text(arr):
+        if all_empty(arr):  # (as a written file's weight and score columns without values)
+            return np.full(len(arr), math.nan)
         empty = pc.fill_null(pc.equal(arr, ""), True)  # null (Parquet): none given
         given = pc.invert(empty)
         if not pc.all(pc.or_kleene(empty, pc.match_substring_regex(arr, FLOAT_TEXT))).as_py():
@@ -351,7 +354,7 @@ def _has_values(arr: Any) -> bool:
     import pyarrow.compute as pc
 
     if is_text(arr):
-        return bool(pc.any(pc.not_equal(arr, "")).as_py())
+        return not all_empty(arr)
     if pa.types.is_floating(arr.type):
         return bool(pc.any(pc.invert(pc.is_nan(arr))).as_py())
     return arr.null_count < len(arr)
