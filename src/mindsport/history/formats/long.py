@@ -369,18 +369,22 @@ def _same_within(values: NDArray[Any], starts: I64, counts: I64) -> bool:
     return bool(same.all())
 
 
-def _long_times(arr: Any, match_starts: I64, rows_per_match: I64) -> list[Any] | None:
+def _long_times(arr: Any, match_starts: I64) -> list[Any] | None:
     """Each match's time from a long-format column (every row of a match with the same raw
-    value), as the row path reads it."""
+    value: each row's as the row's before, unless it starts a match), as the row path reads
+    it."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     if arr.null_count:
         return None
+    if len(arr) > 1:
+        same = pc.equal(arr[1:], arr[:-1]).to_numpy(zero_copy_only=False)
+        starts = np.zeros(len(same), dtype=bool)
+        starts[match_starts[1:] - 1] = True  # (a row that starts a match may differ)
+        if not (same | starts).all():
+            return None
     first = arr.take(pa.array(match_starts))
-    repeated = first.take(pa.array(np.repeat(np.arange(len(match_starts)), rows_per_match)))
-    if not pc.all(pc.equal(arr, repeated)).as_py():
-        return None
     if is_text(arr):
         return text_times(first)
     if not (
@@ -442,8 +446,7 @@ def long_parts(cols: dict[str, Any]) -> tuple[Parts, I64] | None:
     players = interned(cols["player"], strip=True)
     if players is None:
         return None
-    rows_per_match = np.diff(np.append(match_starts, n_rows))
-    times = _long_times(cols["time"], match_starts, rows_per_match)
+    times = _long_times(cols["time"], match_starts)
     ranks = _long_ranks(cols.get("rank"), n_rows)
     if times is None or ranks is None:
         return None
