@@ -5,6 +5,7 @@ the row path."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +19,10 @@ from hypothesis import strategies as st
 from mindsport.errors import MindsportError
 from mindsport.history import read_matches
 from mindsport.history.formats import columns
-from mindsport.history.formats.columns import all_empty, distinct_texts, interned
+from mindsport.history.formats.columns import all_empty, distinct_texts, interned, text_times
+from mindsport.history.formats.common import parse_time
 from mindsport.history.io import iter_located
+from mindsport.match import time_problem
 
 texts = st.lists(st.text(max_size=12), max_size=40)
 
@@ -119,3 +122,31 @@ def test_parquet_players_as_a_dictionary_with_a_text_twice(tmp_path: Path) -> No
 def test_all_empty_is_every_text_empty_or_missing(values: list[str | None], skip: int) -> None:
     arr = pa.array(["x"] * skip + values, pa.string())[skip:]
     assert all_empty(arr) == all(not v for v in values)
+
+
+time_texts = st.one_of(
+    st.integers(-(10**9), 7 * 10**9).map(str),
+    st.floats(-1e9, 1e9, allow_nan=False).map(repr),
+    st.datetimes(datetime(1900, 1, 1), datetime(2100, 1, 1)).map(datetime.isoformat),
+    st.sampled_from(["2024-01-01T00:00:00+02:00", "99999999999", "2024-02-30", "x", "1e400"]),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.one_of(
+        st.lists(time_texts, min_size=1, max_size=6),
+        st.lists(st.integers(0, 10**9).map(str), min_size=1, max_size=6),
+    )
+)
+def test_text_times_as_the_row_path_parses_them(texts: list[str]) -> None:
+    try:
+        want: list[Any] | None = [parse_time(t) for t in texts]
+    except ValueError:
+        want = None
+    if want is not None and any(time_problem(t) is not None for t in want):
+        want = None
+    got = text_times(pa.array(texts, pa.string()))
+    assert got == want
+    if got is not None:
+        assert [type(t) for t in got] == [type(t) for t in want or []]

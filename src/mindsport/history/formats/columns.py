@@ -427,7 +427,8 @@ def text_times(arr: Any) -> list[Any] | None:
         hit = pc.match_substring_regex(arr, pattern).to_numpy(zero_copy_only=False) & left
         if not hit.any():
             continue
-        part = pc.filter(arr, pa.array(hit))
+        whole = bool(hit.all())  # (every time in one form, as a writer writes them)
+        part = arr if whole else pc.filter(arr, pa.array(hit))
         try:
             values = part.cast(pa.timestamp("us") if kind is None else kind)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
@@ -438,6 +439,9 @@ def text_times(arr: Any) -> list[Any] | None:
                 return None
         elif not _numbers_in_range(values.to_numpy()):
             return None
+        if whole:
+            got: list[Any] = values.to_pylist()
+            return got
         out[hit] = values.to_pylist()
         left &= ~hit
     if left.any():  # offsets, other ISO forms: Python, once per distinct text
