@@ -56,6 +56,7 @@ __all__ = [
     "interned",
     "is_text",
     "located",
+    "numbers_in_range",
     "text_times",
     "times_ok",
 ]
@@ -437,7 +438,7 @@ def text_times(arr: Any) -> list[Any] | None:
             micros = values.cast(pa.int64()).to_numpy()
             if micros.min() < MIN_TIME * 1_000_000 or micros.max() >= MAX_TIME * 1_000_000:
                 return None
-        elif not _numbers_in_range(values.to_numpy()):
+        elif not numbers_in_range(values.to_numpy()):
             return None
         if whole:
             got: list[Any] = values.to_pylist()
@@ -459,7 +460,8 @@ def text_times(arr: Any) -> list[Any] | None:
     return out.tolist()
 
 
-def _numbers_in_range(a: NDArray[Any]) -> bool:
+def numbers_in_range(a: NDArray[Any]) -> bool:
+    """Whether every number of ``a`` is a valid match time (finite, in [MIN_TIME, MAX_TIME))."""
     a = a.astype(np.float64, copy=False)
     if len(a) == 0:
         return True
@@ -472,7 +474,7 @@ def times_ok(values: list[Any]) -> bool:
         return True
     kinds = set(map(type, values))
     if kinds <= {int, float}:
-        return _numbers_in_range(np.array(values, dtype=np.float64))
+        return numbers_in_range(np.array(values, dtype=np.float64))
     try:  # datetimes, all naive or all aware: the extremes tell
         return time_problem(min(values)) is None and time_problem(max(values)) is None
     except TypeError:

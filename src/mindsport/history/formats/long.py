@@ -23,6 +23,7 @@ from mindsport.history.formats.columns import (
     ids_ok,
     interned,
     is_text,
+    numbers_in_range,
     text_times,
     times_ok,
 )
@@ -387,11 +388,12 @@ def _long_times(arr: Any, match_starts: I64) -> list[Any] | None:
     first = arr.take(pa.array(match_starts))
     if is_text(arr):
         return text_times(first)
-    if not (
-        pa.types.is_integer(arr.type)
-        or pa.types.is_floating(arr.type)
-        or pa.types.is_timestamp(arr.type)
-    ):
+    if pa.types.is_integer(arr.type) or pa.types.is_floating(arr.type):
+        if not numbers_in_range(first.to_numpy(zero_copy_only=False)):
+            return None  # (checked on the column: no pass over a million Python numbers)
+        numbers: list[Any] = first.to_pylist()
+        return numbers
+    if not pa.types.is_timestamp(arr.type):
         return None
     values: list[Any] = first.to_pylist()
     return values if times_ok(values) else None
