@@ -207,8 +207,9 @@ def walk_slots(
 ) -> tuple[np.ndarray, int]:
     """A list (at address ``outer``) of objects of the type at address ``kind`` (exact
     instances, not subclasses): the addresses of the values at the byte ``offsets`` of each
-    object, one row per object; and -1, or the position of the first item of another type, or
-    0 when ``outer`` is not a list (the array is then empty)."""
+    object, one row per object; and -1, or the position of the first item of another type or
+    with an empty slot among them (never set: Python raises on reading it), or 0 when ``outer``
+    is not a list (the array is then empty)."""
     k = offsets.shape[0]
     if _word(outer + TYPE) != list_type:
         return np.empty((0, k), np.int64), 0
@@ -220,7 +221,10 @@ def walk_slots(
         if _word(obj + TYPE) != kind:
             return np.empty((0, k), np.int64), i
         for j in range(k):
-            out[i, j] = _word(obj + offsets[j])
+            value = _word(obj + offsets[j])
+            if value == 0:
+                return np.empty((0, k), np.int64), i
+            out[i, j] = value
     return out, -1
 
 

@@ -138,3 +138,14 @@ def test_only_matches() -> None:
     assert only_matches([*ms, Sub("s", 1, [["a"], ["b"]], [0, 1])])  # isinstance, as before
     assert not only_matches([*ms, Lookalike([["a"], ["b"]], [0, 1])])
     assert not only_matches([*ms[:3], "m"])
+
+
+def test_a_match_with_an_empty_slot_is_left_to_python() -> None:
+    ms = [Match(f"m{i}", i, [["a"], ["b"]], [0, 1]) for i in range(100)]
+    hollow = object.__new__(Match)  # no field set: reading one raises
+    offsets = layout.slot_offsets(Match, NAMES)
+    assert offsets is not None
+    items = [*ms, hollow]
+    assert layout.walk_slots(id(items), id(Match), offsets, id(list))[1] == 100
+    with pytest.raises(AttributeError):
+        encode_matches(items, PlayerIndex())
