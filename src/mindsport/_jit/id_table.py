@@ -137,19 +137,34 @@ def find_text(
     layout: TextLayout,
 ) -> np.ndarray:
     """Write the code of every string at ``addresses[positions]`` whose text is in the table to
-    ``out`` (at its position); return the positions not found (in order)."""
+    ``out`` (at its position); return the positions not found (in order).
+
+    Two passes: the strings' lengths, hashes and first characters (read in order), then the
+    probes of the table, whose waits on memory the processor overlaps when nothing else comes
+    between them."""
     slots = table.slots
     mask = slots.shape[0] - 1
-    missed = np.empty(positions.shape[0], np.int64)
+    m = positions.shape[0]
+    lengths = np.empty(m, np.int64)
+    hashes = np.empty(m, np.int64)
+    heads = np.empty(m, np.int64)
+    for q in range(m):
+        a = addresses[positions[q]]
+        n = text_length(a, layout)
+        lengths[q] = n
+        if 0 <= n < 1 << 23:
+            hashes[q] = text_hash(a, n, layout)
+            heads[q] = text_head(a, n, layout)
+    missed = np.empty(m, np.int64)
     n_missed = 0
-    for q in range(positions.shape[0]):
+    for q in range(m):
         i = positions[q]
         a = addresses[i]
-        n = text_length(a, layout)
+        n = lengths[q]
         found = False
         if 0 <= n < 1 << 23:
-            h = text_hash(a, n, layout)
-            head = text_head(a, n, layout)
+            h = hashes[q]
+            head = heads[q]
             j = _slot(h, mask)
             while slots[j, HASH] != 0:
                 packed = slots[j, CODE_LENGTH]

@@ -16,6 +16,13 @@ the callers take their Python path. A walk that meets something other than an ex
 ``tuple`` reports the match and reads nothing further; the caller then takes its Python path.
 The kernels hold the GIL (unlike the other kernels), so no other thread changes a list under them.
 
+An object of a class with ``__slots__`` (such as ``mindsport.match.Match``) keeps the value of
+each slot as a pointer at a fixed offset after its header. :func:`slot_offsets` finds those
+offsets on an object it makes and fills itself; :func:`walk_slots` then reads, in one compiled
+pass over a list of such objects, the type of each (an exact instance, else the walk stops there)
+and the addresses of the values of some slots: a list of matches read without a Python attribute
+access per match.
+
 A string made apart from another with the same characters (``f"p{i}"`` for every appearance of a
 player) is a different object with equal text. :func:`text_hash` and :func:`same_text` read the
 characters of an exact ``str`` in CPython's compact ASCII layout (the object header, then the
@@ -30,6 +37,7 @@ from __future__ import annotations
 import struct
 import sys
 import sysconfig
+import types as types_
 from collections.abc import Callable
 from functools import cache
 from typing import Any, NamedTuple
@@ -43,13 +51,17 @@ from numba.extending import intrinsic
 __all__ = [
     "TextLayout",
     "available",
+    "gather",
     "jit_holding_gil",
     "same_text",
+    "slot_offsets",
     "text_hash",
     "text_head",
     "text_layout",
     "text_length",
+    "walk_groups",
     "walk_pairs",
+    "walk_slots",
     "walk_teams",
 ]
 
@@ -118,9 +130,7 @@ def _items(obj: int, tuple_type: int, list_type: int) -> tuple[int, int]:
 
 
 @_jit
-def _gather(
-    objs: np.ndarray, tuple_type: int, list_type: int
-) -> tuple[np.ndarray, np.ndarray, int]:
+def gather(objs: np.ndarray, tuple_type: int, list_type: int) -> tuple[np.ndarray, np.ndarray, int]:
     """Lists or tuples at the addresses ``objs``: the length of each and the addresses of their
     items, in order; and -1, or the position of the first that is neither a list nor a tuple
     (the arrays are then empty)."""
@@ -155,7 +165,7 @@ def walk_pairs(outer: int, tuple_type: int, list_type: int) -> tuple[np.ndarray,
     objs = np.empty(n, np.int64)
     for i in range(n):
         objs[i] = _word(base + WORD * i)
-    return _gather(objs, tuple_type, list_type)
+    return gather(objs, tuple_type, list_type)
 
 
 @_jit
@@ -166,14 +176,87 @@ def walk_teams(
     tuple of player ids: the number of teams of each match, the size of each team and the
     address of every id, in order; and -1, or the position of the first match with something
     other than a list or tuple (the arrays are then empty)."""
-    teams_per_match, teams, bad = walk_pairs(outer, tuple_type, list_type)
+    base, n = _items(outer, tuple_type, list_type)
+    if n < 0:
+        empty = np.empty(0, np.int64)
+        return empty, empty, empty, 0
+    objs = np.empty(n, np.int64)
+    for i in range(n):
+        objs[i] = _word(base + WORD * i)
+    return walk_groups(objs, tuple_type, list_type)
+
+
+@_jit
+def walk_groups(
+    objs: np.ndarray, tuple_type: int, list_type: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """:func:`walk_teams` of the matches' lists or tuples of teams at the addresses ``objs``."""
+    teams_per_match, teams, bad = gather(objs, tuple_type, list_type)
     if bad >= 0:
         return teams_per_match, teams, teams, bad
-    sizes, leaves, bad_team = _gather(teams, tuple_type, list_type)
+    sizes, leaves, bad_team = gather(teams, tuple_type, list_type)
     if bad_team >= 0:  # the match holding that team
         at = int(np.searchsorted(np.cumsum(teams_per_match), bad_team, side="right"))
         return np.empty(0, np.int64), sizes, leaves, at
     return teams_per_match, sizes, leaves, -1
+
+
+@_jit
+def walk_slots(
+    outer: int, kind: int, offsets: np.ndarray, list_type: int
+) -> tuple[np.ndarray, int]:
+    """A list (at address ``outer``) of objects of the type at address ``kind`` (exact
+    instances, not subclasses): the addresses of the values at the byte ``offsets`` of each
+    object, one row per object; and -1, or the position of the first item of another type or
+    with an empty slot among them (never set: Python raises on reading it), or 0 when ``outer``
+    is not a list (the array is then empty)."""
+    k = offsets.shape[0]
+    if _word(outer + TYPE) != list_type:
+        return np.empty((0, k), np.int64), 0
+    base = _word(outer + ITEMS)
+    n = _word(outer + SIZE)
+    out = np.empty((n, k), np.int64)
+    for i in range(n):
+        obj = _word(base + WORD * i)
+        if _word(obj + TYPE) != kind:
+            return np.empty((0, k), np.int64), i
+        for j in range(k):
+            value = _word(obj + offsets[j])
+            if value == 0:
+                return np.empty((0, k), np.int64), i
+            out[i, j] = value
+    return out, -1
+
+
+@cache
+def slot_offsets(cls: type, names: tuple[str, ...]) -> np.ndarray | None:
+    """The byte offsets of the slots ``names`` in the objects of ``cls`` (a class whose own
+    ``__slots__`` hold them), found on an object made here whose slots hold objects made here
+    and read back by :func:`walk_slots`; None when lists and tuples are not read here or a slot
+    is not found once, where the check expects it."""
+    if not available():
+        return None
+    descriptors = [cls.__dict__.get(name) for name in names]
+    if not all(isinstance(d, types_.MemberDescriptorType) for d in descriptors):
+        return None
+    probe: object = object.__new__(cls)
+    marks = [object() for _ in names]
+    for descriptor, mark in zip(descriptors, marks, strict=True):
+        descriptor.__set__(probe, mark)  # type: ignore[union-attr]
+    size = getattr(cls, "__basicsize__", 0)
+    words = [peek(id(probe) + WORD * j) for j in range(size // WORD)]
+    offsets = []
+    for mark in marks:
+        at = [j for j, w in enumerate(words) if w == id(mark)]
+        if len(at) != 1 or at[0] < 2:  # (the header: reference count, type)
+            return None
+        offsets.append(WORD * at[0])
+    found = np.array(offsets, np.int64)
+    probes = [probe]
+    read, bad = walk_slots(id(probes), id(cls), found, id(list))
+    if bad != -1 or read.tolist() != [[id(m) for m in marks]]:
+        return None
+    return found
 
 
 @cache

@@ -25,7 +25,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import repeat
+from operator import attrgetter
 from typing import Any, Literal, TypeVar, overload
 
 import numpy as np
@@ -34,7 +34,7 @@ from numpy.typing import NDArray
 from mindsport.errors import MindsportError
 from mindsport.frames import frame, value_fields
 from mindsport.match import Match, pair_outcome
-from mindsport.rating.replay.blocks import MatchBlock, PlayerIndex
+from mindsport.rating.replay.blocks import MatchBlock, PlayerIndex, only_matches
 from mindsport.rating.replay.driver import Chunk, drive, named_by
 from mindsport.rating.replay.replayers import (
     Fed,
@@ -56,6 +56,9 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+
+#: a match's id (read at C level, for every match of a replay)
+_match_id = attrgetter("id")
 
 
 @dataclass(frozen=True, slots=True)
@@ -369,13 +372,13 @@ def replay(
     blocks: list[tuple[int, MatchBlock]] = []
 
     def encode(chunk: list[Any]) -> MatchBlock:
-        if not all(map(isinstance, chunk, repeat(Match))):
+        if not only_matches(chunk):
             bad = next(k for k, m in enumerate(chunk) if not isinstance(m, Match))
             raise MindsportError(f"replay: item {len(ids) + bad} is not a Match: {chunk[bad]!r}")
         return replayer.encode(chunk, index, time_unit)
 
     def fed_block(chunk: Chunk[Match]) -> None:
-        ids.extend(m.id for m in chunk.items)
+        ids.extend(map(_match_id, chunk.items))
         blocks.append((chunk.first, chunk.block))
 
     fed = drive(

@@ -49,11 +49,14 @@ __all__ = [
     "RANK_TEXT",
     "Located",
     "Parts",
+    "all_empty",
     "build",
+    "distinct_texts",
     "ids_ok",
     "interned",
     "is_text",
     "located",
+    "numbers_in_range",
     "text_times",
     "times_ok",
 ]
@@ -294,6 +297,67 @@ def is_text(arr: Any) -> bool:
     return bool(pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type))
 
 
+def _text_buffers(arr: Any) -> tuple[I64, NDArray[np.uint8]]:
+    """The offsets (from 0, one more than strings) and the bytes of a pyarrow string array
+    without nulls, as numpy views of its buffers (no copy of the bytes)."""
+    pa = _pa()
+    kind = np.int64 if pa.types.is_large_string(arr.type) else np.int32
+    _, offsets_buffer, data_buffer = arr.buffers()
+    raw = np.frombuffer(offsets_buffer, kind)[arr.offset : arr.offset + len(arr) + 1]
+    start = int(raw[0])
+    offsets = raw.astype(np.int64) - start
+    data = np.frombuffer(data_buffer, np.uint8)[start : start + int(offsets[-1])]
+    return offsets, data
+
+
+def all_empty(arr: Any) -> bool:
+    """Whether every string of the pyarrow string array ``arr`` is empty or null (its texts
+    take no byte: read from its offsets, without a look at each string)."""
+    return len(arr) == 0 or len(_text_buffers(arr)[1]) == 0
+
+
+#: strings hashed at a time by :func:`distinct_texts` (bounds its temporary arrays)
+HASH_CHUNK = 1 << 20
+_HASH_BASE = np.uint64(0x100000001B3)
+_HASH_LENGTH = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _text_hashes(offsets: I64, data: NDArray[np.uint8]) -> NDArray[np.uint64]:
+    """A 64-bit hash of every string (``offsets`` into ``data``): the polynomial of its bytes
+    (each plus one) in a fixed odd base, modulo 2^64, mixed with its length."""
+    out = np.zeros(len(offsets) - 1, np.uint64)
+    for a in range(0, len(out), HASH_CHUNK):
+        b = min(a + HASH_CHUNK, len(out))
+        starts = offsets[a:b] - offsets[a]
+        lengths = np.diff(offsets[a : b + 1])
+        filled = lengths > 0
+        if filled.any():
+            chunk = data[offsets[a] : offsets[b]].astype(np.uint64) + np.uint64(1)
+            position = np.arange(len(chunk), dtype=np.int64) - np.repeat(starts, lengths)
+            chunk *= np.cumprod(np.full(int(lengths.max()), _HASH_BASE, np.uint64))[position]
+            out[a:b][filled] = np.add.reduceat(chunk, starts[filled])
+        out[a:b] ^= lengths.astype(np.uint64) * _HASH_LENGTH
+    return out
+
+
+def distinct_texts(arr: Any) -> bool:
+    """Whether no string of the pyarrow string array ``arr`` (no nulls) appears twice. The
+    bytes of every string are hashed at once (:func:`_text_hashes`) and the hashes sorted; the
+    strings whose hashes meet are then compared as texts, so the answer is exact whatever the
+    hash (a Python set of a million new strings, each hashed and stored in turn, takes several
+    times as long)."""
+    if len(arr) < 2:
+        return True
+    hashes = _text_hashes(*_text_buffers(arr))
+    ordered = np.sort(hashes)
+    met = ordered[1:] == ordered[:-1]
+    if not met.any():
+        return True
+    suspects = np.flatnonzero(np.isin(hashes, ordered[1:][met]))
+    texts = arr.take(_pa().array(suspects)).to_pylist()
+    return len(set(texts)) == len(texts)
+
+
 def ids_ok(arr: Any, strip: bool) -> bool:
     """Whether every string of the pyarrow array ``arr`` is an id the row path keeps as it is
     (``strip``: it strips ids, as in CSV and Parquet). ASCII ids are checked on the array's bytes
@@ -304,15 +368,10 @@ def ids_ok(arr: Any, strip: bool) -> bool:
         return False
     if len(arr) == 0:
         return True
-    kind = np.int64 if pa.types.is_large_string(arr.type) else np.int32
-    _, offsets_buffer, data_buffer = arr.buffers()
-    raw = np.frombuffer(offsets_buffer, kind)[arr.offset : arr.offset + len(arr) + 1]
-    start = int(raw[0])
-    offsets = raw.astype(np.int64) - start
+    offsets, data = _text_buffers(arr)
     lengths = np.diff(offsets)
     if lengths.min() == 0:
         return False
-    data = np.frombuffer(data_buffer, np.uint8)[start : start + int(offsets[-1])]
     if ((data < 0x20) | (data == 0x7F)).any():
         return False  # an ASCII control character (in UTF-8 its byte is itself)
     space = data == 0x20
@@ -337,8 +396,15 @@ def ids_ok(arr: Any, strip: bool) -> bool:
 
 def interned(arr: Any, strip: bool) -> tuple[list[str], I64] | None:
     """The distinct ids of a pyarrow string array, one string object each, and the number of
-    every id among them (None: an id the row path would not keep as it is)."""
+    every id among them (None: an id the row path would not keep as it is). A dictionary array
+    (as a Parquet file's dictionary-encoded column reads) gives its dictionary and indices when
+    its dictionary holds no text twice and only ids kept as they are; else it is decoded."""
     pa = _pa()
+    if pa.types.is_dictionary(arr.type):
+        words = arr.dictionary
+        if not arr.null_count and is_text(words) and ids_ok(words, strip) and distinct_texts(words):
+            return words.to_pylist(), arr.indices.to_numpy().astype(np.int64)
+        arr = arr.dictionary_decode()
     if pa.types.is_integer(arr.type):
         arr = arr.cast(pa.string())
     elif not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
@@ -362,7 +428,8 @@ def text_times(arr: Any) -> list[Any] | None:
         hit = pc.match_substring_regex(arr, pattern).to_numpy(zero_copy_only=False) & left
         if not hit.any():
             continue
-        part = pc.filter(arr, pa.array(hit))
+        whole = bool(hit.all())  # (every time in one form, as a writer writes them)
+        part = arr if whole else pc.filter(arr, pa.array(hit))
         try:
             values = part.cast(pa.timestamp("us") if kind is None else kind)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
@@ -371,8 +438,11 @@ def text_times(arr: Any) -> list[Any] | None:
             micros = values.cast(pa.int64()).to_numpy()
             if micros.min() < MIN_TIME * 1_000_000 or micros.max() >= MAX_TIME * 1_000_000:
                 return None
-        elif not _numbers_in_range(values.to_numpy()):
+        elif not numbers_in_range(values.to_numpy()):
             return None
+        if whole:
+            got: list[Any] = values.to_pylist()
+            return got
         out[hit] = values.to_pylist()
         left &= ~hit
     if left.any():  # offsets, other ISO forms: Python, once per distinct text
@@ -390,7 +460,8 @@ def text_times(arr: Any) -> list[Any] | None:
     return out.tolist()
 
 
-def _numbers_in_range(a: NDArray[Any]) -> bool:
+def numbers_in_range(a: NDArray[Any]) -> bool:
+    """Whether every number of ``a`` is a valid match time (finite, in [MIN_TIME, MAX_TIME))."""
     a = a.astype(np.float64, copy=False)
     if len(a) == 0:
         return True
@@ -403,7 +474,7 @@ def times_ok(values: list[Any]) -> bool:
         return True
     kinds = set(map(type, values))
     if kinds <= {int, float}:
-        return _numbers_in_range(np.array(values, dtype=np.float64))
+        return numbers_in_range(np.array(values, dtype=np.float64))
     try:  # datetimes, all naive or all aware: the extremes tell
         return time_problem(min(values)) is None and time_problem(max(values)) is None
     except TypeError:

@@ -88,10 +88,15 @@ def read_csv(path: str) -> Located | None:
         return None
     with open(path, "rb") as fh:
         data = fh.read()
-    if b'"' in data or data.startswith(b"\xef\xbb\xbf") or data.count(b"\r") != data.count(b"\r\n"):
+    if (
+        b'"' in data
+        or data.startswith(b"\xef\xbb\xbf")
+        or (b"\r" in data and data.count(b"\r") != data.count(b"\r\n"))
+    ):
         return None
     delimiter = "\t" if path.lower().endswith(".tsv") else ","
-    head, newline, _ = data.partition(b"\n")
+    end = data.find(b"\n")
+    head, newline = (data, b"") if end < 0 else (data[:end], b"\n")  # (no copy of the rest)
     try:
         names = [h.strip() for h in head.decode("utf-8").rstrip("\r").split(delimiter)]
     except UnicodeDecodeError:

@@ -18,6 +18,7 @@ from mindsport.history.formats.columns import (
     Located,
     Parts,
     build,
+    distinct_texts,
     ids_ok,
     interned,
     text_times,
@@ -274,9 +275,9 @@ def _ids(col: Any) -> list[str] | None:
     elif not pa.types.is_string(col.type):
         return None
     col.validate(full=True)
-    ids = col.to_pylist()
-    if len(set(ids)) != len(ids) or not ids_ok(col, strip=False):
+    if not ids_ok(col, strip=False) or not distinct_texts(col):
         return None
+    ids: list[str] = col.to_pylist()
     return ids
 
 

@@ -18,9 +18,12 @@ from mindsport.history.formats.columns import (
     FLOAT_TEXT,
     RANK_TEXT,
     Parts,
+    all_empty,
+    distinct_texts,
     ids_ok,
     interned,
     is_text,
+    numbers_in_range,
     text_times,
     times_ok,
 )
@@ -309,6 +312,8 @@ def _numbers(arr: Any) -> F64 | None:
     import pyarrow.compute as pc
 
     if is_text(arr):
+        if all_empty(arr):  # (as a written file's weight and score columns without values)
+            return np.full(len(arr), math.nan)
         empty = pc.fill_null(pc.equal(arr, ""), True)  # null (Parquet): none given
         given = pc.invert(empty)
         if not pc.all(pc.or_kleene(empty, pc.match_substring_regex(arr, FLOAT_TEXT))).as_py():
@@ -350,7 +355,7 @@ def _has_values(arr: Any) -> bool:
     import pyarrow.compute as pc
 
     if is_text(arr):
-        return bool(pc.any(pc.not_equal(arr, "")).as_py())
+        return not all_empty(arr)
     if pa.types.is_floating(arr.type):
         return bool(pc.any(pc.invert(pc.is_nan(arr))).as_py())
     return arr.null_count < len(arr)
@@ -365,25 +370,30 @@ def _same_within(values: NDArray[Any], starts: I64, counts: I64) -> bool:
     return bool(same.all())
 
 
-def _long_times(arr: Any, match_starts: I64, rows_per_match: I64) -> list[Any] | None:
+def _long_times(arr: Any, match_starts: I64) -> list[Any] | None:
     """Each match's time from a long-format column (every row of a match with the same raw
-    value), as the row path reads it."""
+    value: each row's as the row's before, unless it starts a match), as the row path reads
+    it."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     if arr.null_count:
         return None
+    if len(arr) > 1:
+        same = pc.equal(arr[1:], arr[:-1]).to_numpy(zero_copy_only=False)
+        starts = np.zeros(len(same), dtype=bool)
+        starts[match_starts[1:] - 1] = True  # (a row that starts a match may differ)
+        if not (same | starts).all():
+            return None
     first = arr.take(pa.array(match_starts))
-    repeated = first.take(pa.array(np.repeat(np.arange(len(match_starts)), rows_per_match)))
-    if not pc.all(pc.equal(arr, repeated)).as_py():
-        return None
     if is_text(arr):
         return text_times(first)
-    if not (
-        pa.types.is_integer(arr.type)
-        or pa.types.is_floating(arr.type)
-        or pa.types.is_timestamp(arr.type)
-    ):
+    if pa.types.is_integer(arr.type) or pa.types.is_floating(arr.type):
+        if not numbers_in_range(first.to_numpy(zero_copy_only=False)):
+            return None  # (checked on the column: no pass over a million Python numbers)
+        numbers: list[Any] = first.to_pylist()
+        return numbers
+    if not pa.types.is_timestamp(arr.type):
         return None
     values: list[Any] = first.to_pylist()
     return values if times_ok(values) else None
@@ -415,9 +425,9 @@ def long_parts(cols: dict[str, Any]) -> tuple[Parts, I64] | None:
     ids_arr = mid.take(pa.array(match_starts))
     if not ids_ok(ids_arr, strip=True):
         return None
-    ids = ids_arr.to_pylist()
-    if len(set(ids)) != n:  # (a Python set: pyarrow's count_distinct takes 3x as long)
+    if not distinct_texts(ids_arr):
         return None  # a match's rows apart, or an id used twice
+    ids = ids_arr.to_pylist()
     team = cols["team"]
     if is_text(team):
         if not ids_ok(team.unique(), strip=True):
@@ -438,8 +448,7 @@ def long_parts(cols: dict[str, Any]) -> tuple[Parts, I64] | None:
     players = interned(cols["player"], strip=True)
     if players is None:
         return None
-    rows_per_match = np.diff(np.append(match_starts, n_rows))
-    times = _long_times(cols["time"], match_starts, rows_per_match)
+    times = _long_times(cols["time"], match_starts)
     ranks = _long_ranks(cols.get("rank"), n_rows)
     if times is None or ranks is None:
         return None

@@ -106,8 +106,8 @@ def read_parquet(path: str) -> Located | None:
         import pyarrow.parquet as pq
     except ImportError:  # pragma: no cover - depends on the environment
         return None
-    try:
-        table = pq.read_table(path)
+    try:  # the players as a dictionary (as the file keeps them): no decoding, no re-encoding
+        table = pq.read_table(path, read_dictionary=["player"]).unify_dictionaries()
     except Exception:  # not a Parquet file: the row path says so
         return None
     names = table.column_names
@@ -120,7 +120,7 @@ def read_parquet(path: str) -> Located | None:
     cols = {}
     for name in set(names) & set(CSV_COLUMNS):
         col = table.column(name).combine_chunks()
-        if pa.types.is_dictionary(col.type):
+        if pa.types.is_dictionary(col.type) and name != "player":
             col = col.dictionary_decode()
         cols[name] = col
     return located(long_parts(cols), 1)

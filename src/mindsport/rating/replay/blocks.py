@@ -5,7 +5,9 @@ players as dense integer indices (:class:`PlayerIndex`). Blocks are built from
 :class:`~mindsport.match.Match` objects (:func:`encode_matches`), from the columns of stored
 records (:func:`encode_columns`, the one encoder both use) or straight from a long-format table
 without any per-match Python object (:func:`block_from_long_table`). The encoders run at C
-level: lists of teams are read by compiled code (:mod:`mindsport._jit.layout`: the
+level: a list of Match objects is read by compiled code (their teams, ranks and weights from the
+addresses in their slots, :func:`mindsport._jit.layout.walk_slots`), and so are lists of teams
+(:mod:`mindsport._jit.layout`: the
 numbers of teams, the team sizes and the addresses of the player ids, which the player index looks
 up by identity), other sequences by list comprehensions and :func:`itertools.chain`, so encoding
 costs a few hundred nanoseconds per match.
@@ -337,7 +339,7 @@ def encode_columns(
         n_slots = len(addresses)
 
         def ids_at(slots: I64) -> list[str]:
-            return _ids_at(teams, teams_per_match, sizes, slots)
+            return _ids_at(teams.__getitem__, teams_per_match, sizes, slots)
 
         codes = index.codes_at(
             addresses, ids_at, lambda: chain.from_iterable(chain.from_iterable(teams))
@@ -369,15 +371,16 @@ def _walk_teams(teams: Sequence[Sequence[Sequence[str]]]) -> tuple[I64, I64, I64
 
 
 def _ids_at(
-    teams: Sequence[Sequence[Sequence[str]]], teams_per_match: I64, sizes: I64, slots: I64
+    teams: Callable[[int], Sequence[Sequence[str]]], teams_per_match: I64, sizes: I64, slots: I64
 ) -> list[str]:
-    """The player ids at some slots of a block's teams (slots in increasing order)."""
+    """The player ids at some slots of a block's teams (slots in increasing order; ``teams(m)``:
+    the teams of match ``m``)."""
     team_ptr = np.concatenate(([0], np.cumsum(teams_per_match)))
     player_ptr = np.concatenate(([0], np.cumsum(sizes)))
     team = np.searchsorted(player_ptr, slots, "right") - 1
     match = np.searchsorted(team_ptr, team, "right") - 1
     return [
-        teams[m][t][k]
+        teams(m)[t][k]
         for m, t, k in zip(
             match.tolist(),
             (team - team_ptr[match]).tolist(),
@@ -453,8 +456,15 @@ def match_times(times: Sequence[Any], time_unit: float | None = None) -> F64:
 def encode_matches(
     matches: Iterable[Match], index: PlayerIndex, time_unit: float | None = None
 ) -> MatchBlock:
-    """Pack :class:`Match` objects into a block (times as :func:`match_times` gives them)."""
+    """Pack :class:`Match` objects into a block (times as :func:`match_times` gives them).
+
+    A list of (exact) Match objects is read by compiled code (:func:`_walked_block`: each
+    match's teams, ranks and weights without a Python attribute access per match); anything
+    else goes through :func:`encode_columns`."""
     ms = matches if isinstance(matches, list) else list(matches)
+    block = _walked_block(ms, index, time_unit)
+    if block is not None:
+        return block
     return encode_columns(
         [m.teams for m in ms],
         [m.ranks for m in ms],
@@ -462,6 +472,75 @@ def encode_matches(
         match_times([m.time for m in ms], time_unit),
         index,
     )
+
+
+#: the slots of a :class:`Match` that :func:`_walked_block` reads in compiled code
+_WALKED = ("teams", "ranks", "weights")
+
+
+def _match_slots(ms: list[Match]) -> I64 | None:
+    """The addresses of the teams, ranks and weights of every match, one row per match, read by
+    compiled code (:func:`mindsport._jit.layout.walk_slots`); None: too few matches to pay, not
+    readable here, or an item that is not exactly a :class:`Match`."""
+    from mindsport._jit import layout
+
+    if type(ms) is not list or len(ms) < WALK_FROM or not layout.available():
+        return None
+    offsets = layout.slot_offsets(Match, _WALKED)
+    if offsets is None:
+        return None
+    slots, bad = layout.walk_slots(id(ms), id(Match), offsets, id(list))
+    return None if bad >= 0 else slots
+
+
+def only_matches(items: list[Any]) -> bool:
+    """Whether every item is a :class:`Match` (a compiled pass over an exact list of exact
+    Match objects; ``isinstance`` for the rest)."""
+    from mindsport._jit import layout
+
+    if type(items) is list and len(items) >= WALK_FROM and layout.available():
+        no_slots = np.zeros(0, np.int64)
+        if layout.walk_slots(id(items), id(Match), no_slots, id(list))[1] < 0:
+            return True
+    return all(map(isinstance, items, repeat(Match)))
+
+
+def _walked_block(
+    ms: list[Match], index: PlayerIndex, time_unit: float | None
+) -> MatchBlock | None:
+    """:func:`encode_matches` of a list of Match objects read by compiled code: their teams
+    (:func:`mindsport._jit.layout.walk_groups`), ranks (the identity table of the rank
+    objects) and weights (all None) from the addresses in their slots; None (and the index
+    untouched) when they cannot be read so: the caller then takes the Python path."""
+    from mindsport._jit import layout
+    from mindsport._jit.id_table import find
+
+    slots = _match_slots(ms)
+    table = _rank_table()
+    if slots is None or table is None or not bool((slots[:, 2] == id(None)).all()):
+        return None
+    teams_per_match, sizes, addresses, bad = layout.walk_groups(
+        np.ascontiguousarray(slots[:, 0]), id(tuple), id(list)
+    )
+    if bad >= 0:
+        return None
+    rank_counts, rank_addresses, bad = layout.gather(
+        np.ascontiguousarray(slots[:, 1]), id(tuple), id(list)
+    )
+    if bad >= 0 or not np.array_equal(rank_counts, teams_per_match):
+        return None
+    ranks = np.empty(len(rank_addresses))
+    if len(find(table[0], table[1], rank_addresses, ranks)):
+        return None  # a rank that is not one of the small integers or None
+
+    def ids_at(at: I64) -> list[str]:
+        return _ids_at(lambda m: ms[m].teams, teams_per_match, sizes, at)
+
+    codes = index.codes_at(
+        addresses, ids_at, lambda: chain.from_iterable(chain.from_iterable(m.teams for m in ms))
+    )
+    times = match_times([m.time for m in ms], time_unit)
+    return _block(teams_per_match, sizes, codes, np.ones(len(addresses)), ranks, times)
 
 
 def block_from_long_table(
