@@ -155,16 +155,24 @@ def gather(objs: np.ndarray, tuple_type: int, list_type: int) -> tuple[np.ndarra
 
 
 @_jit
+def _listed(outer: int, tuple_type: int, list_type: int) -> tuple[np.ndarray, int]:
+    """The addresses of the items of the list or tuple at ``outer``, and their number (-1, and
+    no addresses, when it is neither)."""
+    base, n = _items(outer, tuple_type, list_type)
+    objs = np.empty(max(n, 0), np.int64)
+    for i in range(n):
+        objs[i] = _word(base + WORD * i)
+    return objs, n
+
+
+@_jit
 def walk_pairs(outer: int, tuple_type: int, list_type: int) -> tuple[np.ndarray, np.ndarray, int]:
     """A list (at address ``outer``) of lists or tuples: the length of each and the addresses of
     their items, in order; and -1, or the position of the first item that is neither a list nor
     a tuple (the arrays are then empty)."""
-    base, n = _items(outer, tuple_type, list_type)
+    objs, n = _listed(outer, tuple_type, list_type)
     if n < 0:
         return np.empty(0, np.int64), np.empty(0, np.int64), 0
-    objs = np.empty(n, np.int64)
-    for i in range(n):
-        objs[i] = _word(base + WORD * i)
     return gather(objs, tuple_type, list_type)
 
 
@@ -176,13 +184,10 @@ def walk_teams(
     tuple of player ids: the number of teams of each match, the size of each team and the
     address of every id, in order; and -1, or the position of the first match with something
     other than a list or tuple (the arrays are then empty)."""
-    base, n = _items(outer, tuple_type, list_type)
+    objs, n = _listed(outer, tuple_type, list_type)
     if n < 0:
         empty = np.empty(0, np.int64)
         return empty, empty, empty, 0
-    objs = np.empty(n, np.int64)
-    for i in range(n):
-        objs[i] = _word(base + WORD * i)
     return walk_groups(objs, tuple_type, list_type)
 
 
