@@ -399,11 +399,9 @@ class Store:
         return {name: self._catchup.run(name, progress) for name in names}
 
     def _left_behind(self, league: str) -> None:
-        """A commit left ``league`` being brought up to date: the worker is woken, and while it
-        runs the league's next commit waits :data:`~mindsport.store.catchup.PACE_SECONDS`
-        (its posts meanwhile are committed together), so that late posts one after another
-        cannot take the writer from other leagues; :meth:`add_matches` without the worker
-        finishes the catch-up itself, and is not paced."""
+        """A commit left ``league`` behind: wake the worker; while it runs, pace the league's
+        commits (:data:`~mindsport.store.catchup.PACE_SECONDS`) so late posts cannot take the
+        writer from other leagues."""
         if self._worker.running:
             self._committer.pace(league, PACE_SECONDS)
         self._worker.wake(league)
