@@ -17,7 +17,7 @@ import os
 import tempfile
 import time
 
-from load_service import (
+from load_client import (
     Phase,
     free_port,
     make_matches,
