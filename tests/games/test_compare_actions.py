@@ -75,15 +75,15 @@ def test_each_decisions_term_has_mean_zero_under_its_policy() -> None:
 def test_the_terminal_features_read_the_outcome() -> None:
     """The last move ends the game: its child's ``landlord_won`` / ``terminal_score`` are
     the record's outcome (by hand: the linear rule scores +-(1 + bombs))."""
-    from mindsport.doudizhu.compiled.values import features
+    from mindsport.doudizhu.compiled.values import Seats, Table, features
 
     out = np.zeros(N_FEATURES)
-    costs, left, held = np.zeros(3), np.array([0, 3, 5]), np.zeros(3, np.int64)
-    features(costs, left, held, 0, 1, 2, 0, out)
+    held = np.zeros(3, np.int64)
+    features(Seats(np.zeros(3), np.array([0, 3, 5]), held), Table(0, 1, 2, 0), out)
     named = dict(zip(FEATURE_NAMES, out, strict=True))
     assert named["landlord_won"] == 1 and named["farmers_won"] == 0
     assert named["terminal_score"] == 3.0 and named["landlord_cards"] == 0.0
-    features(np.array([2.0, 1.0, 3.5]), np.array([9, 4, 7]), held, 1, 2, 1, -1, out)
+    features(Seats(np.array([2.0, 1.0, 3.5]), np.array([9, 4, 7]), held), Table(1, 2, 1, -1), out)
     named = dict(zip(FEATURE_NAMES, out, strict=True))
     assert named["landlord_won"] == 0 and named["landlord_plan"] == 2.0
     assert named["farmer_plan_min"] == 1.0 and named["farmer_plan_sum"] == 4.5

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import overload
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -40,6 +40,9 @@ from mindsport.doudizhu.scoring import LINEAR, NO_DOUBLES, Outcome, ScoringRule
 from mindsport.errors import MindsportError
 from mindsport.games.many import Seeding
 from mindsport.games.specs import split_specs
+
+if TYPE_CHECKING:
+    from mindsport.doudizhu.compiled.engine import Played
 
 __all__ = [
     "FastResults",
@@ -259,28 +262,39 @@ def play_tables(
     played by the bots ``codes[g]`` / ``levels[g]`` from the generator state ``states[g]``
     (:func:`seeded_states`). The engine at full speed: no records."""
     from mindsport.doudizhu.compiled import ensure_compiled
-    from mindsport.doudizhu.compiled.engine import deck, run_games
+    from mindsport.doudizhu.compiled.engine import Games, deck, run_games
 
     ensure_compiled()
     n = states.shape[0]
     if (deals is not None and len(deals) != n) or codes.shape != (n, 3) or levels.shape != (n, 3):
         raise MindsportError(f"{n} games need {n} deals and (n, 3) codes and levels")
-    empty3 = np.zeros((0, 3, 15), np.int64)
-    counts = empty3 if deals is None else _unique_counts(deals)
-    results = np.zeros((n, 8), np.int64)
-    run_games(
+    counts = _NO_DEALS if deals is None else _unique_counts(deals)
+    games = Games(
         np.ascontiguousarray(states),
         counts,
         np.ascontiguousarray(codes, dtype=np.int64),
         np.ascontiguousarray(levels, dtype=np.int64),
         deck(),
-        empty3,
-        results,
-        np.zeros((0, 18), np.int64),
-        np.zeros(1, np.int64),
-        np.zeros(0, np.int64),
     )
-    return _returns(results, scoring)
+    played = _results_only(n)
+    run_games(games, played)
+    return _returns(played.results, scoring)
+
+
+_NO_DEALS = np.zeros((0, 3, 15), np.int64)
+
+
+def _results_only(n: int) -> Played:
+    """Outputs of :func:`run_games` for ``n`` games that keep the results only."""
+    from mindsport.doudizhu.compiled.engine import REC_WIDTH, Played
+
+    return Played(
+        results=np.zeros((n, 8), np.int64),
+        deals=_NO_DEALS,
+        rec=np.zeros((0, REC_WIDTH), np.int64),
+        rec_count=np.zeros(1, np.int64),
+        game_turns=np.zeros(0, np.int64),
+    )
 
 
 def simulate_fast(
@@ -293,21 +307,17 @@ def simulate_fast(
     """Play games ``start .. start + n_games - 1`` of the run seeded ``seed`` (game i deals and
     plays from ``default_rng([seed, i])``, as :func:`mindsport.doudizhu.game.simulate`
     does) and return the outcomes as arrays; one core, no records."""
-    from mindsport.doudizhu.compiled.engine import deck, run_games
+    from mindsport.doudizhu.compiled.engine import Games, deck, run_games
 
     code, level = _codes(bots)
-    results = np.zeros((n_games, 8), np.int64)
-    empty3 = np.zeros((0, 3, 15), np.int64)
-    empty_rec = np.zeros((0, 18), np.int64)
-    count = np.zeros(1, np.int64)
-    turns = np.zeros(0, np.int64)
+    played = _results_only(n_games)
+    results = played.results
     for lo in range(0, n_games, _BATCH):
         hi = min(n_games, lo + _BATCH)
         states = game_states(seed, range(start + lo, start + hi))
-        codes = np.repeat(code[None, :], hi - lo, axis=0)
-        levels = np.repeat(level[None, :], hi - lo, axis=0)
+        codes, levels = _lineup(code, level, hi - lo)
         run_games(
-            states, empty3, codes, levels, deck(), empty3, results[lo:hi], empty_rec, count, turns
+            Games(states, _NO_DEALS, codes, levels, deck()), played._replace(results=results[lo:hi])
         )
     return FastResults(
         landlord_score=_returns(results, scoring)[:, 0],
@@ -337,11 +347,18 @@ def play_records(
     """Full records of games ``g``: ``deals[g]`` (None: dealt from the state) played by the
     bots ``codes[g]`` / ``levels[g]`` (G x 3) from the generator state ``states[g]``."""
     from mindsport.doudizhu.compiled import ensure_compiled
-    from mindsport.doudizhu.compiled.engine import MAX_TURNS, REC_WIDTH, deck, run_games
+    from mindsport.doudizhu.compiled.engine import (
+        MAX_TURNS,
+        REC_WIDTH,
+        Games,
+        Played,
+        deck,
+        run_games,
+    )
 
     ensure_compiled()
     n = states.shape[0]
-    given = deal_counts(deals) if deals is not None else np.zeros((0, 3, 15), np.int64)
+    given = deal_counts(deals) if deals is not None else _NO_DEALS
     codes = np.ascontiguousarray(codes, dtype=np.int64)
     levels = np.ascontiguousarray(levels, dtype=np.int64)
     out_deals = np.zeros((n, 3, 15), np.int64)
@@ -356,16 +373,8 @@ def play_records(
         count = np.zeros(1, np.int64)
         sub_deals = given[done:] if deals is not None else given
         played = run_games(
-            states[done:],
-            sub_deals,
-            codes[done:],
-            levels[done:],
-            deck(),
-            out_deals[done:],
-            results[done:],
-            rec,
-            count,
-            game_turns[done:],
+            Games(states[done:], sub_deals, codes[done:], levels[done:], deck()),
+            Played(results[done:], out_deals[done:], rec, count, game_turns[done:]),
         )
         row = 0
         for g in range(done, done + played):

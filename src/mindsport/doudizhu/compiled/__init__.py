@@ -63,7 +63,7 @@ def _warm() -> None:
     import numpy as np
 
     from mindsport.doudizhu.compiled.bots import Turn, decide_one
-    from mindsport.doudizhu.compiled.engine import deck, run_games
+    from mindsport.doudizhu.compiled.engine import Games, Played, deck, run_games
     from mindsport.doudizhu.compiled.movegen import (
         can_beat,
         legal_indices,
@@ -89,12 +89,15 @@ def _warm() -> None:
     left = np.array([20, 17, 17], np.int64)
     decide_one(Turn(2, 0, 0, -1, -1, 0, -1), hand, hand.copy(), left, states[0], out)
     codes = np.full((1, 3), 2, np.int64)
-    count = np.zeros(1, np.int64)
     empty3 = np.zeros((0, 3, 15), np.int64)
-    empty_rec = np.zeros((0, 18), np.int64)
-    turns = np.zeros(0, np.int64)
-    results = np.zeros((1, 8), np.int64)
-    run_games(states, empty3, codes, codes, deck(), empty3, results, empty_rec, count, turns)
+    played = Played(
+        np.zeros((1, 8), np.int64),
+        empty3,
+        np.zeros((0, 18), np.int64),
+        np.zeros(1, np.int64),
+        np.zeros(0, np.int64),
+    )
+    run_games(Games(states, empty3, codes, codes, deck()), played)
     deals = np.array([[hand, hand, hand]], np.int64)
     rows = np.zeros((1, 18), np.int64)
     rows[0, 1] = -1

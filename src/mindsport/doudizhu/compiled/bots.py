@@ -55,6 +55,7 @@ __all__ = [
     "decide",
     "decide_one",
     "decision_buffers",
+    "unseen_cards",
 ]
 
 BOT_RANDOM, BOT_GREEDY, BOT_STRONG, BOT_LEVEL = 0, 1, 2, 3
@@ -65,6 +66,18 @@ _URGENT_PASS = 5.0  # pass score when an opponent is about to go out
 _BOMB_PENALTY = 0.8
 _ONE_MOVE_GROUPS = 5  # a hand that is one move splits into at most this many plan groups
 _NEARLY_OUT = 1.6  # plan cost of a hand that goes out in about two plays
+
+
+@njit(cache=True)
+def unseen_cards(hands, seat, unseen):  # pragma: no cover - compiled
+    """The cards ``seat`` has not seen (the two other hands of ``hands``, 3 x 15) into
+    ``unseen``."""
+    for r in range(N_RANKS):
+        unseen[r] = 0
+    for other in range(3):
+        if other != seat:
+            for r in range(N_RANKS):
+                unseen[r] += hands[other, r]
 
 
 class Turn(NamedTuple):

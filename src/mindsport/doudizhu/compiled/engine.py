@@ -11,20 +11,52 @@ otherwise it plays ``deals[g]`` (3 x 15 counts). Then the bots draw on the same 
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
 from mindsport.doudizhu.cards import DECK_COUNTS, N_RANKS
-from mindsport.doudizhu.compiled.bots import Turn, decide, decision_buffers
+from mindsport.doudizhu.compiled.bots import Turn, decide, decision_buffers, unseen_cards
 from mindsport.doudizhu.compiled.rng import permutation
 from mindsport.doudizhu.kinds import BOMB, PASS, ROCKET
 
-__all__ = ["MAX_TURNS", "REC_WIDTH", "run_games"]
+__all__ = ["MAX_TURNS", "REC_WIDTH", "Games", "Played", "run_games"]
 
 MAX_TURNS = 1000
 #: A recorded turn: seat, kind (-1 pass), main, then the 15 counts.
 REC_WIDTH = 3 + N_RANKS
 _DECK = np.repeat(np.arange(N_RANKS), DECK_COUNTS).astype(np.int64)
+
+
+class Games(NamedTuple):
+    """A batch of ``G`` games to play (arrays, which numba passes as one typed tuple)."""
+
+    #: G x 6 PCG64 states (uint64), one per game, advanced as the game draws
+    states: np.ndarray
+    #: G x 3 x 15 counts to play, or empty (0 x 3 x 15): deal from the state first
+    deals: np.ndarray
+    #: G x 3 bot codes per seat (:mod:`~mindsport.doudizhu.compiled.bots`)
+    codes: np.ndarray
+    #: G x 3 levels per seat (``level:N``)
+    levels: np.ndarray
+    #: the deck as ranks (54): :func:`deck`
+    deck: np.ndarray
+
+
+class Played(NamedTuple):
+    """Where :func:`run_games` writes (an empty array: not wanted)."""
+
+    #: G x 8: winner seat, bombs, rockets, spring, plays of seats 0, 1, 2, turns
+    results: np.ndarray
+    #: G x 3 x 15 receives the deals, or empty
+    deals: np.ndarray
+    #: turns appended here (seat, kind (-1 pass), main, 15 counts), or empty: no records
+    rec: np.ndarray
+    #: one int64: the rows of ``rec`` used
+    rec_count: np.ndarray
+    #: G: each game's number of turns (when recording)
+    game_turns: np.ndarray
 
 
 @njit(cache=True)
@@ -40,20 +72,12 @@ def _deal(st, deck, hands):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def run_games(
-    states, deals, codes, levels, deck, out_deals, results, rec, rec_count, game_turns
-):  # pragma: no cover - compiled
-    """Play games 0.. of the batch; returns how many were played.
-
-    ``codes[g, seat]`` / ``levels[g, seat]``: the bot of each seat of game ``g``
-    (:mod:`~mindsport.doudizhu.compiled.bots` codes).
-
-    ``results[g]`` = (winner seat, bombs, rockets, spring, plays of seats 0, 1, 2, turns).
-    ``out_deals`` (G x 3 x 15, or empty) receives the deals. When ``rec`` is not empty every
-    turn is appended to it (``rec_count[0]`` rows used) and ``game_turns[g]`` holds the game's
-    number of turns; the batch stops early (returning fewer games) when the next game might not
-    fit.
-    """
+def run_games(games, played):  # pragma: no cover - compiled
+    """Play games 0.. of ``games`` (:class:`Games`) into ``played`` (:class:`Played`); returns
+    how many were played. When recording, the batch stops early (returning fewer games) when
+    the next game might not fit in ``played.rec``."""
+    states, deals, codes, levels, deck = games
+    results, out_deals, rec, rec_count, game_turns = played
     mc, mk, mm, ms = decision_buffers()
     out = np.zeros(N_RANKS, np.int64)
     unseen = np.zeros(N_RANKS, np.int64)
@@ -98,12 +122,7 @@ def run_games(
                 pk = -1
             else:
                 pk = lk
-            for r in range(N_RANKS):
-                unseen[r] = 0
-            for other in range(3):
-                if other != seat:
-                    for r in range(N_RANKS):
-                        unseen[r] += hands[other, r]
+            unseen_cards(hands, seat, unseen)
             turn = Turn(codes[g, seat], levels[g, seat], seat, pk, lmain, lsize, last_player)
             kind, main = decide(turn, hands[seat], unseen, left, st, mc, mk, mm, ms, out)
             if recording:

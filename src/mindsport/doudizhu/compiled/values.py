@@ -41,6 +41,8 @@ bot's move is computed by the same kernel the bots play with. Deterministic bots
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -52,12 +54,21 @@ from mindsport.doudizhu.compiled.bots import (
     Turn,
     decide,
     decision_buffers,
+    unseen_cards,
 )
 from mindsport.doudizhu.compiled.movegen import legal
 from mindsport.doudizhu.compiled.planner import new_frames, search
 from mindsport.doudizhu.kinds import BOMB, PASS
 
-__all__ = ["FEATURE_NAMES", "N_FEATURES", "decision_terms", "features", "strong_share"]
+__all__ = [
+    "FEATURE_NAMES",
+    "N_FEATURES",
+    "Seats",
+    "Table",
+    "decision_terms",
+    "features",
+    "strong_share",
+]
 
 FEATURE_NAMES: tuple[str, ...] = (
     "landlord_won",
@@ -91,19 +102,42 @@ def _bombs_held(hand):  # pragma: no cover - compiled
     return n
 
 
+class Seats(NamedTuple):
+    """What the features read of each seat's hand (arrays of 3, by seat)."""
+
+    #: the strong bot's plan cost of the hand (float64)
+    costs: np.ndarray
+    #: cards left (int64)
+    left: np.ndarray
+    #: bombs (and the rocket) held (int64)
+    held: np.ndarray
+
+
+class Table(NamedTuple):
+    """What the features read of the table (scalars)."""
+
+    #: the seat that made the play to beat (-1: none)
+    holder: int
+    #: the seat to move
+    nxt: int
+    #: bombs and rockets played so far
+    bombs: int
+    #: the seat that went out (-1: the game goes on)
+    winner: int
+
+
 @njit(cache=True)
-def features(costs, left, held, holder, nxt, bombs, winner, out):  # pragma: no cover - compiled
-    """The features of a position (see the module) into ``out``: plan ``costs``, cards
-    ``left`` and bombs ``held`` per seat, the seat that made the play to beat (``holder``,
-    -1: none), the seat to move ``nxt``, the bombs and rockets played, the ``winner`` (-1:
-    not over)."""
+def features(seats, table, out):  # pragma: no cover - compiled
+    """The features of a position (see the module) into ``out``: the hands' :class:`Seats`
+    and the :class:`Table`."""
+    costs, left, held = seats
     for k in range(N_FEATURES):
         out[k] = 0.0
-    if winner >= 0:
-        won = 1.0 if winner == 0 else 0.0
+    if table.winner >= 0:
+        won = 1.0 if table.winner == 0 else 0.0
         out[0] = won
         out[1] = 1.0 - won
-        out[2] = (2.0 * won - 1.0) * (1.0 + bombs)
+        out[2] = (2.0 * won - 1.0) * (1.0 + table.bombs)
         return
     lc = costs[0]
     fmin = min(costs[1], costs[2])
@@ -112,9 +146,9 @@ def features(costs, left, held, holder, nxt, bombs, winner, out):  # pragma: no 
     out[5] = costs[1] + costs[2]
     out[6] = left[0]
     out[7] = min(left[1], left[2])
-    out[8] = 1.0 if holder == 0 else 0.0
-    out[9] = 1.0 if nxt == 0 else 0.0
-    out[10] = bombs
+    out[8] = 1.0 if table.holder == 0 else 0.0
+    out[9] = 1.0 if table.nxt == 0 else 0.0
+    out[10] = table.bombs
     out[11] = held[0]
     out[12] = held[1] + held[2]
     out[13] = max(-3.0, min(3.0, fmin - lc))
@@ -123,25 +157,35 @@ def features(costs, left, held, holder, nxt, bombs, winner, out):  # pragma: no 
 
 
 @njit(cache=True)
-def _child(seat, kind, move, hand, costs, left, held, holder, bombs, work, frames, out):
-    # pragma: no cover - compiled
-    """The features after ``seat`` plays ``move`` (counts) of ``kind`` (PASS: passes)."""
+def _after(seats, seat, hand, frames):  # pragma: no cover - compiled
+    """Set ``seat``'s entries of ``seats`` for its ``hand`` (counts; the plan search works
+    on it and restores it: pass a copy)."""
+    t = 0
+    for r in range(N_RANKS):
+        t += hand[r]
+    seats.left[seat] = t
+    seats.held[seat] = _bombs_held(hand)
     f_bst, f_s, f_kind, f_end, f_len = frames
+    seats.costs[seat] = search(hand, 0, f_bst, f_s, f_kind, f_end, f_len) if t > 0 else 0.0
+
+
+@njit(cache=True)
+def _child(seat, kind, move, hand, seats, before, work, frames, out):  # pragma: no cover
+    """The features after ``seat`` plays ``move`` (counts) of ``kind`` (PASS: passes) from
+    ``hand``, at a table ``before`` the move (its ``nxt`` is the seat moving: unused);
+    ``work`` and ``frames`` are scratch."""
     nxt = (seat + 1) % 3
     if kind == PASS:
-        features(costs, left, held, holder, nxt, bombs, -1, out)
+        features(seats, Table(before.holder, nxt, before.bombs, -1), out)
         return
-    size = 0
     for r in range(N_RANKS):
         work[r] = hand[r] - move[r]
-        size += move[r]
-    c_old, l_old, h_old = costs[seat], left[seat], held[seat]
-    left[seat] = l_old - size
-    winner = seat if left[seat] == 0 else -1
-    costs[seat] = search(work, 0, f_bst, f_s, f_kind, f_end, f_len) if winner < 0 else 0.0
-    held[seat] = _bombs_held(work)
-    features(costs, left, held, seat, nxt, bombs + (1 if kind >= BOMB else 0), winner, out)
-    costs[seat], left[seat], held[seat] = c_old, l_old, h_old
+    c_old, l_old, h_old = seats.costs[seat], seats.left[seat], seats.held[seat]
+    _after(seats, seat, work, frames)
+    winner = seat if seats.left[seat] == 0 else -1
+    bombs = before.bombs + (1 if kind >= BOMB else 0)
+    features(seats, Table(seat, nxt, bombs, winner), out)
+    seats.costs[seat], seats.left[seat], seats.held[seat] = c_old, l_old, h_old
 
 
 @njit(cache=True)
@@ -173,22 +217,15 @@ def decision_terms(deals, rows, starts, codes, levels, terms, valued):  # pragma
     work = np.zeros(N_RANKS, np.int64)
     move = np.zeros(N_RANKS, np.int64)
     strong_move = np.zeros(N_RANKS, np.int64)
-    left = np.zeros(3, np.int64)
-    held = np.zeros(3, np.int64)
-    costs = np.zeros(3, np.float64)
+    seats = Seats(np.zeros(3, np.float64), np.zeros(3, np.int64), np.zeros(3, np.int64))
     f = np.zeros(N_FEATURES, np.float64)
     expect = np.zeros(N_FEATURES, np.float64)
-    f_bst, f_s, f_kind, f_end, f_len = frames
     for g in range(deals.shape[0]):
         for s in range(3):
-            t = 0
             for r in range(N_RANKS):
                 hands[s, r] = deals[g, s, r]
                 work[r] = deals[g, s, r]
-                t += deals[g, s, r]
-            left[s] = t
-            held[s] = _bombs_held(work)
-            costs[s] = search(work, 0, f_bst, f_s, f_kind, f_end, f_len)
+            _after(seats, s, work, frames)
         last_player = -1
         lk = -1
         lmain = -1
@@ -209,31 +246,25 @@ def decision_terms(deals, rows, starts, codes, levels, terms, valued):  # pragma
                 for k in range(N_FEATURES):
                     expect[k] = 0.0
                 uniform = (1.0 - p) / m
+                before = Table(last_player, seat, bombs, -1)
                 for i in range(n):
-                    _child(seat, mk[i], mc[i], hand, costs, left, held, last_player, bombs,
-                           work, frames, f)  # fmt: skip
+                    _child(seat, mk[i], mc[i], hand, seats, before, work, frames, f)
                     for k in range(N_FEATURES):
                         expect[k] += uniform * f[k]
                 if pk >= 0:
-                    _child(seat, PASS, move, hand, costs, left, held, last_player, bombs,
-                           work, frames, f)  # fmt: skip
+                    _child(seat, PASS, move, hand, seats, before, work, frames, f)
                     for k in range(N_FEATURES):
                         expect[k] += uniform * f[k]
                 if p > 0.0:
-                    for r in range(N_RANKS):
-                        unseen[r] = 0
-                    for other in range(3):
-                        if other != seat:
-                            for r in range(N_RANKS):
-                                unseen[r] += hands[other, r]
+                    unseen_cards(hands, seat, unseen)
                     turn = Turn(BOT_STRONG, 0, seat, pk, lmain, lsize, last_player)
-                    skind, _ = decide(turn, hand, unseen, left, st, sc, sk, sm, ss, strong_move)
-                    _child(seat, skind, strong_move, hand, costs, left, held, last_player,
-                           bombs, work, frames, f)  # fmt: skip
+                    skind, _ = decide(
+                        turn, hand, unseen, seats.left, st, sc, sk, sm, ss, strong_move
+                    )
+                    _child(seat, skind, strong_move, hand, seats, before, work, frames, f)
                     for k in range(N_FEATURES):
                         expect[k] += p * f[k]
-                _child(seat, kind, move, hand, costs, left, held, last_player, bombs, work,
-                       frames, f)  # fmt: skip
+                _child(seat, kind, move, hand, seats, before, work, frames, f)
                 for k in range(N_FEATURES):
                     terms[g, seat, k] += f[k] - expect[k]
             if kind != PASS:
@@ -242,9 +273,7 @@ def decision_terms(deals, rows, starts, codes, levels, terms, valued):  # pragma
                     hands[seat, r] -= move[r]
                     work[r] = hands[seat, r]
                     size += move[r]
-                left[seat] -= size
-                held[seat] = _bombs_held(work)
-                costs[seat] = search(work, 0, f_bst, f_s, f_kind, f_end, f_len)
+                _after(seats, seat, work, frames)
                 lk = kind
                 lmain = rows[row, 2]
                 lsize = size
