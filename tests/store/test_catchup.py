@@ -281,26 +281,40 @@ class _Steps:
         self.left -= 1
 
 
+def _started_while_writing(steps: object, max_defer: float) -> catchup_module.CatchUpWorker:
+    """A worker over the stand-in ``steps`` (rescans every 0.05 s, no rest, quiet after
+    0.05 s), started just after a write."""
+    worker = catchup_module.CatchUpWorker(
+        steps,  # type: ignore[arg-type]
+        rescan=0.05,
+        rest=0.0,
+        quiet=0.05,
+        max_defer=max_defer,
+    )
+    worker.writing()
+    worker.start()
+    return worker
+
+
+def _keep_writing(worker: catchup_module.CatchUpWorker, seconds: float) -> float:
+    """Tell ``worker`` of a write every 5 ms for ``seconds``; returns when that ended
+    (time.monotonic())."""
+    until = time.monotonic() + seconds
+    while time.monotonic() < until:
+        worker.writing()
+        time.sleep(0.005)
+    return until
+
+
 def test_the_worker_holds_its_pieces_while_writes_arrive_but_moves_on() -> None:
     """While writes arrive every 5 ms, pieces are at least ``max_defer`` apart (the bound's
     arithmetic is the reference: a piece waits for a quiet ``quiet`` seconds or ``max_defer``
     after the last one), so the catch-up still moves on; once writes stop the pieces follow one
     another at once (no rest: ``rest`` 0)."""
     steps = _Steps(pieces=40)
-    worker = catchup_module.CatchUpWorker(
-        steps,  # type: ignore[arg-type]
-        rescan=0.05,
-        rest=0.0,
-        quiet=0.05,
-        max_defer=0.3,
-    )
-    worker.writing()
-    worker.start()
+    worker = _started_while_writing(steps, max_defer=0.3)
     try:
-        until = time.monotonic() + 1.5
-        while time.monotonic() < until:
-            worker.writing()
-            time.sleep(0.005)
+        until = _keep_writing(worker, 1.5)
         during = [t for t in steps.times if t < until]
         assert 2 <= len(during) <= 7, during  # 1.5 s at one piece per 0.3 s at most
         gaps = [b - a for a, b in itertools.pairwise(during)]
@@ -338,20 +352,9 @@ def test_pieces_shrink_while_writes_arrive_and_come_more_often() -> None:
     and the hold shrinks in proportion, so more pieces come than whole ones would (one per
     ``max_defer``); once writes stop, pieces are whole again."""
     steps = _TimedSteps()
-    worker = catchup_module.CatchUpWorker(
-        steps,  # type: ignore[arg-type]
-        rescan=0.05,
-        rest=0.0,
-        quiet=0.05,
-        max_defer=1.0,
-    )
-    worker.writing()
-    worker.start()
+    worker = _started_while_writing(steps, max_defer=1.0)
     try:
-        until = time.monotonic() + 2.5
-        while time.monotonic() < until:
-            worker.writing()
-            time.sleep(0.005)
+        until = _keep_writing(worker, 2.5)
         during = [size for t, size in steps.sizes if t < until]
         assert during[0] == 200
         limit = int(catchup_module.LOADED_PIECE_SECONDS / 0.001)
