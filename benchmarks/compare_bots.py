@@ -48,6 +48,7 @@ import numpy as np
 from mindsport.games import Table, get_game, play_many
 from mindsport.games.compare import CompareSettings, Sprt, compare
 from mindsport.games.compare.schedule import rotation, win_scores
+from mindsport.games.many import Seeding
 from mindsport.tournament.executors import make_executor
 
 Z = 1.959963984540054
@@ -99,12 +100,20 @@ def action_cost(game_name: str, a: str, b: str, games: int) -> dict[str, float]:
     terms = valuer(records, [t.bots for t in tables]) if callable(valuer) else None
     valued = time.perf_counter() - t0
     decisions = 0 if terms is None else int(terms.valued.sum())
+    fast = getattr(game, "play_valued", None)
+    at_once = math.nan
+    if callable(fast):
+        t0 = time.perf_counter()
+        fast(tables, 5, Seeding.SPAWN)
+        at_once = time.perf_counter() - t0
     print(
         f"   cost, the two bots' {len(tables)} games alone on one core: played {played:.2f} s, "
         f"with records {recorded:.2f} s (x{recorded / played:.1f}), {decisions} decisions "
-        f"valued in {valued:.2f} s: x{(recorded + valued) / played:.1f} in all"
+        f"valued in {valued:.2f} s: x{(recorded + valued) / played:.1f} in all; played and "
+        f"valued at once without records (what the comparison runs) {at_once:.2f} s "
+        f"(x{at_once / played:.1f})"
     )
-    return {"played": played, "recorded": recorded, "valued": valued}
+    return {"played": played, "recorded": recorded, "valued": valued, "at_once": at_once}
 
 
 def per_game_variances(report: object) -> dict[str, float]:

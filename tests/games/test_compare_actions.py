@@ -104,6 +104,36 @@ def test_deterministic_and_unknown_policies_are_not_valued() -> None:
     assert valued[:, 1].sum() == sum(1 for r in records for s, _ in r.moves if s == 1)
 
 
+def test_playing_valued_is_recording_then_valuing() -> None:
+    """The engine's path without record objects (``play_valued``) gives what recording the
+    same tables with ``play_many`` and valuing the records gives: the same returns, terms and
+    decisions valued (dealt and undealt tables, known and deterministic policies); a bot the
+    engine cannot play sends the caller to the recorded path (None), and tables with no known
+    policy value nothing but still give their returns."""
+    from mindsport.doudizhu.deal import deal
+
+    game = get_game("doudizhu")
+    rng = np.random.default_rng(5)
+    lineups = [SEATS, ("strong", "level:90", "random"), ("level:0", "greedy", "level:50")]
+    undealt = [Table(None, lineups[g % 3], (7, g)) for g in range(12)]
+    dealt = [Table(deal(rng), lineups[g % 3], (8, g)) for g in range(9)]
+    for tables in (undealt, dealt):
+        fast = game.play_valued(tables, 21, Seeding.SPAWN)  # type: ignore[attr-defined]
+        records = play_many(game, tables, 21, seeding=Seeding.SPAWN, records=True)
+        slow = game.decision_terms(records, [t.bots for t in tables])  # type: ignore[attr-defined]
+        assert fast is not None and slow is not None
+        assert np.array_equal(fast.returns, slow.returns)
+        assert np.array_equal(fast.valued, slow.valued) and fast.valued.sum() > 100
+        assert np.allclose(fast.terms, slow.terms, rtol=0, atol=1e-12)
+        assert fast.orientation == slow.orientation and fast.values == slow.values
+    unknown = [Table(None, ("tracking", "random", "strong"), (9, 0))]
+    assert game.play_valued(unknown, 21, Seeding.SPAWN) is None  # type: ignore[attr-defined]
+    plain = [Table(None, ("strong", "greedy", "level:100"), (9, g)) for g in range(5)]
+    none = game.play_valued(plain, 21, Seeding.SPAWN)  # type: ignore[attr-defined]
+    assert none is not None and not none.valued.any() and not none.terms.any()
+    assert np.array_equal(none.returns, play_many(game, plain, 21))
+
+
 def test_action_variates_orient_the_terms_to_the_first_bots_result() -> None:
     """Dou Dizhu by hand: the first bot as landlord counts the landlord's value twice (its
     margin is 2 r0), as farmers minus twice; every deciding seat's terms count."""

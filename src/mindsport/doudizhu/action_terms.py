@@ -26,6 +26,7 @@ not valued, which leaves the sum's expectation zero.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -36,6 +37,9 @@ from mindsport.doudizhu.player import Bot, EngineBot, engine_code
 from mindsport.doudizhu.record import GameRecord
 from mindsport.errors import MindsportError
 
+if TYPE_CHECKING:
+    from mindsport.doudizhu.engine import Recorded
+
 __all__ = [
     "FEATURE_NAMES",
     "VALUE_NAMES",
@@ -43,6 +47,7 @@ __all__ = [
     "decision_terms",
     "feature_terms",
     "policy_codes",
+    "row_terms",
 ]
 
 FloatArray = npt.NDArray[np.float64]
@@ -104,6 +109,21 @@ def _rows(records: Sequence[GameRecord]) -> tuple[IntArray, IntArray, IntArray]:
     return deals, rows, starts
 
 
+def _kernel_terms(
+    deals: IntArray, rows: IntArray, starts: IntArray, codes: IntArray, levels: IntArray
+) -> tuple[FloatArray, IntArray]:
+    """The compiled kernel on games as rows (see :func:`feature_terms`)."""
+    from mindsport.doudizhu.compiled import ensure_compiled
+    from mindsport.doudizhu.compiled.values import decision_terms as kernel
+
+    ensure_compiled()
+    terms = np.zeros((len(codes), 3, N_FEATURES), np.float64)
+    valued = np.zeros((len(codes), 3), np.int64)
+    if len(codes):
+        kernel(deals, rows, starts, codes, levels, terms, valued)
+    return terms, valued
+
+
 def feature_terms(
     records: Sequence[GameRecord], seats: Sequence[Sequence[str | Bot]]
 ) -> tuple[FloatArray, IntArray]:
@@ -111,19 +131,16 @@ def feature_terms(
     features from the landlord's side: see the module) and the decisions valued per seat
     (games x 3), for ``records`` played by the bots
     ``seats[g]`` (specs or bot objects, per seat)."""
-    from mindsport.doudizhu.compiled import ensure_compiled
-    from mindsport.doudizhu.compiled.values import decision_terms as kernel
-
     if len(records) != len(seats):
         raise MindsportError(f"{len(records)} records but {len(seats)} line-ups")
-    ensure_compiled()
     codes, levels = policy_codes(seats)
-    terms = np.zeros((len(records), 3, N_FEATURES), np.float64)
-    valued = np.zeros((len(records), 3), np.int64)
-    if records:
-        deals, rows, starts = _rows(records)
-        kernel(deals, rows, starts, codes, levels, terms, valued)
-    return terms, valued
+    return _kernel_terms(*_rows(records), codes, levels)
+
+
+def _values(terms: FloatArray) -> FloatArray:
+    """Feature terms (... x features) -> the terms of :data:`VALUE_WEIGHTS` (... x 2)."""
+    out: FloatArray = terms @ np.asarray(VALUE_WEIGHTS, dtype=np.float64).T
+    return out
 
 
 def decision_terms(
@@ -133,5 +150,12 @@ def decision_terms(
     2: the win value, the score value; the landlord's side) and the decisions valued per
     seat, for ``records`` played by the bots ``seats[g]``."""
     terms, valued = feature_terms(records, seats)
-    out: FloatArray = terms @ np.asarray(VALUE_WEIGHTS, dtype=np.float64).T
-    return out, valued
+    return _values(terms), valued
+
+
+def row_terms(played: Recorded, codes: IntArray, levels: IntArray) -> tuple[FloatArray, IntArray]:
+    """:func:`decision_terms` of games the engine kept as rows
+    (:func:`mindsport.doudizhu.engine.play_rows`), played by the bots ``codes`` / ``levels``
+    (G x 3, :func:`policy_codes`): no record objects."""
+    terms, valued = _kernel_terms(played.deals, played.rows, played.starts, codes, levels)
+    return _values(terms), valued

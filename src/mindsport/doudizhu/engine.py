@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, overload
+from typing import TYPE_CHECKING, NamedTuple, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FastResults",
+    "Recorded",
     "bot_codes",
     "deal_counts",
     "game_states",
@@ -54,7 +55,9 @@ __all__ = [
     "play_fast",
     "play_one",
     "play_records",
+    "play_rows",
     "play_tables",
+    "result_scores",
     "seeded_states",
     "simulate_fast",
     "simulate_records",
@@ -172,13 +175,14 @@ def deal_counts(deals: Sequence[Deal]) -> IntArray:
     return np.array([d.counts() for d in deals], dtype=np.int64)
 
 
-def _returns(
+def result_scores(
     results: IntArray,
     scoring: ScoringRule,
     call: int = 1,
     doubles: tuple[int, int] = NO_DOUBLES,
 ) -> FloatArray:
-    """Scores of the three seats (G x 3) via ``scoring.scores``, once per distinct outcome."""
+    """Scores of the three seats (G x 3) of the engine's ``results`` (G x 8, see
+    :class:`Recorded`) via ``scoring.scores``, once per distinct outcome."""
     keys = np.stack(
         [(results[:, 0] == 0).astype(np.int64), results[:, 1], results[:, 2], results[:, 3]],
         axis=1,
@@ -278,7 +282,7 @@ def play_tables(
     )
     played = _results_only(n)
     run_games(games, played)
-    return _returns(played.results, scoring)
+    return result_scores(played.results, scoring)
 
 
 _NO_DEALS = np.zeros((0, 3, 15), np.int64)
@@ -320,7 +324,7 @@ def simulate_fast(
             Games(states, _NO_DEALS, codes, levels, deck()), played._replace(results=results[lo:hi])
         )
     return FastResults(
-        landlord_score=_returns(results, scoring)[:, 0],
+        landlord_score=result_scores(results, scoring)[:, 0],
         bombs=results[:, 1].copy(),
         rockets=results[:, 2].copy(),
         spring=results[:, 3].astype(bool),
@@ -334,18 +338,25 @@ def _lineup(code: IntArray, level: IntArray, n: int) -> tuple[IntArray, IntArray
     return np.repeat(code[None, :], n, axis=0), np.repeat(level[None, :], n, axis=0)
 
 
-def play_records(
-    states: np.ndarray,
-    deals: Sequence[Deal] | None,
-    codes: IntArray,
-    levels: IntArray,
-    scoring: ScoringRule = LINEAR,
-    *,
-    call: int = 1,
-    doubles: tuple[int, int] = NO_DOUBLES,
-) -> list[GameRecord]:
-    """Full records of games ``g``: ``deals[g]`` (None: dealt from the state) played by the
-    bots ``codes[g]`` / ``levels[g]`` (G x 3) from the generator state ``states[g]``."""
+class Recorded(NamedTuple):
+    """Games played with every turn kept, as arrays (:func:`play_rows`)."""
+
+    #: G x 3 x 15: each game's deal (counts)
+    deals: IntArray
+    #: the turns of every game, one row each: seat, kind (-1: pass), main rank, 15 counts
+    rows: IntArray
+    #: G + 1: game ``g``'s turns are ``rows[starts[g] : starts[g + 1]]``
+    starts: IntArray
+    #: G x 8: winner seat, bombs, rockets, spring, plays of seats 0, 1, 2, turns
+    results: IntArray
+
+
+def play_rows(
+    states: np.ndarray, deals: Sequence[Deal] | None, codes: IntArray, levels: IntArray
+) -> Recorded:
+    """Games ``g``: ``deals[g]`` (None: dealt from the state) played by the bots ``codes[g]``
+    / ``levels[g]`` (G x 3) from the generator state ``states[g]``, every turn kept as a row
+    (no Python object per move: :func:`play_records` builds the records from these)."""
     from mindsport.doudizhu.compiled import ensure_compiled
     from mindsport.doudizhu.compiled.engine import (
         MAX_TURNS,
@@ -366,8 +377,7 @@ def play_records(
     # room for ~100 turns a game; a game starts only when MAX_TURNS rows are left
     rec = np.zeros((min(_REC_ROWS, MAX_TURNS + 100 * n), REC_WIDTH), np.int64)
     game_turns = np.zeros(n, np.int64)
-    table = move_table()
-    records: list[GameRecord] = []
+    chunks: list[IntArray] = []
     done = 0
     while done < n:
         count = np.zeros(1, np.int64)
@@ -376,40 +386,59 @@ def play_records(
             Games(states[done:], sub_deals, codes[done:], levels[done:], deck()),
             Played(results[done:], out_deals[done:], rec, count, game_turns[done:]),
         )
-        row = 0
-        for g in range(done, done + played):
-            t = int(game_turns[g])
-            history: list[tuple[int, Move | None]] = []
-            for k in range(row, row + t):
-                kind = int(rec[k, 1])
-                move = None if kind < 0 else table.find(_KINDS[kind], rec[k, 3:].tolist())
-                history.append((int(rec[k, 0]), move))
-            row += t
-            res = results[g]
-            the_deal = deals[g] if deals is not None else Deal._trusted(out_deals[g].tolist())
-            outcome = Outcome(
-                landlord_won=bool(res[0] == 0),
+        chunks.append(rec[: int(count[0])].copy())
+        done += played
+    starts = np.zeros(n + 1, np.int64)
+    np.cumsum(game_turns, out=starts[1:])
+    rows = np.concatenate(chunks) if chunks else np.zeros((0, REC_WIDTH), np.int64)
+    return Recorded(out_deals, rows, starts, results)
+
+
+def play_records(
+    states: np.ndarray,
+    deals: Sequence[Deal] | None,
+    codes: IntArray,
+    levels: IntArray,
+    scoring: ScoringRule = LINEAR,
+    *,
+    call: int = 1,
+    doubles: tuple[int, int] = NO_DOUBLES,
+) -> list[GameRecord]:
+    """Full records of games ``g``: ``deals[g]`` (None: dealt from the state) played by the
+    bots ``codes[g]`` / ``levels[g]`` (G x 3) from the generator state ``states[g]``."""
+    played = play_rows(states, deals, codes, levels)
+    rows, starts = played.rows, played.starts
+    table = move_table()
+    records: list[GameRecord] = []
+    for g, res in enumerate(played.results):
+        history: list[tuple[int, Move | None]] = []
+        for k in range(int(starts[g]), int(starts[g + 1])):
+            kind = int(rows[k, 1])
+            move = None if kind < 0 else table.find(_KINDS[kind], rows[k, 3:].tolist())
+            history.append((int(rows[k, 0]), move))
+        the_deal = deals[g] if deals is not None else Deal._trusted(played.deals[g].tolist())
+        outcome = Outcome(
+            landlord_won=bool(res[0] == 0),
+            bombs=int(res[1]),
+            rockets=int(res[2]),
+            spring=bool(res[3]),
+            call=call,
+            doubles=doubles,
+        )
+        records.append(
+            GameRecord(
+                deal=the_deal,
+                moves=tuple(history),
+                winner=int(res[0]),
                 bombs=int(res[1]),
                 rockets=int(res[2]),
                 spring=bool(res[3]),
+                scores=scoring.scores(outcome),
+                scoring=scoring.name,
                 call=call,
                 doubles=doubles,
             )
-            records.append(
-                GameRecord(
-                    deal=the_deal,
-                    moves=tuple(history),
-                    winner=int(res[0]),
-                    bombs=int(res[1]),
-                    rockets=int(res[2]),
-                    spring=bool(res[3]),
-                    scores=scoring.scores(outcome),
-                    scoring=scoring.name,
-                    call=call,
-                    doubles=doubles,
-                )
-            )
-        done += played
+        )
     return records
 
 

@@ -106,16 +106,13 @@ class DouDizhuGame:
         """Many games on the compiled engine (see :class:`~mindsport.games.contract.BatchGame`);
         None when a line-up has a bot without an engine code, or when some games are dealt and
         others not."""
-        from mindsport.doudizhu.engine import lineup_codes, play_records, play_tables, seeded_states
+        from mindsport.doudizhu.engine import lineup_codes, play_records, play_tables
 
         found = lineup_codes(lineups)
-        dealt = [c is not None for c in chances]
-        if found is None or (any(dealt) and not all(dealt)):
+        batch = None if found is None else _engine_batch(chances, keys, seed, seeding)
+        if found is None or batch is None:
             return None
-        if seeding is Seeding.ENTROPY and any(len(k) != 1 for k in keys):
-            return None
-        deals = [c for c in chances if c is not None] if all(dealt) and chances else None
-        states = seeded_states(seed, keys, seeding)
+        deals, states = batch
         if records:
             return play_records(states, deals, found[0], found[1], self.scoring)
         return play_tables(deals, found[0], found[1], states, self.scoring)
@@ -126,19 +123,78 @@ class DouDizhuGame:
         """AIVAT's action terms of recorded games for the decisions of ``random`` and
         ``level:N`` bots, of the two fixed value functions (the landlord's win score and
         score: :mod:`mindsport.doudizhu.action_terms`); None when no seat holds such a bot."""
-        from mindsport.doudizhu.action_terms import VALUE_NAMES, decision_terms, policy_codes
-        from mindsport.doudizhu.compiled.values import strong_share
+        from mindsport.doudizhu.action_terms import decision_terms, policy_codes
 
         codes, levels = policy_codes(seats)
-        known = {(int(c), int(lv)) for c, lv in zip(codes.ravel(), levels.ravel(), strict=True)}
-        if all(strong_share(c, lv) < 0 for c, lv in known):
+        if not _values_any(codes, levels):
             return None
         terms, valued = decision_terms(records, seats)
         returns = np.array([r.scores for r in records], dtype=np.float64).reshape(-1, 3)
-        return DecisionTerms(returns, terms, valued, (1.0, -0.5, -0.5), VALUE_NAMES)
+        return _terms(returns, terms, valued)
+
+    def play_valued(
+        self, tables: Sequence[Table], seed: int, seeding: Seeding = Seeding.SPAWN
+    ) -> DecisionTerms | None:
+        """:meth:`decision_terms` of ``tables`` played as :func:`~mindsport.games.many.play_many`
+        plays them (the same games), on the compiled engine with the turns kept as arrays (no
+        record objects); no decision valued when no seat holds a ``random`` or ``level:N`` bot.
+        None when the engine cannot play them (a bot without an engine code, some tables dealt
+        and others not)."""
+        from mindsport.doudizhu.action_terms import policy_codes, row_terms
+        from mindsport.doudizhu.engine import play_rows, play_tables, result_scores
+
+        for t in tables:
+            if len(t.bots) != 3:
+                raise MindsportError(f"a Dou Dizhu game seats 3 bots, table {t.key} has {t.bots}")
+        codes, levels = policy_codes([t.bots for t in tables])
+        keys = [tuple(t.key) for t in tables]
+        batch = _engine_batch([t.chance for t in tables], keys, seed, seeding)
+        if batch is None or (codes < 0).any():
+            return None
+        deals, states = batch
+        if not _values_any(codes, levels):
+            returns = play_tables(deals, codes, levels, states, self.scoring)
+            n = len(tables)
+            return _terms(returns, np.zeros((n, 3, 2)), np.zeros((n, 3), np.int64))
+        played = play_rows(states, deals, codes, levels)
+        terms, valued = row_terms(played, codes, levels)
+        return _terms(result_scores(played.results, self.scoring), terms, valued)
 
     def __repr__(self) -> str:
         return f"DouDizhuGame(scoring={self.scoring.name!r})"
+
+
+def _engine_batch(
+    chances: Sequence[Deal | None], keys: Sequence[tuple[int, ...]], seed: int, seeding: Seeding
+) -> tuple[list[Deal] | None, np.ndarray] | None:
+    """The deals (None: every game deals from its generator) and the generator states of a
+    batch for the engine; None when it cannot play it (some games dealt, others not; entropy
+    seeding by keys of more than one number)."""
+    from mindsport.doudizhu.engine import seeded_states
+
+    dealt = [c is not None for c in chances]
+    if any(dealt) and not all(dealt):
+        return None
+    if seeding is Seeding.ENTROPY and any(len(k) != 1 for k in keys):
+        return None
+    deals = [c for c in chances if c is not None] if all(dealt) and chances else None
+    return deals, seeded_states(seed, keys, seeding)
+
+
+def _values_any(codes: np.ndarray, levels: np.ndarray) -> bool:
+    """Whether any seat's bot (engine ``codes`` / ``levels``) has a known random policy."""
+    from mindsport.doudizhu.compiled.values import strong_share
+
+    known = {(int(c), int(lv)) for c, lv in zip(codes.ravel(), levels.ravel(), strict=True)}
+    return any(strong_share(c, lv) >= 0 for c, lv in known)
+
+
+def _terms(returns: np.ndarray, terms: np.ndarray, valued: np.ndarray) -> DecisionTerms:
+    """The game's :class:`DecisionTerms` (the landlord's side; each farmer holds half the
+    other side)."""
+    from mindsport.doudizhu.action_terms import VALUE_NAMES
+
+    return DecisionTerms(returns, terms, valued, (1.0, -0.5, -0.5), VALUE_NAMES)
 
 
 def play(

@@ -200,8 +200,18 @@ class DecisionValuer(Protocol):
     ``decision_terms(records, seats)``: the terms of games the game's ``play_many(...,
     records=True)`` recorded, played by the bots ``seats[g]`` (spec strings or bot objects per
     seat); None when it values none of them.
+
+    ``play_valued(tables, seed, seeding)``: play the :class:`~mindsport.games.many.Table` s
+    as ``play_many(game, tables, seed, seeding=seeding)`` would (the same games) and value
+    them at once, without record objects (Dou Dizhu: on its compiled engine); a
+    :class:`DecisionTerms` whose ``valued`` is all zero when it values none of them, None when
+    it cannot play them so (then record them and call ``decision_terms``).
     """
 
     def decision_terms(
         self, records: Sequence[Any], seats: Sequence[Sequence[Any]]
+    ) -> DecisionTerms | None: ...
+
+    def play_valued(
+        self, tables: Sequence[Any], seed: int, seeding: Any
     ) -> DecisionTerms | None: ...

@@ -109,11 +109,17 @@ def play_sets(task: SetsTask) -> PlayedSets:
     n_valued = 0
     terms = None
     if task.actions and isinstance(game, DecisionValuer):
-        records = play_many(game, tables, seed, records=True)
-        terms = game.decision_terms(records, [t.bots for t in tables])
-        returns = terms.returns if terms is not None else _returns(game, records)
+        terms = game.play_valued(tables, seed, Seeding.SPAWN)
+        if terms is None:  # not at engine speed: record the games, then value them
+            records = play_many(game, tables, seed, seeding=Seeding.SPAWN, records=True)
+            terms = game.decision_terms(records, [t.bots for t in tables])
+            returns = terms.returns if terms is not None else _returns(game, records)
+        else:
+            returns = terms.returns
+            if not terms.valued.any():
+                terms = None
     else:
-        returns = play_many(game, tables, seed)
+        returns = play_many(game, tables, seed, seeding=Seeding.SPAWN)
     if terms is not None:
         actions = action_variates(rot, terms, len(task.sets))
         n_valued = int(terms.valued.sum())
