@@ -183,3 +183,21 @@ def test_a_handful_of_simulated_games_are_cached_as_played(bench, leagues, tmp_p
         ahead = sorted(range(4), key=lambda s: (-g["points"][s], s))
         assert [g["places"][s] for s in ahead] == [1, 2, 3, 4]
     assert [g["players"] for g in dup] == [list(t) for t in rotations(dup[0]["players"])]
+
+
+def test_seat_interval_coverage_against_the_other_leagues_by_hand(bench) -> None:  # type: ignore[no-untyped-def]
+    """``benchmarks/mahjong_seats.py``'s check by hand: three leagues estimate every seat at 0,
+    0 and 3 with standard deviation 1 (95% intervals +-1.96); the first two cover the others'
+    mean (1.5), the third does not cover 0; the expected rate is ``2 Phi(1.96 / sqrt(1.5)) -
+    1`` (the others' mean has variance 1/2)."""
+    path = _PATH.parent / "mahjong_seats.py"
+    spec = importlib.util.spec_from_file_location("mahjong_seats_bench", path)
+    assert spec is not None and spec.loader is not None
+    seats = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(seats)
+    z = 1.959963984540054
+    leagues = [{s: (v, v - z, v + z) for s in seats.SEATS} for v in (0.0, 0.0, 3.0)]
+    hits, total, expected = seats.coverage(leagues)
+    assert (hits, total) == (8, 12)
+    phi = 0.5 * (1 + math.erf(z / math.sqrt(1.5) / math.sqrt(2)))
+    assert expected == pytest.approx(2 * phi - 1, abs=1e-9)
