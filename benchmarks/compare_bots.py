@@ -350,7 +350,7 @@ def main() -> None:
     rows = []
     kind = "serial" if args.workers == 1 else "local"
     with make_executor(kind, args.workers) as ex:
-        for pair in args.pairs.split(","):
+        for pair in filter(None, args.pairs.split(",")):
             a, b = pair.split("/")
             rows.append(study("doudizhu", a, b, args, ex, args.reps))
         for pair in filter(None, args.junqi_pairs.split(",")):
