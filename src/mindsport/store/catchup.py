@@ -109,9 +109,11 @@ MAX_DEFER_SECONDS = 1.0
 #: while the worker runs, a commit that leaves a league being brought up to date holds that
 #: league's next commit back this long (:meth:`GroupCommitter.pace
 #: <mindsport.store.commit.GroupCommitter.pace>`; its posts meanwhile are committed together):
-#: a client posting late matches one after another gets at most 20 commits a second, each
+#: a client posting late matches one after another gets at most 10 commits a second, each
 #: moving the catch-up back, instead of taking the writer's time from every other league's posts
-PACE_SECONDS = 0.05
+#: (0.05 s, 20 a second, left the normal load 0.75-0.84 of its throughput beside such a client;
+#: ``benchmarks/load_service.py --mix late-posts``, docs/api.md)
+PACE_SECONDS = 0.1
 
 #: while writes arrive, a piece re-rates about as many matches as take this long (the posts
 #: waiting for the database's writer meanwhile wait no longer), at least :data:`MIN_PIECE`
