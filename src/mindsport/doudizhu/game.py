@@ -143,13 +143,12 @@ class DouDizhuGame:
         from mindsport.doudizhu.action_terms import policy_codes, row_terms
         from mindsport.doudizhu.engine import play_rows, play_tables, result_scores
 
-        for t in tables:
-            if len(t.bots) != 3:
-                raise MindsportError(f"a Dou Dizhu game seats 3 bots, table {t.key} has {t.bots}")
-        codes, levels = policy_codes([t.bots for t in tables])
+        codes, levels = policy_codes([t.bots for t in tables])  # refuses a table not of 3
+        if (codes < 0).any():
+            return None
         keys = [tuple(t.key) for t in tables]
         batch = _engine_batch([t.chance for t in tables], keys, seed, seeding)
-        if batch is None or (codes < 0).any():
+        if batch is None:
             return None
         deals, states = batch
         if not _values_any(codes, levels):
