@@ -28,9 +28,10 @@ run: $(VENV)/.base
 	$(VENV)/bin/mindsport ddz compile
 	$(VENV)/bin/mindsport demo
 
-## test: the whole test suite (what CI runs)
+## test: the whole test suite (what CI runs), on TEST_WORKERS processes (pytest-xdist; 1: serial)
+TEST_WORKERS ?= 2
 test: $(VENV)/.dev
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS)
 
 ## bench: side-by-side benchmarks against the peer libraries (not part of the tests; ~10 min)
 bench: $(VENV)/.bench

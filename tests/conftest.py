@@ -2,7 +2,9 @@
 
 PostgreSQL tests (marker ``postgres``) run when ``MINDSPORT_TEST_POSTGRES_URL`` is set, e.g.
 ``postgresql://mindsport:mindsport@127.0.0.1:5432/mindsport_test``; the tables of that database
-are dropped before each test.
+are dropped before each test. The tests run on two processes (``pytest -n 2``, pytest-xdist);
+each process has a database of its own (``mindsport_test_gw0``, ...; the user needs the
+CREATEDB right, as the tests of a database made for one test do anyway).
 
 Slow tests (marker ``slow``: a minute or more of one core, such as rebuilding every kernel in a
 subprocess) run with ``--slow`` or when ``MINDSPORT_SLOW_TESTS=1`` (CI sets it, ``.ci/run``);
@@ -11,7 +13,9 @@ a local ``make test`` skips them and says so.
 
 from __future__ import annotations
 
+import fcntl
 import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,6 +31,53 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--slow", action="store_true", help=f"also run the slow tests (or set {SLOW_ENV}=1)"
     )
+
+
+#: a lock file held by each test that starts a local Ray cluster (marker ``ray_cluster``), so
+#: that two test processes (``pytest -n 2``) do not start two clusters at once
+RAY_LOCK = Path(tempfile.gettempdir()) / "mindsport-tests-ray.lock"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """In a worker of a parallel run (``pytest -n 2``, pytest-xdist), the PostgreSQL tests use a
+    database of their own (the configured one's name plus the worker's, made when missing), so
+    that the workers never drop each other's tables."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker and os.environ.get(PG_ENV):
+        os.environ[PG_ENV] = _worker_database(os.environ[PG_ENV], worker)
+
+
+def _worker_database(url: str, worker: str) -> str:
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    from mindsport.store.database import resolve_url
+
+    given = make_url(url)
+    name = f"{given.database}_{worker}"
+    admin = create_engine(resolve_url(url), isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as conn:
+            found = conn.execute(text("SELECT 1 FROM pg_database WHERE datname = :n"), {"n": name})
+            if found.first() is None:
+                conn.execute(text(f'CREATE DATABASE "{name}"'))
+    finally:
+        admin.dispose()
+    return given.set(database=name).render_as_string(hide_password=False)
+
+
+@pytest.fixture(autouse=True)
+def _one_ray_cluster(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Tests marked ``ray_cluster`` run one at a time across test processes (:data:`RAY_LOCK`)."""
+    if request.node.get_closest_marker("ray_cluster") is None:
+        yield
+        return
+    with open(RAY_LOCK, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -131,6 +131,7 @@ def test_the_command_compares_an_external_bot(tmp_path: Path) -> None:
     assert bad.exit_code != 0 and "--stop" in bad.output
 
 
+@pytest.mark.ray_cluster
 def test_ray_gives_the_serial_report() -> None:
     """A tiny case (Ray takes half a minute to start here)."""
     pytest.importorskip("ray", reason="ray is not installed (pip install 'mindsport[ray]')")

@@ -119,6 +119,7 @@ def test_the_tournament_runner_plays_mahjong_on_processes_as_serially() -> None:
     assert np.array_equal(serial, parallel) and serial.shape == (2, 4)
 
 
+@pytest.mark.ray_cluster
 def test_the_tournament_runner_plays_mahjong_on_ray_as_serially() -> None:
     ray = pytest.importorskip("ray", reason="ray is not installed (pip install 'mindsport[ray]')")
     from mindsport.tournament.executors import RayExecutor

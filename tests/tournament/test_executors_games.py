@@ -108,6 +108,7 @@ def test_games_do_not_depend_on_chunks_or_workers() -> None:
         play_games([Game(deals[0], ("nobody", "level:0", "level:0"), (0,))], seed=1)
 
 
+@pytest.mark.ray_cluster
 def test_ray_executor_gives_the_serial_results() -> None:
     ray = pytest.importorskip("ray", reason="ray is not installed (pip install 'mindsport[ray]')")
     from mindsport.tournament.executors import RayExecutor
