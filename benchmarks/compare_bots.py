@@ -27,10 +27,18 @@ For each pair of graded Dou Dizhu bots with a known order (``level:N`` is strong
 ``--cover-reps`` more runs measure the coverage of the 95% intervals more finely (20 runs
 measure it to about +-5 points).
 
-Luzhanqi gets the same (a) / (b) / (c) comparison on ``--junqi-sets`` setup pairs (its games
-are slow; no honesty repetitions unless ``--junqi-reps``).
+Luzhanqi gets the same (a) / (b) / (c) comparison on ``--junqi-sets`` setup pairs (the long
+run on ``--junqi-truth-sets``, by default as many; no honesty
+repetitions unless ``--junqi-reps``: ``--junqi-rep-games`` games each, the SPRT's H1 at
+``--junqi-elo1``). For bots other than ``level:N`` the stronger bot of a pair is the one the long
+run finds ahead; the SPRT's acceptance of H0 for the pair counts as an error only when the long
+run's Elo difference is at least H1's.
 
     python benchmarks/compare_bots.py --plot compare_bots.png
+
+Mahjong (``--mahjong-pairs``, none by default: its games are slow) gets the same on
+``--mahjong-sets`` walls, each played in the 14 line-ups of two bots at four seats
+(``--mahjong-game``: ``mahjong-east`` by default).
 
 The plot shows the games needed by each design per pair.
 """
@@ -128,21 +136,34 @@ def per_game_variances(report: object) -> dict[str, float]:
     return out
 
 
+def run_lengths(game_name: str, args: argparse.Namespace) -> tuple[int, int]:
+    """The games of the long run and of (a) for a game: Dou Dizhu's in games, the others' in
+    sets of the game's rotation (Luzhanqi 2 games a set, mahjong 14)."""
+    if game_name == "doudizhu":
+        return args.truth_games, args.naive_games
+    lineups = len(rotation(get_game(game_name).info))
+    if game_name == "junqi":
+        return lineups * (args.junqi_truth_sets or args.junqi_sets), lineups * args.junqi_sets
+    return lineups * args.mahjong_sets, lineups * args.mahjong_sets
+
+
 def study(
     game_name: str, a: str, b: str, args: argparse.Namespace, ex: object, reps: int
 ) -> dict[str, object]:
     game = get_game(game_name)
     t0 = time.perf_counter()
-    truth_games = args.truth_games if game_name == "doudizhu" else 2 * args.junqi_sets
+    truth_games, naive_games = run_lengths(game_name, args)
     settings = CompareSettings(
         seed=1000, max_games=truth_games, batch=2000, calibration=args.calibration
     )
     long_run = compare(game, a, b, settings, executor=ex)  # type: ignore[arg-type]
     seconds_on = time.perf_counter() - t0
     t1 = time.perf_counter()
-    plain = compare(game, a, b, replace(settings, actions=False), executor=ex)  # type: ignore[arg-type]
-    seconds_off = time.perf_counter() - t1
-    naive_games = args.naive_games if game_name == "doudizhu" else 2 * args.junqi_sets
+    if long_run.valued:  # the same run without the action correction: what it costs
+        plain = compare(game, a, b, replace(settings, actions=False), executor=ex)  # type: ignore[arg-type]
+    else:  # nothing valued (no action terms for these bots): the run is the plain one
+        plain = long_run
+    seconds_off = time.perf_counter() - t1 if long_run.valued else seconds_on
     var_a_win, var_a_margin = naive_variances(game_name, a, b, naive_games, 2000)
     v = per_game_variances(long_run)
     row: dict[str, object] = {
@@ -203,7 +224,9 @@ def honesty(
     truth_elo = long_run.elo.mean  # type: ignore[attr-defined]
     cover_w = cover_m = cover_dup = agree = 0
     ses = []
-    games = args.rep_games if game_name == "doudizhu" else args.junqi_rep_games
+    games = {"doudizhu": args.rep_games, "junqi": args.junqi_rep_games}.get(
+        game_name, args.mahjong_rep_games
+    )
     for r in range(1, reps + 1):
         rep = compare(
             game,
@@ -233,7 +256,11 @@ def honesty(
     )
     wrong_h1 = wrong_h0 = 0
     used_pair, used_self = [], []
-    sprt = Sprt(0.0, args.elo1, 0.05, 0.05)
+    elo1 = {"doudizhu": args.elo1, "junqi": args.junqi_elo1}.get(game_name, args.mahjong_elo1)
+    sprt = Sprt(0.0, elo1, 0.05, 0.05)
+    # the stronger bot: the one the long run finds ahead (for level:N, the larger N)
+    strong, weak = (a, b) if truth_elo >= 0 else (b, a)
+    h1_holds = abs(truth_elo) >= elo1  # accepting H0 is an error only then
     for r in range(1, reps + 1):
         settings = CompareSettings(
             seed=100 + r,
@@ -242,7 +269,6 @@ def honesty(
             stop=sprt,
             calibration=args.calibration,
         )
-        strong, weak = (a, b) if int(a.split(":")[1]) > int(b.split(":")[1]) else (b, a)
         pair = compare(game, strong, weak, settings, executor=ex)  # type: ignore[arg-type]
         wrong_h0 += pair.sprt is not None and pair.sprt.verdict == "H0"
         used_pair.append(pair.games)
@@ -250,8 +276,9 @@ def honesty(
         wrong_h1 += same.sprt is not None and same.sprt.verdict == "H1"
         used_self.append(same.games)
     print(
-        f"   SPRT H0 elo=0 vs H1 elo={args.elo1:g}, alpha=beta=0.05, {reps} runs each: "
-        f"{strong} against {weak} (true Elo {abs(truth_elo):.0f}) accepted H0 "
+        f"   SPRT H0 elo=0 vs H1 elo={elo1:g}, alpha=beta=0.05, {reps} runs each: "
+        f"{strong} against {weak} (true Elo {abs(truth_elo):.0f}"
+        f"{'' if h1_holds else ', between H0 and H1: no verdict is an error'}) accepted H0 "
         f"{wrong_h0}/{reps} "
         f"(median {np.median(used_pair):.0f} games); {strong} against itself accepted H1 "
         f"{wrong_h1}/{reps} (median {np.median(used_self):.0f} games, budget {args.sprt_games})"
@@ -342,8 +369,18 @@ def main() -> None:
     p.add_argument("--cover-calibration", type=int, default=2)
     p.add_argument("--junqi-pairs", default="belief/greedy")
     p.add_argument("--junqi-sets", type=int, default=150)
+    p.add_argument(
+        "--junqi-truth-sets", type=int, default=0, help="the long run's sets (0: --junqi-sets)"
+    )
     p.add_argument("--junqi-reps", type=int, default=0)
     p.add_argument("--junqi-rep-games", type=int, default=100)
+    p.add_argument("--junqi-elo1", type=float, default=60.0, help="the Luzhanqi SPRT's H1")
+    p.add_argument("--mahjong-pairs", default="", help="e.g. level:15/level:0 (slow games)")
+    p.add_argument("--mahjong-game", default="mahjong-east")
+    p.add_argument("--mahjong-sets", type=int, default=100, help="walls, 14 games each")
+    p.add_argument("--mahjong-reps", type=int, default=0)
+    p.add_argument("--mahjong-rep-games", type=int, default=280)
+    p.add_argument("--mahjong-elo1", type=float, default=60.0, help="the mahjong SPRT's H1")
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--plot", type=Path, default=None)
     args = p.parse_args()
@@ -356,6 +393,9 @@ def main() -> None:
         for pair in filter(None, args.junqi_pairs.split(",")):
             a, b = pair.split("/")
             rows.append(study("junqi", a, b, args, ex, args.junqi_reps))
+        for pair in filter(None, args.mahjong_pairs.split(",")):
+            a, b = pair.split("/")
+            rows.append(study(args.mahjong_game, a, b, args, ex, args.mahjong_reps))
     if args.plot is not None:
         plot(rows, args.plot)
 
