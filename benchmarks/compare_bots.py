@@ -50,6 +50,7 @@ import math
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -136,15 +137,28 @@ def per_game_variances(report: object) -> dict[str, float]:
     return out
 
 
-def run_lengths(game_name: str, args: argparse.Namespace) -> tuple[int, int]:
-    """The games of the long run and of (a) for a game: Dou Dizhu's in games, the others' in
-    sets of the game's rotation (Luzhanqi 2 games a set, mahjong 14)."""
+class Runs(NamedTuple):
+    """A game's run lengths and SPRT: the long run's games, (a)'s, an honesty run's, H1's Elo."""
+
+    truth: int
+    naive: int
+    rep: int
+    elo1: float
+
+
+def runs_of(game_name: str, args: argparse.Namespace) -> Runs:
+    """The options that apply to a game: Dou Dizhu's lengths in games, the others' in sets of
+    the game's rotation (Luzhanqi 2 games a set, mahjong 14)."""
     if game_name == "doudizhu":
-        return args.truth_games, args.naive_games
+        return Runs(args.truth_games, args.naive_games, args.rep_games, args.elo1)
     lineups = len(rotation(get_game(game_name).info))
     if game_name == "junqi":
-        return lineups * (args.junqi_truth_sets or args.junqi_sets), lineups * args.junqi_sets
-    return lineups * args.mahjong_sets, lineups * args.mahjong_sets
+        truth = args.junqi_truth_sets or args.junqi_sets
+        return Runs(
+            lineups * truth, lineups * args.junqi_sets, args.junqi_rep_games, args.junqi_elo1
+        )
+    sets = lineups * args.mahjong_sets
+    return Runs(sets, sets, args.mahjong_rep_games, args.mahjong_elo1)
 
 
 def study(
@@ -152,19 +166,18 @@ def study(
 ) -> dict[str, object]:
     game = get_game(game_name)
     t0 = time.perf_counter()
-    truth_games, naive_games = run_lengths(game_name, args)
+    runs = runs_of(game_name, args)
     settings = CompareSettings(
-        seed=1000, max_games=truth_games, batch=2000, calibration=args.calibration
+        seed=1000, max_games=runs.truth, batch=2000, calibration=args.calibration
     )
     long_run = compare(game, a, b, settings, executor=ex)  # type: ignore[arg-type]
     seconds_on = time.perf_counter() - t0
-    t1 = time.perf_counter()
+    plain, seconds_off = long_run, seconds_on  # nothing valued: the run is the plain one
     if long_run.valued:  # the same run without the action correction: what it costs
+        t1 = time.perf_counter()
         plain = compare(game, a, b, replace(settings, actions=False), executor=ex)  # type: ignore[arg-type]
-    else:  # nothing valued (no action terms for these bots): the run is the plain one
-        plain = long_run
-    seconds_off = time.perf_counter() - t1 if long_run.valued else seconds_on
-    var_a_win, var_a_margin = naive_variances(game_name, a, b, naive_games, 2000)
+        seconds_off = time.perf_counter() - t1
+    var_a_win, var_a_margin = naive_variances(game_name, a, b, runs.naive, 2000)
     v = per_game_variances(long_run)
     row: dict[str, object] = {
         "pair": f"{a} vs {b}",
@@ -224,9 +237,8 @@ def honesty(
     truth_elo = long_run.elo.mean  # type: ignore[attr-defined]
     cover_w = cover_m = cover_dup = agree = 0
     ses = []
-    games = {"doudizhu": args.rep_games, "junqi": args.junqi_rep_games}.get(
-        game_name, args.mahjong_rep_games
-    )
+    runs = runs_of(game_name, args)
+    games = runs.rep
     for r in range(1, reps + 1):
         rep = compare(
             game,
@@ -256,7 +268,7 @@ def honesty(
     )
     wrong_h1 = wrong_h0 = 0
     used_pair, used_self = [], []
-    elo1 = {"doudizhu": args.elo1, "junqi": args.junqi_elo1}.get(game_name, args.mahjong_elo1)
+    elo1 = runs.elo1
     sprt = Sprt(0.0, elo1, 0.05, 0.05)
     # the stronger bot: the one the long run finds ahead (for level:N, the larger N)
     strong, weak = (a, b) if truth_elo >= 0 else (b, a)

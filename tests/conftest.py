@@ -72,12 +72,9 @@ def _one_ray_cluster(request: pytest.FixtureRequest) -> Iterator[None]:
     if request.node.get_closest_marker("ray_cluster") is None:
         yield
         return
-    with open(RAY_LOCK, "w") as lock:
+    with open(RAY_LOCK, "w") as lock:  # (closing the file releases the lock)
         fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+        yield
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
