@@ -155,11 +155,19 @@ def checked_match(m: Any) -> Match:
 def paused_gc() -> Iterator[None]:
     """The cyclic garbage collector paused while a reader makes a million objects at once
     (none of them in a cycle): each collection it would start walks every object made so far,
-    which costs more than the reading. Restored as it was, whatever happens."""
+    which costs more than the reading. Restored as it was, whatever happens.
+
+    On the way out the objects made meanwhile join the oldest generation at once
+    (``gc.freeze()`` then ``gc.unfreeze()``: two list moves) rather than through the two
+    younger ones, whose passes would walk every one of them again, once each, to find no cycle
+    (0.4 s after a read of a million matches). Everything stays collectable: the oldest
+    generation is walked by every full collection, as it would have been once they got there."""
     was = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if was:
+            gc.freeze()
+            gc.unfreeze()
             gc.enable()
