@@ -23,6 +23,12 @@ pass over a list of such objects, the type of each (an exact instance, else the 
 and the addresses of the values of some slots: a list of matches read without a Python attribute
 access per match.
 
+A number is read the same way (:func:`read_numbers`): an exact ``float`` keeps its double after
+its header; an exact ``int`` of CPython 3.11 keeps its signed count of 30-bit digits after its
+header, then the digits. :func:`number_layout` checks both once per process on numbers it made
+(None: another layout, such as 3.12's ints, and the callers convert in Python); ints of more
+than two digits (beyond 2^60) are left to Python.
+
 A string made apart from another with the same characters (``f"p{i}"`` for every appearance of a
 player) is a different object with equal text. :func:`text_hash` and :func:`same_text` read the
 characters of an exact ``str`` in CPython's compact ASCII layout (the object header, then the
@@ -49,10 +55,13 @@ from numba import types
 from numba.extending import intrinsic
 
 __all__ = [
+    "NumberLayout",
     "TextLayout",
     "available",
     "gather",
     "jit_holding_gil",
+    "number_layout",
+    "read_numbers",
     "same_text",
     "slot_offsets",
     "text_hash",
@@ -376,3 +385,77 @@ def text_layout() -> TextLayout | None:
     ):
         return None
     return layout
+
+
+class NumberLayout(NamedTuple):
+    """Where an exact ``float`` keeps its value and an exact ``int`` its digits: the addresses of
+    the two types, the offset of a float's double, of an int's signed digit count and of its
+    first digit."""
+
+    float_type: int
+    int_type: int
+    float_value: int
+    int_size: int
+    int_digits: int
+
+
+#: bits of one digit of a CPython int
+_DIGIT_BITS = 30
+
+
+@_jit
+def read_numbers(objs: np.ndarray, layout: NumberLayout) -> tuple[np.ndarray, np.ndarray, int]:
+    """The numbers at the addresses ``objs``: for each, its raw word (an exact float: the bits
+    of its double; an exact int of at most two digits: its value) and whether it is an int;
+    and -1, or the position of the first object that is neither (the arrays are then empty).
+    An int's digits are read as one word: its allocation holds at least two digits' room."""
+    n = objs.shape[0]
+    raw = np.empty(n, np.int64)
+    is_int = np.zeros(n, np.bool_)
+    mask = (1 << _DIGIT_BITS) - 1
+    for i in range(n):
+        obj = objs[i]
+        kind = _word(obj + TYPE)
+        if kind == layout.float_type:
+            raw[i] = _word(obj + layout.float_value)
+        elif kind == layout.int_type:
+            size = _word(obj + layout.int_size)
+            if size < -2 or size > 2:
+                return np.empty(0, np.int64), np.empty(0, np.bool_), i
+            digits = _word(obj + layout.int_digits)
+            value = 0
+            if size != 0:
+                value = digits & mask
+            if size == 2 or size == -2:
+                value += ((digits >> 32) & mask) << _DIGIT_BITS
+            raw[i] = -value if size < 0 else value
+            is_int[i] = True
+        else:
+            return np.empty(0, np.int64), np.empty(0, np.bool_), i
+    return raw, is_int, -1
+
+
+@cache
+def number_layout() -> NumberLayout | None:
+    """The layout of exact floats and small ints in this Python, checked on numbers made here
+    (None: lists and tuples are not read here, or numbers are laid out otherwise)."""
+    if not available() or sys.byteorder != "little":
+        return None
+    layout = NumberLayout(id(float), id(int), 2 * WORD, 2 * WORD, 3 * WORD)
+    # made at run time, not constants: the ints span zero, one and two digits, both signs
+    ints = [int(x) for x in ("0", "7", "-7", "256", "1073741823", "1073741824", "-123456789012")]
+    ints += [int("1152921504606846975"), -int("1152921504606846975")]  # 2^60 - 1
+    floats = [float(x) for x in ("1.5", "-0.0", "1e300", "-2.5e-310", "1700000000.25")]
+    probes = ints + floats
+    raw, is_int, bad = read_numbers(np.array([id(x) for x in probes], np.int64), layout)
+    if bad != -1 or is_int.tolist() != [True] * len(ints) + [False] * len(floats):
+        return None
+    got_ints = raw[: len(ints)].tolist()
+    got_floats = raw[len(ints) :].view(np.float64).tolist()
+    if got_ints != ints or [struct.pack("<d", x) for x in got_floats] != [
+        struct.pack("<d", x) for x in floats
+    ]:
+        return None
+    big = [int("1152921504606846976")]  # 2^60: three digits, left to Python
+    _, _, bad = read_numbers(np.array([id(x) for x in big], np.int64), layout)
+    return layout if bad == 0 else None

@@ -5,11 +5,15 @@ encodes from the same matches into its own player index."""
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mindsport._jit import layout
 from mindsport.match import Match
@@ -149,3 +153,61 @@ def test_a_match_with_an_empty_slot_is_left_to_python() -> None:
     assert layout.walk_slots(id(items), id(Match), offsets, id(list))[1] == 100
     with pytest.raises(AttributeError):
         encode_matches(items, PlayerIndex())
+
+
+def as_bits(values: list[float]) -> list[bytes]:
+    return [struct.pack("<d", v) for v in values]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.integers(-(2**60) + 1, 2**60 - 1),
+            st.floats(allow_nan=True, allow_infinity=True),
+        ),
+        min_size=1,
+        max_size=40,
+    )
+)
+def test_numbers_are_read_as_float_reads_them(values: list[Any]) -> None:
+    """Exact floats and ints of up to two digits read in compiled code: the same doubles as
+    ``float(x)`` (bit for bit: signed zeros, NaN, the rounding of ints past 2^53)."""
+    numbers = layout.number_layout()
+    assert numbers is not None
+    raw, is_int, bad = layout.read_numbers(np.array([id(v) for v in values], np.int64), numbers)
+    assert bad == -1
+    assert is_int.tolist() == [isinstance(v, int) for v in values]
+    got = np.where(is_int, raw.astype(np.float64), raw.view(np.float64)).tolist()
+    assert as_bits(got) == as_bits([float(v) for v in values])
+
+
+@pytest.mark.parametrize(
+    "other", [2**60, -(2**60), 10**30, True, datetime(2026, 1, 1, tzinfo=UTC), "1.5", None]
+)
+def test_numbers_past_two_digits_and_other_objects_are_left_to_python(other: Any) -> None:
+    numbers = layout.number_layout()
+    assert numbers is not None
+    values = [1.5, 7, other, 2.0]
+    assert layout.read_numbers(np.array([id(v) for v in values], np.int64), numbers)[2] == 2
+
+
+@pytest.mark.parametrize("time_unit", [None, 86400.0])
+def test_walked_times_as_the_python_path_and_datetimes_through_python(
+    time_unit: float | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A block's times read in compiled code equal :func:`match_times` of the same times; a
+    list with a datetime among them is read by Python (the walk still encodes the block)."""
+    rng = np.random.default_rng(5)
+    numeric = history(rng, 600, True, False)
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    dated = [*numeric[:300], Match("d", start, [["p1"], ["p2"]], [0, 1]), *numeric[300:]]
+    read = []
+    real = blocks._walked_times
+    monkeypatch.setattr(blocks, "_walked_times", lambda *a: read.append(out := real(*a)) or out)
+    for ms, compiled in ((numeric, True), (dated, False)):
+        read.clear()
+        got = encode_matches(ms, PlayerIndex(), time_unit)
+        want = python_block(ms, PlayerIndex(), time_unit)
+        assert (read[0] is not None) == compiled
+        assert as_bits(got.times.tolist()) == as_bits(want.times.tolist())

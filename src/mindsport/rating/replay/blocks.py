@@ -475,13 +475,13 @@ def encode_matches(
 
 
 #: the slots of a :class:`Match` that :func:`_walked_block` reads in compiled code
-_WALKED = ("teams", "ranks", "weights")
+_WALKED = ("teams", "ranks", "weights", "time")
 
 
 def _match_slots(ms: list[Match]) -> I64 | None:
-    """The addresses of the teams, ranks and weights of every match, one row per match, read by
-    compiled code (:func:`mindsport._jit.layout.walk_slots`); None: too few matches to pay, not
-    readable here, or an item that is not exactly a :class:`Match`."""
+    """The addresses of the teams, ranks, weights and time of every match, one row per match,
+    read by compiled code (:func:`mindsport._jit.layout.walk_slots`); None: too few matches to
+    pay, not readable here, or an item that is not exactly a :class:`Match`."""
     from mindsport._jit import layout
 
     if type(ms) is not list or len(ms) < WALK_FROM or not layout.available():
@@ -510,8 +510,9 @@ def _walked_block(
 ) -> MatchBlock | None:
     """:func:`encode_matches` of a list of Match objects read by compiled code: their teams
     (:func:`mindsport._jit.layout.walk_groups`), ranks (the identity table of the rank
-    objects) and weights (all None) from the addresses in their slots; None (and the index
-    untouched) when they cannot be read so: the caller then takes the Python path."""
+    objects), weights (all None) and times (numbers: :func:`_walked_times`) from the addresses
+    in their slots; None (and the index untouched) when they cannot be read so: the caller then
+    takes the Python path."""
     from mindsport._jit import layout
     from mindsport._jit.id_table import find
 
@@ -539,8 +540,26 @@ def _walked_block(
     codes = index.codes_at(
         addresses, ids_at, lambda: chain.from_iterable(chain.from_iterable(m.teams for m in ms))
     )
-    times = match_times([m.time for m in ms], time_unit)
+    times = _walked_times(slots[:, 3], time_unit)
+    if times is None:
+        times = match_times([m.time for m in ms], time_unit)
     return _block(teams_per_match, sizes, codes, np.ones(len(addresses)), ranks, times)
+
+
+def _walked_times(addresses: I64, time_unit: float | None) -> F64 | None:
+    """:func:`match_times` of the times at ``addresses`` when every one is an exact ``float`` or
+    a small exact ``int`` (:func:`mindsport._jit.layout.read_numbers`: the same doubles as
+    ``float(t)``), read by compiled code; None otherwise (datetimes among them)."""
+    from mindsport._jit import layout
+
+    numbers = layout.number_layout()
+    if numbers is None:
+        return None
+    raw, is_int, bad = layout.read_numbers(np.ascontiguousarray(addresses), numbers)
+    if bad >= 0:
+        return None
+    out = np.where(is_int, raw.astype(np.float64), raw.view(np.float64))
+    return out if time_unit is None else out / time_unit
 
 
 def block_from_long_table(
