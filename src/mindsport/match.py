@@ -621,7 +621,15 @@ def assemble(
     as the constructor would have made them: ids in NFC, times within range, teams, ranks,
     weights and scores as tuples in the constructor's types, ranks agreeing with the scores (the
     column path of the match files, which checks whole columns at once). The fields are set as
-    given, one column at a time, without a Python call per match; no roles, deal or luck."""
+    given: in one compiled pass where :func:`mindsport._jit.fill.made` can (lists of values),
+    else one column at a time, without a Python call per match; no roles, deal or luck."""
+    from mindsport._jit.fill import made
+
+    names = ("id", "time", "teams", "ranks", "weights", "scores", "roles", "deal", "luck")
+    columns = (ids, times, teams, ranks, weights, scores, None, None, None)
+    filled = made(Match, names, columns, len(ids))
+    if filled is not None:
+        return filled
     out = list(map(object.__new__, repeat(Match, len(ids))))
     slot = Match.__dict__
     for name, values in (
