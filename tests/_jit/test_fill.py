@@ -4,6 +4,7 @@ and nothing written at all when anything is not as the fill needs."""
 
 from __future__ import annotations
 
+import operator
 import sys
 from typing import Any
 
@@ -101,3 +102,35 @@ def test_assemble_compiled_equals_assemble_in_python(monkeypatch: pytest.MonkeyP
     for x, y in zip(compiled, plain, strict=True):
         assert all(getattr(x, f) is getattr(y, f) for f in fields)
     assert Match("m1", 1, [["p1"], ["p8"]], [0, 1]) == compiled[1]
+
+
+def test_listed_holds_and_counts_as_a_list_does() -> None:
+    values = [f"id{i}" * 2 for i in range(300)] + [None, 7]
+    start = counts(values)
+    out = fill.listed(np.array([id(v) for v in values], np.int64))
+    assert out is not None and out == values and all(map(operator.is_, out, values))
+    by_python = list(values)
+    assert counts(values)[:300] == [c + 2 for c in start[:300]]  # out and by_python
+    del out, by_python
+    assert counts(values)[:300] == start[:300]
+
+
+def test_a_list_not_made_for_it_is_left_alone() -> None:
+    values = ["a", "b"]
+    for target in ([None, None, None], ["x", None], (None, None)):
+        before = counts(values)
+        assert not fill.fill_list(
+            id(target), np.array([id(v) for v in values], np.int64), id(None), id(list)
+        )
+        assert counts(values) == before
+
+
+def test_match_ids_read_from_the_slots_equal_the_attributes() -> None:
+    from mindsport.rating.replay.blocks import match_ids
+
+    ms = [Match(f"m{i}-{'x' * (i % 7)}", i, [["a"], ["b"]], [0, 1]) for i in range(3000)]
+    got = match_ids(ms)
+    assert got == [m.id for m in ms] and all(g is m.id for g, m in zip(got, ms, strict=True))
+    sub = type("SubMatch", (Match,), {"__slots__": ()})("s", 1, [["a"], ["b"]], [0, 1])
+    mixed = [*ms, sub]  # not read from the slots: through Python
+    assert match_ids(mixed) == [*(m.id for m in ms), "s"]

@@ -10,7 +10,8 @@ yet (a slot being set would have to give up its old value), and every column of 
 ``list`` as long, with no empty entry. It then stores, for object ``i`` and slot ``j``, the
 address of value ``i`` of column ``j`` (or of the one value shared by every object) and adds one
 to that value's reference count, as ``setattr`` would (a value shared by all is counted once,
-for all).
+for all). :func:`listed` puts objects the caller holds into a new list the same way (a list of
+the ids read from the slots of a million matches), the Nones it was made with given back.
 
 Writing into objects is more than reading them: :func:`available` allows it only on CPython 3.11
 (later versions have immortal objects, whose counts must not move) where the layouts of
@@ -37,7 +38,7 @@ from numba.extending import intrinsic
 from mindsport._jit import layout
 from mindsport._jit.layout import ITEMS, SIZE, TYPE, WORD, jit_holding_gil
 
-__all__ = ["available", "fill_slots", "made"]
+__all__ = ["available", "fill_list", "fill_slots", "listed", "made"]
 
 
 def _store_word(typingctx: Any, address: Any, value: Any) -> Any:
@@ -127,6 +128,39 @@ def made(cls: type, names: Sequence[str], values: Sequence[Any], n: int) -> list
     return objs
 
 
+@jit_holding_gil
+def fill_list(target: int, addresses: np.ndarray, none: int, list_type: int) -> bool:
+    """Put the objects at ``addresses`` (live objects the caller holds) in the list at address
+    ``target``, whose items are all None (the object at address ``none``) and as many: each
+    counted once more, None once less for each; False, with nothing written, when the list is
+    not such a list."""
+    n = addresses.shape[0]
+    if _word(target + TYPE) != list_type or _word(target + SIZE) != n:
+        return False
+    items = _word(target + ITEMS)
+    for i in range(n):
+        if _word(items + WORD * i) != none or addresses[i] == 0:
+            return False
+    for i in range(n):
+        value = addresses[i]
+        _put(items + WORD * i, value)
+        _put(value, _word(value) + 1)
+    _put(none, _word(none) - n)
+    return True
+
+
+def listed(addresses: np.ndarray) -> list[Any] | None:
+    """A list of the objects at ``addresses`` (live objects the caller holds, such as the values
+    of slots read by :func:`mindsport._jit.layout.walk_slots` from objects it holds), made in
+    compiled code; None when that cannot be done here."""
+    if not available():
+        return None
+    out: list[Any] = [None] * len(addresses)
+    if not fill_list(id(out), np.ascontiguousarray(addresses, np.int64), id(None), id(list)):
+        return None
+    return out
+
+
 class _Probe:
     __slots__ = ("a", "b", "c")
     a: object
@@ -136,8 +170,9 @@ class _Probe:
 
 @cache
 def available() -> bool:
-    """Whether slots are set here (CPython 3.11 with the layouts of :mod:`mindsport._jit.layout`,
-    and a filling of objects made here that Python reads and counts as after ``setattr``)."""
+    """Whether slots and lists are filled here (CPython 3.11 with the layouts of
+    :mod:`mindsport._jit.layout`, and a filling of objects and a list made here that Python reads
+    and counts as after ``setattr`` and ``list.append``)."""
     if sys.version_info[:2] != (3, 11) or not layout.available():
         return False
     offsets = layout.slot_offsets(_Probe, ("a", "b", "c"))
@@ -158,8 +193,15 @@ def available() -> bool:
         id(list),
     )
     after = [sys.getrefcount(v) for v in (*firsts, *seconds, common)]
+    listed_before = [sys.getrefcount(v) for v in firsts]
+    again = [None] * n
+    put = fill_list(id(again), np.array([id(v) for v in firsts], np.int64), id(None), id(list))
+    listed_after = [sys.getrefcount(v) for v in firsts]
     return (
-        bool(done)
+        bool(put)
+        and again == firsts
+        and listed_after == [b + 1 for b in listed_before]
+        and bool(done)
         and [(o.a, o.b, o.c) for o in objs]
         == [(f, s, common) for f, s in zip(firsts, seconds, strict=True)]
         and after == [b + 1 for b in before[: 2 * n]] + [before[-1] + n]

@@ -25,7 +25,6 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from operator import attrgetter
 from typing import Any, Literal, TypeVar, overload
 
 import numpy as np
@@ -34,7 +33,7 @@ from numpy.typing import NDArray
 from mindsport.errors import MindsportError
 from mindsport.frames import frame, value_fields
 from mindsport.match import Match, pair_outcome
-from mindsport.rating.replay.blocks import MatchBlock, PlayerIndex, only_matches
+from mindsport.rating.replay.blocks import MatchBlock, PlayerIndex, match_ids, only_matches
 from mindsport.rating.replay.driver import Chunk, drive, named_by
 from mindsport.rating.replay.replayers import (
     Fed,
@@ -56,9 +55,6 @@ __all__ = [
 ]
 
 T = TypeVar("T")
-
-#: a match's id (read at C level, for every match of a replay)
-_match_id = attrgetter("id")
 
 
 @dataclass(frozen=True, slots=True)
@@ -378,7 +374,7 @@ def replay(
         return replayer.encode(chunk, index, time_unit)
 
     def fed_block(chunk: Chunk[Match]) -> None:
-        ids.extend(map(_match_id, chunk.items))
+        ids.extend(match_ids(chunk.items))
         blocks.append((chunk.first, chunk.block))
 
     fed = drive(

@@ -493,6 +493,32 @@ def _match_slots(ms: list[Match]) -> I64 | None:
     return None if bad >= 0 else slots
 
 
+def match_ids(ms: list[Match]) -> list[str]:
+    """The ids of a list of matches, read from their slots and listed in compiled code when it
+    can (:func:`mindsport._jit.fill.listed`), else with a Python pass."""
+    slots = _id_slots(ms)
+    if slots is not None:
+        from mindsport._jit.fill import listed
+
+        ids = listed(slots[:, 0])
+        if ids is not None:
+            return ids
+    return [m.id for m in ms]
+
+
+def _id_slots(ms: list[Match]) -> I64 | None:
+    """The addresses of the ids of a list of exact Match objects (None: not read here)."""
+    from mindsport._jit import layout
+
+    if type(ms) is not list or len(ms) < WALK_FROM or not layout.available():
+        return None
+    offsets = layout.slot_offsets(Match, ("id",))
+    if offsets is None:
+        return None
+    slots, bad = layout.walk_slots(id(ms), id(Match), offsets, id(list))
+    return None if bad >= 0 else slots
+
+
 def only_matches(items: list[Any]) -> bool:
     """Whether every item is a :class:`Match` (a compiled pass over an exact list of exact
     Match objects; ``isinstance`` for the rest)."""
