@@ -29,9 +29,9 @@ def fresh(n: int, cls: type = Three) -> list[Any]:
     return [object.__new__(cls) for _ in range(n)]
 
 
-def columns(n: int) -> tuple[list[Any], list[Any], object]:
+def columns(n: int) -> tuple[list[Any], list[Any], None]:
     shared_rows = [(i % 3,) for i in range(3)]  # values held by several objects
-    return [f"v{i}" * 3 for i in range(n)], [shared_rows[i % 3] for i in range(n)], object()
+    return [f"v{i}" * 3 for i in range(n)], [shared_rows[i % 3] for i in range(n)], None
 
 
 def counts(values: list[Any]) -> list[int]:
@@ -41,7 +41,7 @@ def counts(values: list[Any]) -> list[int]:
 def test_fill_sets_and_counts_as_setattr_does() -> None:
     n = 500
     a, b, c = columns(n)
-    distinct = [*a, *{id(x): x for x in b}.values(), c]
+    distinct = [*a, *{id(x): x for x in b}.values()]
     start = counts(distinct)
     by_python = fresh(n)
     for o, x, y in zip(by_python, a, b, strict=True):
@@ -69,14 +69,14 @@ def test_nothing_is_written_when_the_fill_cannot_be_done(fault: str) -> None:
         objs[-1].b = "set before"
     elif fault == "other class":
         objs[-1] = object.__new__(Other)
-    start = counts([*a, c])
+    start = counts(a)
     outer: Any = tuple(objs) if fault == "tuple" else objs
     offsets = layout.slot_offsets(Three, ("a", "b", "c"))
     assert offsets is not None
-    ids = np.array([id(v) for v in values], np.int64)
+    ids = np.array([id(v) for v in values], np.int64)  # (c: None, shared by all)
     shared = np.array([False, False, True])
     assert not fill.fill_slots(id(outer), id(Three), offsets, ids, shared, id(list))
-    assert counts([*a, c]) == start
+    assert counts(a) == start
     for o in objs[:-1]:
         for name in ("a", "b", "c"):
             with pytest.raises(AttributeError):
@@ -134,3 +134,28 @@ def test_match_ids_read_from_the_slots_equal_the_attributes() -> None:
     sub = type("SubMatch", (Match,), {"__slots__": ()})("s", 1, [["a"], ["b"]], [0, 1])
     mixed = [*ms, sub]  # not read from the slots: through Python
     assert match_ids(mixed) == [*(m.id for m in ms), "s"]
+
+
+def test_a_value_shared_by_all_is_counted_once_for_each_object() -> None:
+    n = 40
+    a, b, _ = columns(n)
+    common = object()
+    start = sys.getrefcount(common)
+    objs = fresh(n)
+    offsets = layout.slot_offsets(Three, ("a", "b", "c"))
+    assert offsets is not None
+    ids = np.array([id(a), id(b), id(common)], np.int64)
+    assert fill.fill_slots(
+        id(objs), id(Three), offsets, ids, np.array([False, False, True]), id(list)
+    )
+    assert all(o.c is common for o in objs) and sys.getrefcount(common) == start + n
+    del objs
+    assert sys.getrefcount(common) == start
+
+
+def test_made_leaves_other_sequences_to_python() -> None:
+    a, b, _ = columns(10)
+    assert fill.made(Three, ("a", "b", "c"), (tuple(a), b, None), 10) is None
+    assert fill.made(Three, ("a", "b", "c"), (a, b, "shared"), 10) is None
+    made = fill.made(Three, ("a", "b", "c"), (a, b, None), 10)
+    assert made is not None and [o.c for o in made] == [None] * 10

@@ -113,16 +113,17 @@ def fill_slots(
 def made(cls: type, names: Sequence[str], values: Sequence[Any], n: int) -> list[Any] | None:
     """``n`` new objects of class ``cls`` (made with ``object.__new__``, no ``__init__``) whose
     slots ``names`` are set in compiled code: slot ``names[j]`` of object ``i`` to
-    ``values[j][i]`` where ``values[j]`` is a list, else to ``values[j]`` itself (one value for
-    every object). None when that cannot be done here: the caller then makes them in Python."""
-    if n <= 0 or not available():
+    ``values[j][i]`` where ``values[j]`` is a list (of ``n``), to None where it is None. None
+    when that cannot be done here (or a value is neither): the caller then makes them in
+    Python."""
+    if n <= 0 or not available() or not all(v is None or type(v) is list for v in values):
         return None
     offsets = layout.slot_offsets(cls, tuple(names))
     if offsets is None:
         return None
     objs: list[Any] = list(map(object.__new__, repeat(cls, n)))  # distinct, slots empty
     columns = np.array([id(v) for v in values], np.int64)
-    shared = np.array([type(v) is not list for v in values], np.bool_)
+    shared = np.array([v is None for v in values], np.bool_)
     if not fill_slots(id(objs), id(cls), offsets, columns, shared, id(list)):
         return None
     return objs
