@@ -478,15 +478,16 @@ def encode_matches(
 _WALKED = ("teams", "ranks", "weights", "time")
 
 
-def _match_slots(ms: list[Match]) -> I64 | None:
-    """The addresses of the teams, ranks, weights and time of every match, one row per match,
-    read by compiled code (:func:`mindsport._jit.layout.walk_slots`); None: too few matches to
-    pay, not readable here, or an item that is not exactly a :class:`Match`."""
+def _match_slots(ms: list[Match], names: tuple[str, ...] = _WALKED) -> I64 | None:
+    """The addresses of the values of the slots ``names`` (by default the teams, ranks, weights
+    and time) of every match, one row per match, read by compiled code
+    (:func:`mindsport._jit.layout.walk_slots`); None: too few matches to pay, not readable here,
+    or an item that is not exactly a :class:`Match`."""
     from mindsport._jit import layout
 
     if type(ms) is not list or len(ms) < WALK_FROM or not layout.available():
         return None
-    offsets = layout.slot_offsets(Match, _WALKED)
+    offsets = layout.slot_offsets(Match, names)
     if offsets is None:
         return None
     slots, bad = layout.walk_slots(id(ms), id(Match), offsets, id(list))
@@ -496,7 +497,7 @@ def _match_slots(ms: list[Match]) -> I64 | None:
 def match_ids(ms: list[Match]) -> list[str]:
     """The ids of a list of matches, read from their slots and listed in compiled code when it
     can (:func:`mindsport._jit.fill.listed`), else with a Python pass."""
-    slots = _id_slots(ms)
+    slots = _match_slots(ms, ("id",))
     if slots is not None:
         from mindsport._jit.fill import listed
 
@@ -504,19 +505,6 @@ def match_ids(ms: list[Match]) -> list[str]:
         if ids is not None:
             return ids
     return [m.id for m in ms]
-
-
-def _id_slots(ms: list[Match]) -> I64 | None:
-    """The addresses of the ids of a list of exact Match objects (None: not read here)."""
-    from mindsport._jit import layout
-
-    if type(ms) is not list or len(ms) < WALK_FROM or not layout.available():
-        return None
-    offsets = layout.slot_offsets(Match, ("id",))
-    if offsets is None:
-        return None
-    slots, bad = layout.walk_slots(id(ms), id(Match), offsets, id(list))
-    return None if bad >= 0 else slots
 
 
 def only_matches(items: list[Any]) -> bool:
