@@ -238,6 +238,8 @@ JSONL_TEXTS = [
     '{"id":"a","time":1,"teams":[["p"],["q"]],"ranks":[0,1],"weights":[[0.5],[1]]}\n',
     '{"id":"a","time":1,"teams":[["p"],["q"]],"ranks":[0,1],"weights":[[0.5],null]}\n',
     '{"id":"a","id":"b","time":1,"teams":[["p"],["q"]],"ranks":[0,1]}\n',
+    # a list of nulls where a text belongs: pyarrow's own error (an index error), not a refusal
+    '{"id": [null, null], "time": 0, "teams": [["0"], ["1"]], "ranks": [null, 0]}\n',
 ]
 
 

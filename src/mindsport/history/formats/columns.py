@@ -432,7 +432,7 @@ def text_times(arr: Any) -> list[Any] | None:
         part = arr if whole else pc.filter(arr, pa.array(hit))
         try:
             values = part.cast(pa.timestamp("us") if kind is None else kind)
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        except pa.ArrowException:
             return None
         if kind is None:
             micros = values.cast(pa.int64()).to_numpy()

@@ -117,7 +117,7 @@ def read_csv(path: str) -> Located | None:
                 column_types={name: pa.string() for name in names}, strings_can_be_null=False
             ),
         )
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+    except pa.ArrowException:
         return None
     rows = table.num_rows
     if data.count(b"\n") != rows + (1 if data.endswith(b"\n") else 0):

@@ -194,7 +194,7 @@ def _arrow_table(path: str) -> tuple[Any, _Lines] | None:
         table = pj.read_json(
             pa.BufferReader(data), parse_options=pj.ParseOptions(explicit_schema=schema)
         )
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+    except pa.ArrowException:
         return None
     if table.num_rows != len(lines.numbers):
         return None
@@ -354,7 +354,7 @@ def read_jsonl(path: str) -> Located | None:
         return [], []
     try:
         return _from_table(table, lines)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError):
+    except (pa.ArrowException, UnicodeDecodeError):  # (an error of pyarrow itself too)
         return None
 
 
