@@ -5,7 +5,9 @@
   league's other posts are committed without waiting for it (SQLite and PostgreSQL);
 * a request head that does not arrive in time is answered 408 and closed, an idle connection
   closed; beyond the per-address cap a new connection is answered 429 and closed while another
-  address is served (``python -m mindsport.service`` in a subprocess);
+  address is served (``python -m mindsport.service`` in a subprocess); refused connections wait
+  longer for their answer the more of them wait, as many as the open files leave, one more is
+  closed at once; the server raises its open-file limit to the hard limit;
 * ``mindsport serve`` hands its options to the same limits.
 
 Timings are compared with the bounds they must respect, never tighter than a factor of a few.
@@ -27,8 +29,14 @@ import httpx
 import pytest
 
 from mindsport.service import create_app
-from mindsport.service.limits import RESERVATION_SECONDS, ServerLimits
-from mindsport.service.serving import uvicorn_config
+from mindsport.service.limits import (
+    REFUSED_ANSWERS_PER_SECOND,
+    REFUSED_DELAY_SECONDS,
+    RESERVATION_SECONDS,
+    RESERVED_FILES,
+    ServerLimits,
+)
+from mindsport.service.serving import raise_open_files, uvicorn_config
 from mindsport.store import Store
 
 
@@ -71,10 +79,12 @@ def serve_in_thread() -> Iterator[Any]:
 
     servers: list[tuple[uvicorn.Server, threading.Thread]] = []
 
-    def start(store: Store, limits: ServerLimits) -> tuple[str, int]:
+    def start(store: Store, limits: ServerLimits, open_files: int | None = None) -> tuple[str, int]:
         port = _free_port()
         app = create_app(store=store, limits=limits)
-        config = uvicorn_config(app, host="127.0.0.1", port=port, limits=limits)
+        config = uvicorn_config(
+            app, host="127.0.0.1", port=port, limits=limits, open_files=open_files
+        )
         server = uvicorn.Server(config)
         thread = threading.Thread(target=server.run, daemon=True)
         thread.start()
@@ -305,6 +315,94 @@ def test_connections_per_address_are_capped(db_url: str) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+
+
+def _closed_without_answer(sock: socket.socket, timeout: float) -> bool:
+    """The server closed ``sock`` (or reset it) without sending a byte, within ``timeout``."""
+    sock.settimeout(timeout)
+    try:
+        return sock.recv(1) == b""
+    except ConnectionResetError:
+        return True
+
+
+def test_refused_connections_wait_within_the_open_files(db_url: str, serve_in_thread: Any) -> None:
+    """Refused connections wait for their answer in the open files the server's connections and
+    its reserve leave: with room for two, two wait and are answered 429 after the refusal delay,
+    a third is closed at once without an answer."""
+    store = Store(db_url)
+    try:
+        limits = ServerLimits(max_connections=4, max_connections_per_client=2, head_seconds=30)
+        _, port = serve_in_thread(store, limits, open_files=4 + RESERVED_FILES + 2)
+        held = [socket.create_connection(("127.0.0.1", port)) for _ in range(2)]
+        try:
+            time.sleep(0.3)  # the server counts a connection when it accepts it
+            t0 = time.monotonic()
+            waiting = [socket.create_connection(("127.0.0.1", port)) for _ in range(2)]
+            time.sleep(0.3)
+            with socket.create_connection(("127.0.0.1", port)) as third:
+                assert _closed_without_answer(third, 10)
+                assert time.monotonic() - t0 < REFUSED_DELAY_SECONDS
+            for sock in waiting:
+                with sock:
+                    status, headers, _, closed = _read_answer(sock, 10)
+                    assert status == 429 and headers["retry-after"] == "1" and closed
+            assert REFUSED_DELAY_SECONDS <= time.monotonic() - t0 < 4 * REFUSED_DELAY_SECONDS
+        finally:
+            for sock in held:
+                sock.close()
+    finally:
+        store.close()
+
+
+def test_a_flood_of_refused_connections_is_answered_at_a_bounded_rate(db_url: str) -> None:
+    """While many refused connections wait, each waits one more second per
+    REFUSED_ANSWERS_PER_SECOND of them: the first of 1,400 refused at once is answered after
+    the refusal delay (2 s), the last after about 1,399 / 200 = 7 s. The server (a subprocess)
+    holds them in the open-file limit it raised to the hard limit."""
+    flood = 1_400
+    limit = raise_open_files()
+    if limit < flood + 200:
+        pytest.skip(f"this test opens {flood} connections; the open-file limit is {limit}")
+    proc, port = _start_cli(db_url, "--max-connections-per-client", "1", "--head-timeout", "60")
+    try:
+        with socket.create_connection(("127.0.0.1", port)):
+            time.sleep(0.3)  # the one admitted connection, counted
+            refused: list[tuple[socket.socket, float]] = []
+            try:
+                for _ in range(flood):
+                    sock = socket.create_connection(("127.0.0.1", port))
+                    refused.append((sock, time.monotonic()))
+                seconds = []
+                for sock, opened in (refused[0], refused[-1]):
+                    status, _, _, _ = _read_answer(sock, 60)
+                    assert status == 429
+                    seconds.append(time.monotonic() - opened)
+            finally:
+                for sock, _ in refused:
+                    sock.close()
+        last = (flood - 1) / REFUSED_ANSWERS_PER_SECOND  # 7 s
+        assert REFUSED_DELAY_SECONDS * 0.9 <= seconds[0] < last * 0.6
+        assert last * 0.7 <= seconds[1] < last * 3
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+def test_the_server_raises_its_open_file_limit() -> None:
+    """:func:`raise_open_files` takes the soft limit up to the hard one (as the server does when
+    it starts), and says the limit it leaves."""
+    resource = pytest.importorskip("resource")
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    lower = min(soft, 256)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (lower, hard))
+    try:
+        got = raise_open_files()
+        now, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+        assert got == now
+        assert now == (hard if hard != resource.RLIM_INFINITY else 1 << 20)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, now), hard))
 
 
 def test_serve_command_applies_its_options(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:

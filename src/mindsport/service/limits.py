@@ -122,12 +122,22 @@ MAX_CONNECTIONS = 2_000
 MAX_CONNECTIONS_PER_CLIENT = 100
 #: connections the operating system queues before the server accepts them
 BACKLOG = 2048
-#: seconds a refused connection stays open after its answer so that the client reads it (at
-#: most MAX_CONNECTIONS of them at once; beyond, a refused connection is closed without answer)
+#: seconds a refused connection stays open after its answer so that the client reads it
 REFUSED_LINGER_SECONDS = 1.0
 #: seconds a refused connection waits for its answer: a client that reconnects as soon as it is
-#: refused (a flood) is refused this much less often, so refusals cost the server little
+#: refused (a flood) is refused this much less often, so refusals cost the server little ...
 REFUSED_DELAY_SECONDS = 2.0
+#: ... and while many refused connections wait, each waits one more second per this many of
+#: them (up to REFUSED_MAX_DELAY_SECONDS): a flood that reconnects as soon as it is answered is
+#: answered at about this many connections a second, however many it opens
+REFUSED_ANSWERS_PER_SECOND = 200
+#: the longest a refused connection waits for its answer
+REFUSED_MAX_DELAY_SECONDS = 120.0
+#: open files the server keeps for itself beside its connections (the database, the worker
+#: processes' pipes, its own modules): refused connections wait in what the open-file limit
+#: leaves beside these and ``max_connections``; beyond, a refused connection is closed at once
+#: without an answer (the server raises its open-file limit to the system's hard limit first)
+RESERVED_FILES = 256
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,30 +19,46 @@ class :func:`guarded_protocol` makes adds them, on uvicorn's own (httptools, or 
 
 A refused connection is answered after
 :data:`~mindsport.service.limits.REFUSED_DELAY_SECONDS` (a client that reconnects at once when
-refused, as a flood does, comes back that much less often), before its request is read and
-before uvicorn's protocol is set up for it (the answer made once, nothing logged), then shut for
-writing and closed when the client closes it or after
-:data:`~mindsport.service.limits.REFUSED_LINGER_SECONDS` (closing a socket with unread data would
-reset it and lose the answer); at most ``max_connections`` refused connections wait so at once,
-those beyond are closed without an answer. Body timeouts are the app's
+refused, as a flood does, comes back that much less often), or later while many refused
+connections wait (one second more per
+:data:`~mindsport.service.limits.REFUSED_ANSWERS_PER_SECOND` of them, up to
+:data:`~mindsport.service.limits.REFUSED_MAX_DELAY_SECONDS`: a flood of any size is answered, and
+so comes back, at about that rate), before its request is read and before uvicorn's protocol is
+set up for it (the answer made once, nothing logged), then shut for writing and closed when the
+client closes it or after :data:`~mindsport.service.limits.REFUSED_LINGER_SECONDS` (closing a
+socket with unread data would reset it and lose the answer). A waiting connection costs the
+server an open file and no work; as many wait as the open-file limit leaves beside
+``max_connections`` and :data:`~mindsport.service.limits.RESERVED_FILES`
+(:func:`refused_waiting_cap`; :func:`run` first raises the limit to the system's hard limit, as
+Go's runtime does), those beyond are closed without an answer. Body timeouts are the app's
 (:class:`~mindsport.service.middleware.BodyLimitMiddleware`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from typing import Any, cast
 
 import uvicorn
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
-from mindsport.service.limits import REFUSED_DELAY_SECONDS, REFUSED_LINGER_SECONDS, ServerLimits
+from mindsport.service.limits import (
+    REFUSED_ANSWERS_PER_SECOND,
+    REFUSED_DELAY_SECONDS,
+    REFUSED_LINGER_SECONDS,
+    REFUSED_MAX_DELAY_SECONDS,
+    RESERVED_FILES,
+    ServerLimits,
+)
 
 __all__ = [
     "ConnectionGuard",
     "guarded_protocol",
+    "raise_open_files",
     "refusal_bytes",
+    "refused_waiting_cap",
     "run",
     "server_limits",
     "uvicorn_config",
@@ -84,15 +100,62 @@ def _client_of(transport: asyncio.BaseTransport) -> str:
     return ""
 
 
-class ConnectionGuard:
-    """The open connections of one server, in all and per client address, against ``limits``
-    (used on the server's event loop only)."""
+#: open files assumed when the system sets no limit (or cannot tell it)
+_UNLIMITED_FILES = 1 << 20
 
-    def __init__(self, limits: ServerLimits) -> None:
+
+def open_files_limit() -> int:
+    """This process's limit of open files (its soft limit)."""
+    try:
+        import resource
+    except ImportError:  # not a Unix: no limit the server can read
+        return _UNLIMITED_FILES
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return _UNLIMITED_FILES if soft == resource.RLIM_INFINITY else int(soft)
+
+
+def raise_open_files() -> int:
+    """Raise this process's limit of open files to the system's hard limit (at most
+    2^20 when unlimited), where it is lower; the limit now."""
+    try:
+        import resource
+    except ImportError:
+        return _UNLIMITED_FILES
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = _UNLIMITED_FILES if hard == resource.RLIM_INFINITY else int(hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        # a system that refuses: the limit stays as it was
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    return open_files_limit()
+
+
+def refused_waiting_cap(limits: ServerLimits, open_files: int) -> int:
+    """How many refused connections may wait for their answer at once: what ``open_files``
+    leaves beside ``limits.max_connections`` and
+    :data:`~mindsport.service.limits.RESERVED_FILES`."""
+    return max(0, open_files - limits.max_connections - RESERVED_FILES)
+
+
+def refusal_delay(waiting: int) -> float:
+    """Seconds a connection refused while ``waiting`` others wait is kept before its answer."""
+    return min(
+        REFUSED_MAX_DELAY_SECONDS,
+        max(REFUSED_DELAY_SECONDS, waiting / REFUSED_ANSWERS_PER_SECOND),
+    )
+
+
+class ConnectionGuard:
+    """The open connections of one server, in all and per client address, against ``limits``,
+    and its refused connections waiting for their answer, at most ``waiting_cap`` (used on the
+    server's event loop only)."""
+
+    def __init__(self, limits: ServerLimits, waiting_cap: int) -> None:
         self.limits = limits
+        self.waiting_cap = waiting_cap
         self.open = 0
         self.per_client: dict[str, int] = {}
-        self.lingering = 0
+        self.refused = 0  # refused connections not yet closed (waiting, or answered)
         # the answers refusing a connection, made once (a flood of refused connections costs
         # the server as little as it can): the server's, and one per client address refused
         self._full = refusal_bytes(
@@ -174,12 +237,13 @@ class _Guarded(asyncio.Protocol):
         self._refused = True
         transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
         guard = self.guard
-        if guard.lingering >= guard.limits.max_connections:
+        if guard.refused >= guard.waiting_cap:
             transport.abort()
             return
-        guard.lingering += 1
+        delay = refusal_delay(guard.refused)
+        guard.refused += 1
         self._timer = asyncio.get_running_loop().call_later(
-            REFUSED_DELAY_SECONDS, self._answer_refused, transport, answer
+            delay, self._answer_refused, transport, answer
         )
 
     def _answer_refused(self, transport: asyncio.Transport, answer: bytes) -> None:
@@ -195,7 +259,7 @@ class _Guarded(asyncio.Protocol):
             self._timer.cancel()
             self._timer = None
         if self._refused:
-            self.guard.lingering -= 1 if self.guard.lingering > 0 else 0
+            self.guard.refused -= 1 if self.guard.refused > 0 else 0
             return
         if self._counted:
             self._counted = False
@@ -262,12 +326,18 @@ class _Guarded(asyncio.Protocol):
 
 
 def guarded_protocol(
-    limits: ServerLimits, base: type[asyncio.Protocol] = AutoHTTPProtocol
+    limits: ServerLimits,
+    base: type[asyncio.Protocol] = AutoHTTPProtocol,
+    *,
+    open_files: int | None = None,
 ) -> type[asyncio.Protocol]:
     """uvicorn's HTTP protocol ``base`` (httptools, or h11 without it) with the head timeout, the
-    head size and the connection caps of ``limits`` (see the module); one class per server, its
-    connections counted together."""
-    return type(f"Guarded{base.__name__}", (_Guarded, base), {"guard": ConnectionGuard(limits)})
+    head size and the connection caps of ``limits`` (see the module), refused connections
+    waiting in what ``open_files`` (default: this process's limit now) leaves; one class per
+    server, its connections counted together."""
+    files = open_files_limit() if open_files is None else open_files
+    guard = ConnectionGuard(limits, refused_waiting_cap(limits, files))
+    return type(f"Guarded{base.__name__}", (_Guarded, base), {"guard": guard})
 
 
 def server_limits(**given: float | None) -> ServerLimits:
@@ -283,15 +353,17 @@ def uvicorn_config(
     port: int,
     limits: ServerLimits,
     log_level: str = "warning",
+    open_files: int | None = None,
 ) -> uvicorn.Config:
     """The uvicorn configuration serving ``app`` on ``host``:``port`` with ``limits`` (the
-    same for every entry point)."""
+    same for every entry point), refused connections waiting in what ``open_files`` (default:
+    this process's limit) leaves (:func:`guarded_protocol`)."""
     return uvicorn.Config(
         app,
         host=host,
         port=port,
         log_level=log_level,
-        http=guarded_protocol(limits),
+        http=guarded_protocol(limits, open_files=open_files),
         timeout_keep_alive=limits.keep_alive_seconds,
         h11_max_incomplete_event_size=limits.max_head_bytes,
         backlog=limits.backlog,
@@ -300,7 +372,9 @@ def uvicorn_config(
 
 
 def run(app: Any, *, host: str, port: int, limits: ServerLimits, log_level: str) -> None:
-    """Serve ``app`` until interrupted (:func:`uvicorn_config`)."""
+    """Serve ``app`` until interrupted (:func:`uvicorn_config`), the open-file limit raised first
+    (:func:`raise_open_files`)."""
+    raise_open_files()
     uvicorn.Server(
         uvicorn_config(app, host=host, port=port, limits=limits, log_level=log_level)
     ).run()
