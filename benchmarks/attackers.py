@@ -183,19 +183,29 @@ async def idle_connections(
     half_sent: float,
     retry: float,
     first: int = 0,
+    ready: asyncio.Event | None = None,
 ) -> None:
     """``count`` connections (numbered from ``first``: an attack spread over several processes
     gives each its own numbers) spread over ``sources`` loopback addresses (127.0.1.1, 127.0.1.2,
     ...; the normal load comes from 127.0.0.1), every ``1 / half_sent``-th sending half a
     request head, the others nothing; each waits for the server to answer or close it, then is
     reopened ``retry`` seconds later. ``counts['open']`` is the number held open now,
-    ``counts['most open']`` the most at once."""
+    ``counts['most open']`` the most at once; ``ready`` is set once every connection has been
+    opened (or refused) a first time: the attack at its full strength."""
     partial = f"POST /api/leagues/{target.league}/matches HTTP/1.1\r\nHost: 127.0.0.1\r\n"
     every = max(1, round(1 / half_sent)) if half_sent > 0 else 0
+    first_tries = 0
+
+    def tried() -> None:
+        nonlocal first_tries
+        first_tries += 1
+        if first_tries == count and ready is not None:
+            ready.set()
 
     async def holder(i: int) -> None:
         source = f"127.0.1.{1 + i % sources}"
         await asyncio.sleep((i - first) * 0.0005)  # open them over seconds, not in one burst
+        new = True
         while not stop.is_set():
             writer = None
             try:
@@ -204,6 +214,9 @@ async def idle_connections(
                 )
                 if every and i % every == 0:
                     writer.write(partial.encode())
+                if new:
+                    new = False
+                    tried()
                 counts["open"] += 1
                 counts["most open"] = max(counts["most open"], counts["open"])
                 try:
@@ -215,6 +228,9 @@ async def idle_connections(
                 counts[f"HTTP {int(got[9:12])}" if got[:5] == b"HTTP/" else "closed"] += 1
             except NETWORK_ERRORS:
                 counts["connect failed"] += 1
+                if new:
+                    new = False
+                    tried()
             finally:
                 _close(writer)
             await _until_stop(asyncio.sleep(retry), stop)
@@ -285,8 +301,13 @@ def _attack(
     counts: Counter[str],
     late: list[Match],
     spec: dict[str, Any],
+    ready: asyncio.Event,
 ) -> Any:
-    """The coroutine of the attack ``name`` with the settings of ``spec`` (see :func:`main`)."""
+    """The coroutine of the attack ``name`` with the settings of ``spec`` (see :func:`main`);
+    ``ready`` is set when the attack is at its full strength (at once, but for the idle
+    connections: once all have been opened)."""
+    if name != "idle-connections":
+        ready.set()
     if name == "slow-body":
         from load_service import make_matches  # the normal load's matches, made the same way
 
@@ -314,6 +335,7 @@ def _attack(
             half_sent=spec["idle_half_sent"],
             retry=1.0,
             first=spec.get("idle_first", 0),
+            ready=ready,
         )
     if name == "late-posts":
         return late_posts(target, stop, counts, late, seed=spec["seed"])
@@ -324,7 +346,8 @@ def main() -> None:
     """Run one attack in its own process, so that its CPU is not the normal load's:
     ``python benchmarks/attackers.py SPEC.json OUT.json`` runs the attack ``SPEC['name']`` on
     ``SPEC['port']`` (league, key, players and the attack's settings in SPEC) until SIGTERM, then
-    writes the server's answers counted and the late matches acknowledged to OUT.json."""
+    writes the server's answers counted and the late matches acknowledged to OUT.json. It prints
+    ``started`` at once and ``ready`` when the attack is at full strength."""
     import resource
     import signal
     import sys
@@ -346,7 +369,15 @@ def main() -> None:
         stop = asyncio.Event()
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
         print("started", flush=True)
-        await _attack(spec["name"], target, stop, counts, late, spec)
+        ready = asyncio.Event()
+
+        async def say_ready() -> None:
+            await ready.wait()
+            print("ready", flush=True)
+
+        said = asyncio.ensure_future(say_ready())
+        await _attack(spec["name"], target, stop, counts, late, spec, ready)
+        said.cancel()
 
     asyncio.run(run())
     with open(sys.argv[2], "w", encoding="utf-8") as fh:

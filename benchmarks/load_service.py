@@ -29,7 +29,8 @@ For each backend (a SQLite file, and PostgreSQL when a URL is given):
 7. with ``--mix`` (``slow-body``, ``anonymous-compute``, ``idle-connections``, ``late-posts``,
    comma-separated, or ``all``; default ``none``): on a new server, ``--mix-matches`` single
    posts by ``--clients`` clients into a fresh league, first alone, then beside each attack
-   (``benchmarks/attackers.py``; it starts ``--mix-ramp`` s before the load), each league
+   (``benchmarks/attackers.py``; the load starts ``--mix-ramp`` s after the attack reached
+   its full strength: the idle connections all opened a first time), each league
    checked exactly once against a replay afterwards; a table gives each run's throughput and
    p50/p99 with ratios to the run alone and PASS/FAIL against issue 42's targets (at least 80%
    of the throughput, p99 under 50 ms); after the late posts, the time the league took to be
@@ -292,8 +293,10 @@ async def under_attack(
 ) -> None:
     """The normal load ``reqs`` while the attack ``name`` runs (``alone``: none) in its own
     process (``benchmarks/attackers.py``), so that its CPU is not taken from the load's
-    clients; the attack starts ``--mix-ramp`` seconds before the load and is stopped (SIGTERM)
-    after it. Its counts go to ``counts`` and the late matches it got acknowledged to ``late``."""
+    clients; the load starts ``--mix-ramp`` seconds after the attack is at full strength (the
+    idle connections: all opened a first time; at most ``--mix-ready`` seconds after its start)
+    and the attack is stopped (SIGTERM) after it. Its counts go to ``counts`` and the late
+    matches it got acknowledged to ``late``."""
     procs: list[tuple[asyncio.subprocess.Process, str]] = []
     if name != "alone":
         spec = {
@@ -320,6 +323,15 @@ async def under_attack(
         for first, count in shares:
             share = {"idle_first": first, "idle_connections": count} if first or count else {}
             procs.append(await start_attacker({**spec, **share}))
+        t0 = time.perf_counter()
+        for proc, _ in procs:
+            assert proc.stdout is not None
+            left = max(0.0, args.mix_ready - (time.perf_counter() - t0))
+            try:
+                await asyncio.wait_for(proc.stdout.readline(), left)  # ready
+            except TimeoutError:
+                break
+        print(f"  {name}: at full strength after {time.perf_counter() - t0:.1f} s")
         await asyncio.sleep(args.mix_ramp)
     await post_all(
         target.port,
@@ -406,7 +418,18 @@ def add_mix_options(ap: argparse.ArgumentParser) -> None:
         help=f"comma-separated: {', '.join(MIXES)}; 'all' for every one, 'none' (default)",
     )
     g.add_argument("--mix-matches", type=int, default=4000, help="single posts per run")
-    g.add_argument("--mix-ramp", type=float, default=2.0, help="seconds of attack before load")
+    g.add_argument(
+        "--mix-ramp",
+        type=float,
+        default=2.0,
+        help="seconds of attack at full strength before the load",
+    )
+    g.add_argument(
+        "--mix-ready",
+        type=float,
+        default=120.0,
+        help="longest wait for an attack to reach full strength (the idle connections: opened)",
+    )
     g.add_argument("--slow-clients", type=int, default=4)
     g.add_argument("--slow-size", type=int, default=64 * 1024, help="bytes of each slow body")
     g.add_argument("--slow-piece", type=int, default=1, help="bytes sent at a time")
