@@ -6,11 +6,12 @@ The planner is the reference: ``EXPLAIN`` of the very statements the store runs.
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import create_engine, text
+from sqlalchemy import create_engine, select, text
 
 from mindsport.history import Match
 from mindsport.store import Store, resolve_url
 from mindsport.store.league_lock import _PG_CURRENT_SQL, _PG_KNOWN_SQL, _PG_LEAGUE_ID
+from mindsport.store.schema import ratings
 
 pytestmark = pytest.mark.postgres
 
@@ -51,5 +52,18 @@ def test_lookups_use_the_unique_indexes_in_a_league_new_to_the_statistics(pg_url
                         f"Index Scan using {index}" in plan or f"Only Scan using {index}" in plan
                     ), plan
                     assert "Filter" not in plan, plan
+                # the reads of a player's or some players' ratings (player page, predictions)
+                key = store._db.league_key(lid)
+                for q in (
+                    select(ratings.c.extra).where(
+                        ratings.c.league_id == key, ratings.c.player == "nb44"
+                    ),
+                    select(ratings).where(
+                        ratings.c.league_id == key, ratings.c.player.in_(["na1", "nb44"])
+                    ),
+                ):
+                    sql = q.compile(dialect=engine.dialect, compile_kwargs={"literal_binds": True})
+                    plan = "\n".join(conn.execute(text(f"EXPLAIN {sql}")).scalars())
+                    assert f"using {pk_ratings}" in plan and "Filter" not in plan, plan
         finally:
             engine.dispose()

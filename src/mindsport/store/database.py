@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any
 
-from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy import Connection, Engine, Integer, create_engine, event, literal, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
@@ -573,6 +573,16 @@ class Database:
                 if attempt:
                     raise
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def league_key(self, lid: int) -> Any:
+        """The league id ``lid`` as a query looking rows up by a unique key under the league
+        (a player, a match id) compares ``league_id`` with: on PostgreSQL a scalar subquery,
+        whose value the planner cannot see, so that it uses the unique index even in a league
+        its statistics do not know, where given the value it may read the league's whole
+        leaderboard or log instead (:mod:`mindsport.store.league_lock`); on SQLite the value."""
+        if self.is_sqlite:
+            return lid
+        return select(literal(lid, Integer)).scalar_subquery()
 
     def sql(self, text: str) -> str:
         """Driver SQL from ``text`` written with ``?`` placeholders and ``JSON(?)`` for a JSON

@@ -253,11 +253,12 @@ def current_rows(
 _time_order = itemgetter("time_value", "seq")
 
 
-def _latest_history(lid: int, names: Sequence[str], lateral: bool) -> Any:
+def _latest_history(lid: Any, names: Sequence[str], lateral: bool) -> Any:
     """The latest history row of each of the players ``names`` of league ``lid`` (none for a
     player without one): for each player one backward step of the key on (league, player,
     time, seq), found from his row of the ratings table (every player with history has one),
-    not a pass over all his rows.
+    not a pass over all his rows. ``lid``: the league's id, or its
+    :meth:`~mindsport.store.database.Database.league_key`.
 
     ``lateral`` (PostgreSQL): the step is a ``LATERAL`` subquery, which the planner must run
     once per player; given the step as a join condition, it may hash the league's whole history
@@ -476,7 +477,9 @@ class Deriver:
             )
             names = sorted(first)
             for chunk in chunks(names):
-                for lr in conn.execute(_latest_history(lid, chunk, not self._db.is_sqlite)):
+                for lr in conn.execute(
+                    _latest_history(self._db.league_key(lid), chunk, not self._db.is_sqlite)
+                ):
                     players[lr.player] = Player(
                         PlayerState(lr.mu, lr.sigma, lr.extra), lr.games, lr.time_value
                     )

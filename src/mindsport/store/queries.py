@@ -99,11 +99,12 @@ class Queries:
         """Current rating state of every rated player (or of the given ones that are rated)."""
         with self._db.read() as conn:
             lid = self._leagues.id_of(conn, league)
-            q = select(ratings).where(ratings.c.league_id == lid)
+            q = select(ratings)
             if players is None:
-                rows = list(conn.execute(q))
+                rows = list(conn.execute(q.where(ratings.c.league_id == lid)))
             else:
                 rows = []
+                q = q.where(ratings.c.league_id == self._db.league_key(lid))
                 for chunk in chunks(sorted(set(players))):
                     rows.extend(conn.execute(q.where(ratings.c.player.in_(chunk))))
         _served([(r.mu, r.sigma) for r in rows], league, [r.player for r in rows])
@@ -201,7 +202,7 @@ class Queries:
                 raise NotFoundError(f"player {player!r} has no rating in league {league!r}")
             extra = conn.execute(
                 select(ratings.c.extra).where(
-                    ratings.c.league_id == lid, ratings.c.player == player
+                    ratings.c.league_id == self._db.league_key(lid), ratings.c.player == player
                 )
             ).scalar()
             points: list[HistoryPoint] = []
