@@ -222,6 +222,38 @@ def study(
     return row
 
 
+def coverage_found(
+    reps: int,
+    games: int,
+    ses: list[float],
+    long_run: object,
+    cover_w: int,
+    cover_m: int,
+    cover_dup: int,
+    agree: int,
+) -> dict[str, object]:
+    """What the honesty runs found about the intervals: printed, and as fractions of ``reps``."""
+    # the long-run value has its own error: a 95% interval covers it less often than 95%
+    from scipy.stats import norm
+
+    se_rep = float(np.sqrt(np.mean(np.square(ses))))
+    se_truth = long_run.win.corrected.se  # type: ignore[attr-defined]
+    expected = 2 * norm.cdf(Z * se_rep / math.hypot(se_rep, se_truth)) - 1
+    print(
+        f"   honesty, {reps} runs of {games} games: corrected 95% interval covers the long-run "
+        f"win score {cover_w}/{reps}, margin {cover_m}/{reps} (duplicate, win: "
+        f"{cover_dup}/{reps}); corrected and naive agree {agree}/{reps}; the long run's own "
+        f"error (se {se_truth:.4f} against {se_rep:.4f}) makes the expected coverage "
+        f"{100 * expected:.1f}%"
+    )
+    return {
+        "cover_win": cover_w / reps,
+        "expected_cover": expected,
+        "cover_margin": cover_m / reps,
+        "agree": agree / reps,
+    }
+
+
 def honesty(
     game_name: str,
     a: str,
@@ -239,7 +271,8 @@ def honesty(
     ses = []
     runs = runs_of(game_name, args)
     games = runs.rep
-    for r in range(1, reps + 1):
+    found: dict[str, object] = {}
+    for r in range(1, 0 if args.sprt_only else reps + 1):
         rep = compare(
             game,
             a,
@@ -253,19 +286,8 @@ def honesty(
         cover_dup += rep.win.duplicate.low <= truth_w <= rep.win.duplicate.high
         cover_m += rep.margin.corrected.low <= truth_m <= rep.margin.corrected.high
         agree += (n.low <= c.mean <= n.high) and (c.low <= n.mean <= c.high)
-    # the long-run value has its own error: a 95% interval covers it less often than 95%
-    from scipy.stats import norm
-
-    se_rep = float(np.sqrt(np.mean(np.square(ses))))
-    se_truth = long_run.win.corrected.se  # type: ignore[attr-defined]
-    expected = 2 * norm.cdf(Z * se_rep / math.hypot(se_rep, se_truth)) - 1
-    print(
-        f"   honesty, {reps} runs of {games} games: corrected 95% interval covers the long-run "
-        f"win score {cover_w}/{reps}, margin {cover_m}/{reps} (duplicate, win: "
-        f"{cover_dup}/{reps}); corrected and naive agree {agree}/{reps}; the long run's own "
-        f"error (se {se_truth:.4f} against {se_rep:.4f}) makes the expected coverage "
-        f"{100 * expected:.1f}%"
-    )
+    if not args.sprt_only:
+        found = coverage_found(reps, games, ses, long_run, cover_w, cover_m, cover_dup, agree)
     wrong_h1 = wrong_h0 = 0
     used_pair, used_self = [], []
     elo1 = runs.elo1
@@ -295,14 +317,7 @@ def honesty(
         f"(median {np.median(used_pair):.0f} games); {strong} against itself accepted H1 "
         f"{wrong_h1}/{reps} (median {np.median(used_self):.0f} games, budget {args.sprt_games})"
     )
-    return {
-        "cover_win": cover_w / reps,
-        "expected_cover": expected,
-        "cover_margin": cover_m / reps,
-        "agree": agree / reps,
-        "sprt_wrong_h0": wrong_h0 / reps,
-        "sprt_wrong_h1": wrong_h1 / reps,
-    }
+    return {**found, "sprt_wrong_h0": wrong_h0 / reps, "sprt_wrong_h1": wrong_h1 / reps}
 
 
 def coverage(
@@ -370,6 +385,11 @@ def main() -> None:
     p.add_argument("--reps", type=int, default=20)
     p.add_argument("--rep-games", type=int, default=2000)
     p.add_argument("--sprt-games", type=int, default=6000)
+    p.add_argument(
+        "--sprt-only",
+        action="store_true",
+        help="of the honesty checks, the SPRT's error rates only (no interval coverage runs)",
+    )
     p.add_argument("--elo1", type=float, default=30.0)
     p.add_argument("--width", type=float, default=0.04, help="win-score interval width")
     p.add_argument("--margin-width", type=float, default=0.2)

@@ -402,7 +402,7 @@ def test_the_server_raises_its_open_file_limit() -> None:
         assert got == now
         assert now == (hard if hard != resource.RLIM_INFINITY else 1 << 20)
     finally:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, now), hard))
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
 
 def test_serve_command_applies_its_options(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:

@@ -1,7 +1,8 @@
-"""PostgreSQL's plans of the store's lookups on the write path (issue 42): the match ids and the
-players of a post are looked up in their unique indexes in a league the table's statistics do not
-know (made since the last ANALYZE), not by the league's whole log or leaderboard with a filter.
-The planner is the reference: ``EXPLAIN`` of the very statements the store runs."""
+"""PostgreSQL's plans of the store's lookups by a unique key under a league (issue 42): a post's
+match ids and players, and the reads of some players' ratings, use the unique indexes in a league
+the table's statistics do not know (made since the last ANALYZE), not the league's whole log or
+leaderboard with a filter. The planner is the reference: ``EXPLAIN`` of the statements the store
+runs."""
 
 from __future__ import annotations
 
