@@ -356,10 +356,10 @@ def test_refused_connections_wait_within_the_open_files(db_url: str, serve_in_th
 
 
 def test_a_flood_of_refused_connections_is_answered_at_a_bounded_rate(db_url: str) -> None:
-    """While many refused connections wait, each waits one more second per
-    REFUSED_ANSWERS_PER_SECOND of them: the first of 1,400 refused at once is answered after
-    the refusal delay (2 s), the last after about 1,399 / 200 = 7 s. The server (a subprocess)
-    holds them in the open-file limit it raised to the hard limit."""
+    """While many refused connections wait, each waits a second per REFUSED_ANSWERS_PER_SECOND
+    of them when that is longer than the refusal delay: the first of 1,400 refused at once is
+    answered after the refusal delay (2 s), the last after about 1,399 / 200 = 7 s. The server
+    (a subprocess) holds them in the open-file limit it raised to the hard limit."""
     flood = 1_400
     limit = raise_open_files()
     if limit < flood + 200:

@@ -127,9 +127,9 @@ REFUSED_LINGER_SECONDS = 1.0
 #: seconds a refused connection waits for its answer: a client that reconnects as soon as it is
 #: refused (a flood) is refused this much less often, so refusals cost the server little ...
 REFUSED_DELAY_SECONDS = 2.0
-#: ... and while many refused connections wait, each waits one more second per this many of
-#: them (up to REFUSED_MAX_DELAY_SECONDS): a flood that reconnects as soon as it is answered is
-#: answered at about this many connections a second, however many it opens
+#: ... and while many refused connections wait, each waits a second per this many of them when
+#: that is longer (up to REFUSED_MAX_DELAY_SECONDS): a flood that reconnects as soon as it is
+#: answered is answered at about this many connections a second, however many it opens
 REFUSED_ANSWERS_PER_SECOND = 200
 #: the longest a refused connection waits for its answer
 REFUSED_MAX_DELAY_SECONDS = 120.0

@@ -20,8 +20,8 @@ class :func:`guarded_protocol` makes adds them, on uvicorn's own (httptools, or 
 A refused connection is answered after
 :data:`~mindsport.service.limits.REFUSED_DELAY_SECONDS` (a client that reconnects at once when
 refused, as a flood does, comes back that much less often), or later while many refused
-connections wait (one second more per
-:data:`~mindsport.service.limits.REFUSED_ANSWERS_PER_SECOND` of them, up to
+connections wait (a second per
+:data:`~mindsport.service.limits.REFUSED_ANSWERS_PER_SECOND` of them when that is longer, up to
 :data:`~mindsport.service.limits.REFUSED_MAX_DELAY_SECONDS`: a flood of any size is answered, and
 so comes back, at about that rate), before its request is read and before uvicorn's protocol is
 set up for it (the answer made once, nothing logged), then shut for writing and closed when the
