@@ -222,17 +222,38 @@ def study(
     return row
 
 
-def coverage_found(
+def interval_coverage(
+    game_name: str,
+    a: str,
+    b: str,
+    args: argparse.Namespace,
+    ex: object,
     reps: int,
-    games: int,
-    ses: list[float],
     long_run: object,
-    cover_w: int,
-    cover_m: int,
-    cover_dup: int,
-    agree: int,
 ) -> dict[str, object]:
-    """What the honesty runs found about the intervals: printed, and as fractions of ``reps``."""
+    """``reps`` runs of the game's honesty length: how often the corrected (and the duplicate)
+    95% interval covers the long run, and how often corrected and naive agree; printed, and as
+    fractions of ``reps``."""
+    game = get_game(game_name)
+    truth_w = long_run.win.corrected.mean  # type: ignore[attr-defined]
+    truth_m = long_run.margin.corrected.mean  # type: ignore[attr-defined]
+    cover_w = cover_m = cover_dup = agree = 0
+    ses = []
+    games = runs_of(game_name, args).rep
+    for r in range(1, reps + 1):
+        rep = compare(
+            game,
+            a,
+            b,
+            CompareSettings(seed=r, max_games=games, batch=games, calibration=args.calibration),
+            executor=ex,  # type: ignore[arg-type]
+        )
+        c, n = rep.win.corrected, rep.win.naive
+        ses.append(c.se)
+        cover_w += c.low <= truth_w <= c.high
+        cover_dup += rep.win.duplicate.low <= truth_w <= rep.win.duplicate.high
+        cover_m += rep.margin.corrected.low <= truth_m <= rep.margin.corrected.high
+        agree += (n.low <= c.mean <= n.high) and (c.low <= n.mean <= c.high)
     # the long-run value has its own error: a 95% interval covers it less often than 95%
     from scipy.stats import norm
 
@@ -264,30 +285,9 @@ def honesty(
     long_run: object,
 ) -> dict[str, object]:
     game = get_game(game_name)
-    truth_w = long_run.win.corrected.mean  # type: ignore[attr-defined]
-    truth_m = long_run.margin.corrected.mean  # type: ignore[attr-defined]
     truth_elo = long_run.elo.mean  # type: ignore[attr-defined]
-    cover_w = cover_m = cover_dup = agree = 0
-    ses = []
     runs = runs_of(game_name, args)
-    games = runs.rep
-    found: dict[str, object] = {}
-    for r in range(1, 0 if args.sprt_only else reps + 1):
-        rep = compare(
-            game,
-            a,
-            b,
-            CompareSettings(seed=r, max_games=games, batch=games, calibration=args.calibration),
-            executor=ex,  # type: ignore[arg-type]
-        )
-        c, n = rep.win.corrected, rep.win.naive
-        ses.append(c.se)
-        cover_w += c.low <= truth_w <= c.high
-        cover_dup += rep.win.duplicate.low <= truth_w <= rep.win.duplicate.high
-        cover_m += rep.margin.corrected.low <= truth_m <= rep.margin.corrected.high
-        agree += (n.low <= c.mean <= n.high) and (c.low <= n.mean <= c.high)
-    if not args.sprt_only:
-        found = coverage_found(reps, games, ses, long_run, cover_w, cover_m, cover_dup, agree)
+    found = {} if args.sprt_only else interval_coverage(game_name, a, b, args, ex, reps, long_run)
     wrong_h1 = wrong_h0 = 0
     used_pair, used_self = [], []
     elo1 = runs.elo1
