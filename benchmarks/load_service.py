@@ -41,8 +41,8 @@ For each backend (a SQLite file, and PostgreSQL when a URL is given):
    the load generator and the attack need, they still share them). ``idle-connections`` opens
    ``--idle-connections`` (20,000 by default, the issue's count) from several processes of
    ``--idle-per-process`` each (a process may hold no more files than the hard limit, 20,000
-   on the test machine), each raising its own open-file limit; this process raises its own to
-   what the server (which inherits it) needs beside its caps.
+   on the test machine), each raising its own open-file limit (the server raises its own to the
+   hard limit when it starts); this process checks first that the hard limit allows a share.
 
 The server, the clients, the CPU readings and the final check are in ``benchmarks/load_client.py``;
 the attacks in ``benchmarks/attackers.py``.
@@ -493,19 +493,15 @@ def parse_mixes(ap: argparse.ArgumentParser, text: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def raise_open_files(ap: argparse.ArgumentParser, need: int) -> None:
-    """Raise this process's soft limit of open files to ``need`` (the server, started later,
-    inherits it), up to the hard limit; an error naming both when that is not enough."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft >= need:
-        return
+def check_open_files(ap: argparse.ArgumentParser, need: int) -> None:
+    """An error naming both when the hard limit of open files is below ``need`` (what one
+    attacker process holds; each raises its own soft limit, and the server its own)."""
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if hard != resource.RLIM_INFINITY and hard < need:
         ap.error(
-            f"--idle-connections needs about {need} open files; this machine allows {hard} "
-            f"(ulimit -Hn): ask for fewer"
+            f"--idle-connections needs about {need} open files per attacker process; this "
+            f"machine allows {hard} (ulimit -Hn): ask for fewer, or lower --idle-per-process"
         )
-    resource.setrlimit(resource.RLIMIT_NOFILE, (need, hard))
-    print(f"open-file limit raised from {soft} to {need}")
 
 
 def main() -> int:
@@ -533,10 +529,8 @@ def main() -> int:
     args = ap.parse_args()
     args.mix = parse_mixes(ap, args.mix)
     if "idle-connections" in args.mix:
-        # each attacker process holds its share; the server (which inherits the limit) holds
-        # at most its caps: open connections, as many refused ones waiting, the database's
-        per_process = min(args.idle_per_process, args.idle_connections)
-        raise_open_files(ap, max(per_process, 2 * 2_000) + args.clients + args.compute_loops + 200)
+        # each attacker process holds its share (and a few more files: attackers.main)
+        check_open_files(ap, min(args.idle_per_process, args.idle_connections) + 100)
     ok = True
     rows: list[str] = []
     mixed: list[str] = []
