@@ -8,18 +8,21 @@ PostgreSQL at ``--pg``, default ``$MINDSPORT_TEST_POSTGRES_URL``, in a league of
 * ``rate``: ``Store.load_matches`` into a new TrueSkill league, history kept (what ``mindsport
   rate`` does after reading: the stored form, the league created, the ratings computed by the
   one replay driver, every row written, one transaction);
-* ``floor``: the very rows ``rate`` wrote (the match log, the rating history, the current
+* ``plain floor``: the very rows ``rate`` wrote (the match log, the rating history, the current
   ratings, read back) inserted again, in the order ``rate`` writes them (the history in the
-  order of its key, player by player), into another new league with the store's own bulk
-  insert (SQLite: ``executemany`` of the same prepared statements in one transaction;
-  PostgreSQL: the same ``COPY``), nothing computed: what writing the rows costs whatever
-  computes them;
+  order of its key, player by player), into another new league, nothing computed, the plain
+  way (SQLite: ``executemany`` of one row a run, every value bound, in one transaction;
+  PostgreSQL: ``COPY``): what writing the rows costs whatever computes them;
+* ``store floor``: the same with the store's own insert of the match log and the history
+  (:func:`mindsport.store.bulk.insert_columns`; SQLite: the values every row shares written
+  into the statement, 32 rows a run; PostgreSQL: the same ``COPY``): what writing costs
+  ``rate`` itself;
 * ``group commit``: ``Store.add_matches`` (the path ``rate`` took before) on the first
   ``--group-matches`` matches, for scale.
 
-Reports matches per second and ``rate`` against the floor (floor time / rate time: 1.0 would be
-a rating that costs nothing), with the load average: the machine is shared, ratios are what to
-compare.
+Reports matches per second and ``rate`` against each floor (floor time / rate time: 1.0 against
+the store's floor would be a rating that costs nothing), with the load average: the machine is
+shared, ratios are what to compare.
 
     python benchmarks/bench_store_load.py [--matches 1000000] [--players 50000]
         [--backends sqlite,postgres] [--pg URL] [--group-matches 20000]
@@ -42,9 +45,9 @@ from sqlalchemy import text
 from mindsport.history import Match, write_matches
 from mindsport.history.io import read_located
 from mindsport.store import Store
-from mindsport.store.bulk import insert_many
+from mindsport.store.bulk import insert_columns, insert_many
 from mindsport.store.database import cursor
-from mindsport.store.derive import HISTORY_INSERT
+from mindsport.store.history_rows import HISTORY_INSERT
 from mindsport.store.match_log import MATCH_INSERT, RATINGS_UPSERT
 
 
@@ -88,18 +91,33 @@ def league_rows(st: Store, league: str) -> dict[str, list[tuple[Any, ...]]]:
     return rows
 
 
-def floor(st: Store, league: str, rows: dict[str, list[tuple[Any, ...]]]) -> float:
-    """Seconds to insert ``rows`` into a new league ``league`` with the store's bulk insert, in
-    one transaction."""
+def floor(st: Store, league: str, rows: dict[str, list[tuple[Any, ...]]], columns: bool) -> float:
+    """Seconds to insert ``rows`` into a new league ``league`` in one transaction: the match
+    log and the history one row a run with every value bound (``insert_many``), or, with
+    ``columns``, with the store's columnar insert (``insert_columns``; its columns made before
+    the clock starts); the current ratings with the store's upsert's insert either way."""
     st.create_league(league, "trueskill")
     db = st._db
-    start = time.perf_counter()
-    with db.write() as conn:
+    with st.engine.connect() as conn:
         lid = conn.execute(text("SELECT id FROM ms_leagues WHERE name = :n"), {"n": league})
         lid_v = lid.scalar_one()
+    tables = {
+        "ms_matches": (MATCH_INSERT, "matches"),
+        "ms_rating_history": (HISTORY_INSERT, "history"),
+    }
+    made = {}
+    for table, ((head, _), key) in tables.items():
+        names = [c.strip() for c in head[head.index("(") + 1 : -1].split(",")]
+        given = [(lid_v, *r) for r in rows[key]]
+        made[table] = dict(zip(names, map(list, zip(*given, strict=True)), strict=True))
+    start = time.perf_counter()
+    with db.write() as conn:
         cur = cursor(conn)
-        insert_many(db, cur, *MATCH_INSERT, [(lid_v, *r) for r in rows["matches"]])
-        insert_many(db, cur, *HISTORY_INSERT, [(lid_v, *r) for r in rows["history"]])
+        for table, ((head, row), _) in tables.items():
+            if columns:
+                insert_columns(db, cur, table, made[table])
+            else:
+                insert_many(db, cur, head, row, list(zip(*made[table].values(), strict=True)))
         # (every player is new to the league: inserted, as rate inserts them)
         insert_many(db, cur, *RATINGS_UPSERT[:2], [(lid_v, *r) for r in rows["ratings"]])
     return time.perf_counter() - start
@@ -121,7 +139,8 @@ def main() -> None:
     n = args.matches
     console.print(f"{n:,} matches among {args.players:,} players; load average {load()}")
     table = Table(title=f"mindsport rate of {n:,} matches, history kept (matches per second)")
-    for col in ("database", "read", "rate", "floor", "rate / floor", "group commit"):
+    heads = ("database", "read", "rate", "plain floor", "rate / plain", "store floor")
+    for col in (*heads, "rate / store", "group commit"):
         table.add_column(col, justify="right")
     run = time.strftime("%Y%m%d%H%M%S")
     with tempfile.TemporaryDirectory() as folder:
@@ -141,14 +160,16 @@ def main() -> None:
                 st.load_matches(f"bulk-{run}", matches, create=("trueskill", {}))
                 rate_s = time.perf_counter() - start
                 rows = league_rows(st, f"bulk-{run}")
-                floor_s = floor(st, f"floor-{run}", rows)
+                plain_s = floor(st, f"plain-{run}", rows, columns=False)
+                store_s = floor(st, f"store-{run}", rows, columns=True)
                 k = min(n, args.group_matches)
                 start = time.perf_counter()
                 st.add_matches(f"group-{run}", matches[:k], create=("trueskill", {}))
                 group_s = time.perf_counter() - start
             table.add_row(
-                backend, f"{n / read_s:,.0f}", f"{n / rate_s:,.0f}", f"{n / floor_s:,.0f}",
-                f"{floor_s / rate_s:.2f}", f"{k / group_s:,.0f}",
+                backend, f"{n / read_s:,.0f}", f"{n / rate_s:,.0f}", f"{n / plain_s:,.0f}",
+                f"{plain_s / rate_s:.2f}", f"{n / store_s:,.0f}", f"{store_s / rate_s:.2f}",
+                f"{k / group_s:,.0f}",
             )  # fmt: skip
             console.print(f"  {backend}: done (load {load()})")
     console.print(table)

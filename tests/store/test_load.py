@@ -9,6 +9,7 @@ import random
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+import numpy as np
 import pytest
 from sqlalchemy import create_engine, text
 
@@ -16,7 +17,7 @@ from mindsport.errors import ConflictError, NotFoundError
 from mindsport.history import Match
 from mindsport.store import IngestResult, Store, StoreError, resolve_url
 from mindsport.store.codec import encode
-from mindsport.store.derive import _KEY_ORDER_FROM, _in_key_order
+from mindsport.store.history_rows import KEY_ORDER_FROM, HistoryRows
 from mindsport.store.load import stored_columns
 
 
@@ -216,7 +217,7 @@ def test_a_large_load_stores_what_the_group_commit_stores(
     PostgreSQL after the rating, not streamed), the second with players the league has and new
     ones (their ratings inserted, the others' updated): the same tables as the group commit,
     which writes batches of a thousand; loading again adds nothing."""
-    n = _KEY_ORDER_FROM + 500
+    n = KEY_ORDER_FROM + 500
     first = _large(7, n, 1_500, 1_600_000_000)
     second = _large(8, n, 3_000, 1_700_000_000)
     with Store(db_url) as st:
@@ -234,7 +235,7 @@ def test_a_large_load_stores_what_the_group_commit_stores(
 
 
 def test_a_refused_match_in_a_large_load_leaves_nothing(db_url: str) -> None:
-    many = _large(9, _KEY_ORDER_FROM + 100, 800, 0)
+    many = _large(9, KEY_ORDER_FROM + 100, 800, 0)
     many[-3] = Match("odd", many[-3].time, [["p1", "p2"], ["p3"]], [0, 1])  # glicko2 refuses
     with Store(db_url) as st:
         with pytest.raises(StoreError, match="'odd'"):
@@ -246,15 +247,21 @@ def test_a_refused_match_in_a_large_load_leaves_nothing(db_url: str) -> None:
 def test_history_rows_in_key_order_are_sorted_as_the_database_compares_text(
     db_url: str,
 ) -> None:
-    """The order :func:`_in_key_order` writes the history in is the database's own ``ORDER BY``
-    of the key (player, time, seq) comparing text by code point (SQLite's; PostgreSQL's ``C``
-    collation), players with names outside ASCII included."""
+    """The order :meth:`HistoryRows.in_key_order` writes the history in is the database's own
+    ``ORDER BY`` of the key (player, time, seq) comparing text by code point (SQLite's;
+    PostgreSQL's ``C`` collation), players with names outside ASCII included, whatever order
+    the rows were made in."""
     rng = random.Random(10)
     names = ["b", "a", "\u00fc", "\u4e2d", "Z", "a\u00e9", "\U0001f600", "ab", "a b"]
-    rows = [
-        (1, rng.choice(names), seq, float(rng.choice([1.0, 2.5, -3.0])), 25.0, 8.0, "null", 1)
-        for seq in range(200)
+    made = [
+        (rng.randrange(len(names)), seq, float(rng.choice([1.0, 2.5, -3.0]))) for seq in range(200)
     ]
+    rng.shuffle(made)
+    codes, seqs, times = (np.array(c) for c in zip(*made, strict=True))
+    n = len(made)
+    history = HistoryRows(
+        1, names, codes, seqs, times, np.full(n, 25.0), np.full(n, 8.0), None, np.ones(n, int)
+    )
     engine = create_engine(resolve_url(db_url))
     try:
         with engine.begin() as conn:
@@ -263,7 +270,7 @@ def test_history_rows_in_key_order_are_sorted_as_the_database_compares_text(
             )
             conn.execute(
                 text("INSERT INTO t_order VALUES (:p, :t, :s)"),
-                [{"p": r[1], "t": r[3], "s": r[2]} for r in rows],
+                [{"p": names[c], "t": t, "s": q} for c, q, t in made],
             )
             got = conn.execute(
                 text(
@@ -275,4 +282,6 @@ def test_history_rows_in_key_order_are_sorted_as_the_database_compares_text(
             conn.execute(text("DROP TABLE t_order"))
     finally:
         engine.dispose()
-    assert [(r[1], r[3], r[2]) for r in _in_key_order(rows)] == [tuple(r) for r in got]
+    ordered = history.in_key_order()
+    mine = zip(ordered.players(), ordered.times.tolist(), ordered.seqs.tolist(), strict=True)
+    assert list(mine) == [tuple(r) for r in got]

@@ -61,7 +61,8 @@ from mindsport.errors import MindsportError, NotFoundError
 from mindsport.store.bulk import insert_many
 from mindsport.store.codec import canonical_json, from_json_text
 from mindsport.store.database import Database, chunks, cursor
-from mindsport.store.derive import HISTORY_INSERT, current_rows, rate_all
+from mindsport.store.derive import current_rows, rate_all
+from mindsport.store.history_rows import HistoryRows, write_history
 from mindsport.store.league_lock import LeagueLock, LeagueRow, Player
 from mindsport.store.league_model import LeagueModel, LeagueModels, PlayerState
 from mindsport.store.match_log import FROM_POSITION, RATINGS_UPSERT, read_log
@@ -177,7 +178,7 @@ class _Piece:
     rows: list[dict[str, Any]]
     more: bool
     slots: list[tuple[str, float, int]]
-    history: list[tuple[Any, ...]]
+    history: HistoryRows
     staged: list[tuple[Any, ...]]
     virtual: dict[tuple[str, ...], tuple[float, float]] | None
 
@@ -330,7 +331,7 @@ class CatchUp:
         lid = planned.league.id
         cur = cursor(conn)
         cur.executemany(self._db.sql(_HISTORY_DELETE), [(lid, *s) for s in planned.slots])
-        insert_many(self._db, cur, *HISTORY_INSERT, planned.history)
+        write_history(self._db, cur, planned.history)
         insert_many(self._db, cur, *_PENDING_UPSERT[:2], planned.staged, _PENDING_UPSERT[2])
         if planned.virtual is not None:
             self._stage_virtual(cur, lid, planned.virtual)

@@ -38,6 +38,12 @@ from mindsport.store.bulk import copy_rows, insert_many
 from mindsport.store.codec import canonical_json, from_json_text
 from mindsport.store.database import Database, chunks, cursor
 from mindsport.store.finite import check_finite
+from mindsport.store.history_rows import (
+    HISTORY_INSERT,
+    KEY_ORDER_FROM,
+    HistoryRows,
+    write_history,
+)
 from mindsport.store.league_lock import LeagueLock, Player
 from mindsport.store.league_model import LeagueModel, LeagueModels, PlayerState
 from mindsport.store.match_log import FROM_POSITION, RATINGS_UPSERT, clear_derived, read_log
@@ -45,7 +51,7 @@ from mindsport.store.schema import leagues, rating_history, ratings, virtual_rat
 from mindsport.store.values import LatePolicy, League, StoreError
 from mindsport.store.whole_history import WholeHistory
 
-__all__ = ["HISTORY_INSERT", "Deriver", "current_rows", "rate_all"]
+__all__ = ["Deriver", "current_rows", "rate_all"]
 
 #: matches rated per block when a league replays its log
 _REPLAY_CHUNK = 20_000
@@ -53,11 +59,6 @@ _REPLAY_CHUNK = 20_000
 #: rows streamed to the server while the next is rated
 _STREAM_BLOCK = 250
 
-#: the insert of rating history rows (:func:`mindsport.store.bulk.insert_many`'s head and row)
-HISTORY_INSERT = (
-    "INSERT INTO ms_rating_history (league_id, player, seq, time_value, mu, sigma, extra, games)",
-    "(?, ?, ?, ?, ?, ?, JSON(?), ?)",
-)
 #: a player's history rows from a position on (:data:`FROM_POSITION`), by the history's key
 _HISTORY_DELETE_FROM = "DELETE FROM ms_rating_history WHERE league_id = ? AND player = ?" + (
     FROM_POSITION
@@ -65,37 +66,9 @@ _HISTORY_DELETE_FROM = "DELETE FROM ms_rating_history WHERE league_id = ? AND pl
 
 #: a stored row's sequence number and time
 _SEQ, _TIME = itemgetter("seq"), itemgetter("time_value")
-#: a history row's player, seq and time (:data:`HISTORY_INSERT`'s columns)
-_PLAYER, _ROW_SEQ, _ROW_TIME = itemgetter(1), itemgetter(2), itemgetter(3)
-#: history rows written at once from which they are put in the order of the history's key
-#: first (:func:`_in_key_order`); PostgreSQL: matches appended at once (more than a group commit
-#: takes: a file) from which their history rows are written so, after the rating, not streamed
-#: while it runs. In key order the database adds each row to the key's index next to the one
-#: before: 300,000 matches' history rows took PostgreSQL 5-7 s in key order, 12.6 s in the
-#: order of the matches (and SQLite about a fifth less)
-_KEY_ORDER_FROM = 10_000
 
 #: a virtual player's stored state: (mu, sigma), by its key
 _Virtual = dict[tuple[str, ...], tuple[float, float]]
-
-
-def _in_key_order(history: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
-    """History rows (:data:`HISTORY_INSERT`'s columns) in the order of the history's key
-    (player, time, seq; one league's rows): SQLite then adds each to its index next to the one
-    before instead of at a random place, so the pages it changes stay few and cached.
-    Players are ordered as SQLite compares text (its bytes in UTF-8: the code points)."""
-    n = len(history)
-    names = list(map(_PLAYER, history))
-    distinct = sorted(set(names))
-    rank = dict(zip(distinct, range(len(distinct)), strict=True))
-    order = np.lexsort(
-        (
-            np.fromiter(map(_ROW_SEQ, history), np.int64, n),
-            np.fromiter(map(_ROW_TIME, history), np.float64, n),
-            np.fromiter(map(rank.__getitem__, names), np.int64, n),
-        )
-    )
-    return list(map(history.__getitem__, order.tolist()))
 
 
 def _occurrence(codes: Any) -> Any:
@@ -125,14 +98,15 @@ def rate_all(
     virtual: _Virtual | None = None,
     emit: Callable[[Sequence[tuple[Any, ...]]], None] | None = None,
     block_size: int = _REPLAY_CHUNK,
-) -> tuple[list[tuple[Any, ...]], set[str]]:
+) -> tuple[HistoryRows, set[str]]:
     """Replay ``rows`` (in order) on ``players`` through the model's replayer (the replay
-    engine's); returns the history rows (the columns of :data:`HISTORY_INSERT`, league
-    ``lid``) and the touched players, whose entries of ``players`` it updates. A model that
+    engine's); returns the history rows (league ``lid``) and the touched players, whose
+    entries of ``players`` it updates. A model that
     rates virtual players (:class:`~mindsport.store.league_model.VirtualPlayers`) starts from
     ``virtual`` (their states, updated in place). A match the model refuses raises
     :class:`StoreError` naming it. ``emit``, if given, receives each block's history rows as
-    soon as they are made (``block_size`` matches a block)."""
+    soon as they are made, as tuples of :data:`~mindsport.store.history_rows.HISTORY_INSERT`'s
+    columns (``block_size`` matches a block)."""
     rows = list(rows)
     replayer = model.replayer()
     if model.virtual:
@@ -146,8 +120,7 @@ def rate_all(
         if known is not None:
             replayer.set_state(code, model.row(known.state))
     games_so_far = np.array(games_before, dtype=np.int64)
-    history: list[tuple[Any, ...]] = []
-    last: dict[str, int] = {}  # player -> his last history row
+    parts: list[HistoryRows] = []
     width = len(model.stored)
     plain = not model.extra_cols  # mu and sigma only: no JSON extra
     sigma_col = model.sigma_col  # post columns are the stored fields, a prefix of the fields
@@ -181,37 +154,33 @@ def rate_all(
         match_of = np.repeat(np.arange(len(chunk)), n_slots)
         games = _occurrence(codes) + games_so_far[codes] + 1
         games_so_far = games_so_far + np.bincount(codes, minlength=len(games_so_far))
-        names = list(map(index.ids.__getitem__, codes.tolist()))
-        post = kept[: len(names), :width]  # the players' slots come first
+        post = kept[: len(codes), :width]  # the players' slots come first
         # the last line of defence: nothing non-finite is written (names the match; the names
         # are made only when one is not finite)
         check_finite(post, (f"match {chunk[int(i)]['match_id']!r}" for i in match_of))
-        mus = post[:, 0].tolist()
+        extras = None
         if plain:
-            sigmas = [0.0] * len(names) if sigma_col is None else post[:, sigma_col].tolist()
-            extras = ["null"] * len(names)
+            mus = post[:, 0]
+            sigmas = np.zeros(len(codes)) if sigma_col is None else post[:, sigma_col]
         else:
             states = [model.state(r) for r in post.tolist()]
-            mus = [st.mu for st in states]
-            sigmas = [st.sigma for st in states]
+            mus = np.array([st.mu for st in states], dtype=np.float64)
+            sigmas = np.array([st.sigma for st in states], dtype=np.float64)
             extras = ["null" if st.extra is None else json.dumps(st.extra) for st in states]
-        first = len(history)
-        history.extend(
-            zip(
-                [lid] * len(names),
-                names,
-                np.fromiter(map(_SEQ, chunk), np.int64, len(chunk))[match_of].tolist(),
-                np.fromiter(map(_TIME, chunk), np.float64, len(chunk))[match_of].tolist(),
-                mus,
-                sigmas,
-                extras,
-                games.tolist(),
-                strict=True,
-            )
+        made = HistoryRows(
+            lid,
+            index.ids,
+            codes.astype(np.int64),
+            np.fromiter(map(_SEQ, chunk), np.int64, len(chunk))[match_of],
+            np.fromiter(map(_TIME, chunk), np.float64, len(chunk))[match_of],
+            np.array(mus, dtype=np.float64),
+            np.array(sigmas, dtype=np.float64),
+            extras,
+            games,
         )
-        last.update(zip(names, range(first, len(history)), strict=True))
+        parts.append(made)
         if emit is not None:
-            emit(history[first:])
+            emit(made.rows())
 
     drive(
         replayer,
@@ -223,10 +192,12 @@ def rate_all(
         refused=refused,
         progress=None if progress is None else (lambda done: progress(done, len(rows))),
     )
+    history = HistoryRows.joined(lid, index.ids, parts)
+    last = history.last_of_each()
     for p, at in last.items():
-        h = history[at]
-        extra = from_json_text(h[6])
-        players[p] = Player(PlayerState(h[4], h[5], extra), h[7], h[3])
+        extra = None if history.extras is None else from_json_text(history.extras[at])
+        state = PlayerState(float(history.mus[at]), float(history.sigmas[at]), extra)
+        players[p] = Player(state, int(history.games[at]), float(history.times[at]))
     if model.virtual and virtual is not None:
         states = replayer.virtual_states()
         check_finite(list(states.values()), (f"virtual player {'/'.join(k)}" for k in states))
@@ -351,7 +322,7 @@ class Deriver:
         conn: Connection,
         lid: int,
         model: LeagueModel,
-        history: list[tuple[Any, ...]],
+        history: HistoryRows,
         players: dict[str, Player],
         touched: set[str],
         unrated: frozenset[str] = frozenset(),
@@ -362,9 +333,7 @@ class Deriver:
         # driver-level statements: the SQL toolkit's per-row parameter work cost more than
         # the database's own
         cur = cursor(conn)
-        if len(history) >= _KEY_ORDER_FROM:
-            history = _in_key_order(history)
-        insert_many(self._db, cur, *HISTORY_INSERT, history)
+        write_history(self._db, cur, history)
         new = touched & unrated
         rows = current_rows(lid, model, players, touched - new)
         insert_many(self._db, cur, *RATINGS_UPSERT[:2], rows, RATINGS_UPSERT[2])
@@ -387,7 +356,7 @@ class Deriver:
         new = sorted(new, key=_SEQ if by_arrival else _time_order)
         virtual = self._virtual(conn, lid, new) if model.virtual else None
         rated = frozenset(players)  # the players with a row of current ratings
-        if self._db.is_sqlite or model.virtual or len(new) >= _KEY_ORDER_FROM:
+        if self._db.is_sqlite or model.virtual or len(new) >= KEY_ORDER_FROM:
             history, touched = rate_all(lid, model, new, players, progress, virtual)
         else:
             # PostgreSQL: the history rows of a block of matches are streamed to the server,
@@ -396,7 +365,7 @@ class Deriver:
                 history, touched = rate_all(
                     lid, model, new, players, progress, None, emit=send, block_size=_STREAM_BLOCK
                 )
-            history = []  # written
+            history = HistoryRows.empty(lid)  # written
 
         def write() -> None:
             unrated = frozenset(touched - rated)

@@ -35,14 +35,13 @@ import numpy as np
 
 from mindsport.errors import NotFoundError
 from mindsport.match import Match, time_value
-from mindsport.store.bulk import insert_many
+from mindsport.store.bulk import insert_columns
 from mindsport.store.codec import MAX_ID_LENGTH, encode
 from mindsport.store.database import Database, cursor
 from mindsport.store.derive import Deriver
 from mindsport.store.league_lock import LeagueLock
 from mindsport.store.league_model import LeagueModels
 from mindsport.store.leagues import Leagues
-from mindsport.store.match_log import MATCH_INSERT
 from mindsport.store.values import (
     IngestResult,
     MatchConflictError,
@@ -257,6 +256,8 @@ def _distinct(cols: StoredColumns) -> StoredColumns:
 
 
 _TEAMS, _RANKS, _WEIGHTS, _DEAL = map(attrgetter, ("teams", "ranks", "weights", "deal"))
+#: the match log's JSON columns, in the order of :attr:`StoredColumns.json`
+_JSON_COLUMNS = ("teams", "ranks", "weights", "scores", "roles", "luck")
 
 
 def _team_columns(ms: Sequence[Match]) -> tuple[Iterable[Any], Iterable[Any], Iterable[Any]]:
@@ -355,24 +356,22 @@ def load(
         )
         now = datetime.now(UTC)
         stamp = now.strftime("%Y-%m-%d %H:%M:%S.%f") if db.is_sqlite else now
-        insert_many(
+        texts = list(zip(*column(cols.json), strict=True))
+        insert_columns(
             db,
             cursor(conn),
-            *MATCH_INSERT,
-            list(
-                zip(
-                    repeat(row.id),
-                    seqs,
-                    new_ids,
-                    new_tvs,
-                    isos,
-                    *zip(*column(cols.json), strict=True),
-                    map(_DEAL, fresh),
-                    column(cols.digests),
-                    repeat(stamp),
-                    strict=False,  # the repeated values are endless
-                )
-            ),
+            "ms_matches",
+            {
+                "league_id": [row.id] * len(new),
+                "seq": seqs,
+                "match_id": new_ids,
+                "time_value": new_tvs,
+                "time_iso": isos,
+                **dict(zip(_JSON_COLUMNS, texts, strict=True)),
+                "deal": list(map(_DEAL, fresh)),
+                "digest": column(cols.digests),
+                "created_at": [stamp] * len(new),
+            },
         )
         latest = max(new_tvs)
         cursor(conn).execute(
