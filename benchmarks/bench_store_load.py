@@ -1,8 +1,10 @@
 """A large file into a league (``mindsport rate FILE``) beside the floor any store pays, in one run.
 
 A synthetic history (seeded): 1,000,000 one-against-one matches among 50,000 players
-(``--matches``), written as a Parquet file. For each database (a SQLite file in a scratch folder;
-PostgreSQL at ``--pg``, default ``$MINDSPORT_TEST_POSTGRES_URL``, in a league of its own per run):
+(``--matches``), written as a Parquet file. For each database (SQLite: a new file in a scratch
+folder for each measure below, so each writes into tables as empty as the others'; PostgreSQL
+at ``--pg``, default ``$MINDSPORT_TEST_POSTGRES_URL``, a league of its own for each, in the
+order below: each writes into tables the ones before filled):
 
 * ``read``: ``read_located`` of the file (what ``mindsport rate`` reads it with);
 * ``rate``: ``Store.load_matches`` into a new TrueSkill league, history kept (what ``mindsport
@@ -150,22 +152,27 @@ def main() -> None:
             if backend == "postgres" and not args.pg:
                 console.print("postgres: no URL (--pg or MINDSPORT_TEST_POSTGRES_URL): skipped")
                 continue
-            url = f"sqlite:///{folder}/bench.db" if backend == "sqlite" else args.pg
+
+            def url(name: str, backend: str = backend) -> str:
+                return f"sqlite:///{folder}/{name}.db" if backend == "sqlite" else args.pg
+
             start = time.perf_counter()
             _, matches = read_located(path)
             read_s = time.perf_counter() - start
-            with Store(url) as st:  # the compiled code loaded first, as in a running service
+            with Store(url("rate")) as st:  # the compiled code loaded first, as in a service
                 st.load_matches(f"warm-{run}", matches[:1000], create=("trueskill", {}))
                 start = time.perf_counter()
                 st.load_matches(f"bulk-{run}", matches, create=("trueskill", {}))
                 rate_s = time.perf_counter() - start
                 rows = league_rows(st, f"bulk-{run}")
-                plain_s = floor(st, f"plain-{run}", rows, columns=False)
-                store_s = floor(st, f"store-{run}", rows, columns=True)
                 k = min(n, args.group_matches)
                 start = time.perf_counter()
                 st.add_matches(f"group-{run}", matches[:k], create=("trueskill", {}))
                 group_s = time.perf_counter() - start
+            with Store(url("plain")) as st:
+                plain_s = floor(st, f"plain-{run}", rows, columns=False)
+            with Store(url("store")) as st:
+                store_s = floor(st, f"store-{run}", rows, columns=True)
             table.add_row(
                 backend, f"{n / read_s:,.0f}", f"{n / rate_s:,.0f}", f"{n / plain_s:,.0f}",
                 f"{plain_s / rate_s:.2f}", f"{n / store_s:,.0f}", f"{store_s / rate_s:.2f}",
