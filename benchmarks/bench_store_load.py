@@ -22,18 +22,21 @@ order below: each writes into tables the ones before filled):
 * ``group commit``: ``Store.add_matches`` (the path ``rate`` took before) on the first
   ``--group-matches`` matches, for scale.
 
-Reports matches per second and ``rate`` against each floor (floor time / rate time: 1.0 against
+With ``--repeat R`` each of ``rate`` and the floors is run ``R`` times (each into a new database
+or league) and the medians are reported, with every run's ``rate``. Reports matches per second
+and ``rate`` against each floor (floor time / rate time: 1.0 against
 the store's floor would be a rating that costs nothing), with the load average: the machine is
 shared, ratios are what to compare.
 
     python benchmarks/bench_store_load.py [--matches 1000000] [--players 50000]
-        [--backends sqlite,postgres] [--pg URL] [--group-matches 20000]
+        [--backends sqlite,postgres] [--pg URL] [--group-matches 20000] [--repeat 1]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -136,6 +139,9 @@ def main() -> None:
     parser.add_argument("--backends", default="sqlite,postgres")
     parser.add_argument("--pg", default=os.environ.get("MINDSPORT_TEST_POSTGRES_URL"))
     parser.add_argument("--group-matches", type=int, default=20_000)
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="runs of rate and the floors; medians reported"
+    )
     args = parser.parse_args()
     console = Console(width=150)
     n = args.matches
@@ -156,23 +162,41 @@ def main() -> None:
             def url(name: str, backend: str = backend) -> str:
                 return f"sqlite:///{folder}/{name}.db" if backend == "sqlite" else args.pg
 
+            def drop(name: str, backend: str = backend) -> None:
+                if backend == "sqlite":  # a million matches' database: about 400 MB
+                    for end in ("", "-wal", "-shm"):
+                        Path(f"{folder}/{name}.db{end}").unlink(missing_ok=True)
+
             start = time.perf_counter()
             _, matches = read_located(path)
             read_s = time.perf_counter() - start
-            with Store(url("rate")) as st:  # the compiled code loaded first, as in a service
-                st.load_matches(f"warm-{run}", matches[:1000], create=("trueskill", {}))
-                start = time.perf_counter()
-                st.load_matches(f"bulk-{run}", matches, create=("trueskill", {}))
-                rate_s = time.perf_counter() - start
-                rows = league_rows(st, f"bulk-{run}")
-                k = min(n, args.group_matches)
+            rates, plains, stores = [], [], []
+            for r in range(args.repeat):
+                tag = f"{run}-{r}"
+                with Store(url(f"rate{r}")) as st:  # the compiled code loaded first
+                    st.load_matches(f"warm-{tag}", matches[:1000], create=("trueskill", {}))
+                    start = time.perf_counter()
+                    st.load_matches(f"bulk-{tag}", matches, create=("trueskill", {}))
+                    rates.append(time.perf_counter() - start)
+                    rows = league_rows(st, f"bulk-{tag}")
+                drop(f"rate{r}")
+                with Store(url(f"plain{r}")) as st:
+                    plains.append(floor(st, f"plain-{tag}", rows, columns=False))
+                drop(f"plain{r}")
+                with Store(url(f"store{r}")) as st:
+                    stores.append(floor(st, f"store-{tag}", rows, columns=True))
+                drop(f"store{r}")
+                del rows
+            rate_s, plain_s, store_s = map(statistics.median, (rates, plains, stores))
+            k = min(n, args.group_matches)
+            with Store(url("group")) as st:
+                st.load_matches(f"warm-g-{run}", matches[:1000], create=("trueskill", {}))
                 start = time.perf_counter()
                 st.add_matches(f"group-{run}", matches[:k], create=("trueskill", {}))
                 group_s = time.perf_counter() - start
-            with Store(url("plain")) as st:
-                plain_s = floor(st, f"plain-{run}", rows, columns=False)
-            with Store(url("store")) as st:
-                store_s = floor(st, f"store-{run}", rows, columns=True)
+            drop("group")
+            each = " / ".join(f"{n / t:,.0f}" for t in rates)
+            console.print(f"  {backend}: rate per run {each} matches/s")
             table.add_row(
                 backend, f"{n / read_s:,.0f}", f"{n / rate_s:,.0f}", f"{n / plain_s:,.0f}",
                 f"{plain_s / rate_s:.2f}", f"{n / store_s:,.0f}", f"{store_s / rate_s:.2f}",

@@ -45,7 +45,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.stats import norm
 
-from mindsport.history import fit, load_matches
+from mindsport.history import fit, read_matches
 from mindsport.history.threeway import constant_baseline, score_forecasts, two_team_outcomes
 from mindsport.match import Match
 
@@ -159,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     out: dict[str, Any] = {}
     halo = args.data / "halo2" / "HeadToHead.csv"
     if halo.exists():
-        ms = load_matches(halo)
+        ms = read_matches(halo)
         _i, cls = two_team_outcomes(ms)
         out["halo2"] = run(ms, None)
         show(f"Halo 2 head-to-head: {len(ms)} games, {np.mean(cls == 1):.3f} drawn", out["halo2"])
