@@ -101,9 +101,9 @@ def rate_all(
 ) -> tuple[HistoryRows, set[str]]:
     """Replay ``rows`` (in order) on ``players`` through the model's replayer (the replay
     engine's); returns the history rows (league ``lid``) and the touched players, whose
-    entries of ``players`` it updates. A model that
-    rates virtual players (:class:`~mindsport.store.league_model.VirtualPlayers`) starts from
-    ``virtual`` (their states, updated in place). A match the model refuses raises
+    entries of ``players`` it updates. A model that rates virtual players
+    (:class:`~mindsport.store.league_model.VirtualPlayers`) starts from ``virtual`` (their
+    states, updated in place). A match the model refuses raises
     :class:`StoreError` naming it. ``emit``, if given, receives each block's history rows as
     soon as they are made, as tuples of :data:`~mindsport.store.history_rows.HISTORY_INSERT`'s
     columns (``block_size`` matches a block)."""

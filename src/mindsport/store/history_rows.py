@@ -38,7 +38,7 @@ HISTORY_INSERT = (
 KEY_ORDER_FROM = 10_000
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class HistoryRows:
     """History rows of league ``league``, one entry per row in each array: ``codes`` the
     player (his name is ``ids[code]``), ``seqs`` and ``times`` the match's, ``mus`` and

@@ -9,8 +9,10 @@ with weights, scores, roles, deal or luck is put in its stored form by
 (created in it when asked), ids already recorded told apart by digest (an identical re-post is
 ignored, a different one refused), the new matches rated by the league's deriver (the one replay
 driver, on arrays; :meth:`Deriver.append <mindsport.store.derive.Deriver.append>`), their rows
-written with the database's bulk interface (SQLite: one prepared statement run per row in one
-transaction; PostgreSQL: ``COPY``). A refused match rolls everything back.
+written column by column with the database's bulk interface
+(:func:`~mindsport.store.bulk.insert_columns`; SQLite: prepared statements of many rows each,
+the values every row shares written into them, in one transaction; PostgreSQL: ``COPY``). A
+refused match rolls everything back.
 
 The bulk path takes a batch that only appends (each new match comes after every recorded match
 of its players, as the deriver's ``append`` requires) to a league whose model rates match by
