@@ -11,6 +11,9 @@ For each pair of graded Dou Dizhu bots with a known order (``level:N`` is strong
   corrections (AIVAT's action terms for the level bots' decisions): the variance per game of
   :func:`mindsport.games.compare.compare`'s duplicate, deal-corrected and corrected estimates
   (from the long-run run);
+  With ``--playouts K`` the action correction of every comparison values each move by ``K``
+  playouts of the game's own bots instead of its fixed value functions (a playout costs about
+  as much as a game: use a shorter ``--truth-games``);
 * the cost of the action correction: the long run's seconds with and without it (one run,
   the same games), as a ratio; and for the two bots' games alone (``--cost-games`` games on
   one core: played, played with records, the action terms valued);
@@ -168,7 +171,11 @@ def study(
     t0 = time.perf_counter()
     runs = runs_of(game_name, args)
     settings = CompareSettings(
-        seed=1000, max_games=runs.truth, batch=2000, calibration=args.calibration
+        seed=1000,
+        max_games=runs.truth,
+        batch=2000,
+        calibration=args.calibration,
+        playouts=args.playouts,
     )
     long_run = compare(game, a, b, settings, executor=ex)  # type: ignore[arg-type]
     seconds_on = time.perf_counter() - t0
@@ -218,7 +225,7 @@ def study(
     if reps:
         row["honesty"] = honesty(game_name, a, b, args, ex, reps, long_run)
     if args.cover_reps and game_name == "doudizhu":
-        row["coverage"] = coverage(game_name, a, b, args, long_run)
+        row["coverage"] = coverage(game_name, a, b, args, long_run, ex)
     return row
 
 
@@ -245,7 +252,13 @@ def interval_coverage(
             game,
             a,
             b,
-            CompareSettings(seed=r, max_games=games, batch=games, calibration=args.calibration),
+            CompareSettings(
+                seed=r,
+                max_games=games,
+                batch=games,
+                calibration=args.calibration,
+                playouts=args.playouts,
+            ),
             executor=ex,  # type: ignore[arg-type]
         )
         c, n = rep.win.corrected, rep.win.naive
@@ -302,6 +315,7 @@ def honesty(
             batch=50,
             stop=sprt,
             calibration=args.calibration,
+            playouts=args.playouts,
         )
         pair = compare(game, strong, weak, settings, executor=ex)  # type: ignore[arg-type]
         wrong_h0 += pair.sprt is not None and pair.sprt.verdict == "H0"
@@ -321,7 +335,7 @@ def honesty(
 
 
 def coverage(
-    game_name: str, a: str, b: str, args: argparse.Namespace, long_run: object
+    game_name: str, a: str, b: str, args: argparse.Namespace, long_run: object, ex: object
 ) -> dict[str, float]:
     """The coverage of the 95% intervals over ``--cover-reps`` more runs of ``--cover-games``
     games (seeds from ``--cover-seed``, ``--cover-calibration`` calibration deals): 20 runs
@@ -335,8 +349,9 @@ def coverage(
             max_games=args.cover_games,
             batch=args.cover_games,
             calibration=args.cover_calibration,
+            playouts=args.playouts,
         )
-        rep = compare(game, a, b, settings)
+        rep = compare(game, a, b, settings, executor=ex)  # type: ignore[arg-type]
         for m, comp in (("win", rep.win), ("margin", rep.margin)):
             for k, e in (("corrected", comp.corrected), ("duplicate", comp.duplicate)):
                 z[f"{m} {k}"].append((e.mean - truth[m]) / e.se if e.se > 0 else 0.0)
@@ -394,6 +409,13 @@ def main() -> None:
     p.add_argument("--width", type=float, default=0.04, help="win-score interval width")
     p.add_argument("--margin-width", type=float, default=0.2)
     p.add_argument("--calibration", type=int, default=4)
+    p.add_argument(
+        "--playouts",
+        type=int,
+        default=0,
+        help="the action correction's value of a move: the mean of this many playouts of the "
+        "game's own bots (0: the fixed value functions); every comparison of the run",
+    )
     p.add_argument("--cost-games", type=int, default=2000)
     p.add_argument("--cover-reps", type=int, default=0)
     p.add_argument("--cover-games", type=int, default=400)

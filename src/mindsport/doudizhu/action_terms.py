@@ -36,6 +36,7 @@ from mindsport.doudizhu.kinds import KIND_CODE
 from mindsport.doudizhu.player import Bot, EngineBot, engine_code
 from mindsport.doudizhu.record import GameRecord
 from mindsport.errors import MindsportError
+from mindsport.games.contract import MAX_PLAYOUTS
 
 if TYPE_CHECKING:
     from mindsport.doudizhu.engine import Recorded
@@ -46,6 +47,7 @@ __all__ = [
     "VALUE_WEIGHTS",
     "decision_terms",
     "feature_terms",
+    "playout_row_terms",
     "policy_codes",
     "row_terms",
 ]
@@ -159,3 +161,36 @@ def row_terms(played: Recorded, codes: IntArray, levels: IntArray) -> tuple[Floa
     (G x 3, :func:`policy_codes`): no record objects."""
     terms, valued = _kernel_terms(played.deals, played.rows, played.starts, codes, levels)
     return _values(terms), valued
+
+
+def playout_row_terms(
+    played: Recorded, codes: IntArray, levels: IntArray, bases: npt.NDArray[np.uint64], k: int
+) -> tuple[FloatArray, IntArray]:
+    """:func:`row_terms` with value functions that play the game out: each the mean result of
+    ``k`` playouts by the game's own bots from the position after the move
+    (:mod:`mindsport.doudizhu.compiled.playouts`; half the landlord's win score and his score
+    under the linear rule, as the comparison's orientation counts them); ``bases[g]``: game
+    ``g``'s playout generator state (G x 6, keyed apart from the game's own generator: the
+    values must not depend on the moves drawn)."""
+    from mindsport.doudizhu.compiled import ensure_compiled
+    from mindsport.doudizhu.compiled.playouts import N_VALUES, playout_terms
+
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_PLAYOUTS:
+        raise MindsportError(f"playouts must be an integer in 1..{MAX_PLAYOUTS}, got {k!r}")
+    if bases.shape != (len(codes), 6):
+        raise MindsportError(f"{len(codes)} games but playout states of shape {bases.shape}")
+    ensure_compiled()
+    terms = np.zeros((len(codes), 3, N_VALUES), np.float64)
+    valued = np.zeros((len(codes), 3), np.int64)
+    if len(codes):
+        playout_terms(
+            played.deals,
+            played.rows,
+            played.starts,
+            (codes, levels),
+            bases.copy(),
+            k,
+            terms,
+            valued,
+        )
+    return terms, valued

@@ -40,9 +40,12 @@ from mindsport.games.referee import Playthrough, play_state
 from mindsport.games.registry import make_bot
 from mindsport.games.specs import split_specs
 
-__all__ = ["DouDizhuGame", "game_rng", "play", "simulate"]
+__all__ = ["PLAYOUT_STREAM", "DouDizhuGame", "game_rng", "play", "simulate"]
 
 _MAX_TURNS = 1000
+#: the last entry of the keys of a table's playout generators (:meth:`DouDizhuGame.play_valued`):
+#: a key one entry longer than the table's, so no table of the same batch is seeded alike
+PLAYOUT_STREAM = 7919
 
 Bots = str | Sequence[Bot]
 
@@ -133,15 +136,27 @@ class DouDizhuGame:
         return _terms(returns, terms, valued)
 
     def play_valued(
-        self, tables: Sequence[Table], seed: int, seeding: Seeding = Seeding.SPAWN
+        self,
+        tables: Sequence[Table],
+        seed: int,
+        seeding: Seeding = Seeding.SPAWN,
+        playouts: int = 0,
     ) -> DecisionTerms | None:
         """:meth:`decision_terms` of ``tables`` played as :func:`~mindsport.games.many.play_many`
         plays them (the same games), on the compiled engine with the turns kept as arrays (no
         record objects); no decision valued when no seat holds a ``random`` or ``level:N`` bot.
         None when the engine cannot play them (a bot without an engine code, some tables dealt
-        and others not)."""
-        from mindsport.doudizhu.action_terms import policy_codes, row_terms
-        from mindsport.doudizhu.engine import play_rows, play_tables, result_scores
+        and others not). ``playouts``: value each move by that many playouts of the game's own
+        bots instead (:func:`~mindsport.doudizhu.action_terms.playout_row_terms`), their
+        generators keyed by each table's key extended by :data:`PLAYOUT_STREAM` under ``seed``
+        (spawned, whatever ``seeding``)."""
+        from mindsport.doudizhu.action_terms import playout_row_terms, policy_codes, row_terms
+        from mindsport.doudizhu.engine import (
+            play_rows,
+            play_tables,
+            result_scores,
+            seeded_states,
+        )
 
         codes, levels = policy_codes([t.bots for t in tables])  # refuses a table not of 3
         if (codes < 0).any():
@@ -156,7 +171,11 @@ class DouDizhuGame:
             n = len(tables)
             return _terms(returns, np.zeros((n, 3, 2)), np.zeros((n, 3), np.int64))
         played = play_rows(states, deals, codes, levels)
-        terms, valued = row_terms(played, codes, levels)
+        if playouts:
+            bases = seeded_states(seed, [(*k, PLAYOUT_STREAM) for k in keys], Seeding.SPAWN)
+            terms, valued = playout_row_terms(played, codes, levels, bases, playouts)
+        else:
+            terms, valued = row_terms(played, codes, levels)
         return _terms(result_scores(played.results, self.scoring), terms, valued)
 
     def __repr__(self) -> str:

@@ -33,6 +33,7 @@ import numpy as np
 from mindsport.errors import MindsportError
 
 __all__ = [
+    "MAX_PLAYOUTS",
     "TERMINAL",
     "BatchGame",
     "Bot",
@@ -47,6 +48,8 @@ __all__ = [
 
 #: ``current_player()`` of a finished game (OpenSpiel's ``kTerminalPlayerId``).
 TERMINAL = -4
+#: the most playouts per valued move :meth:`DecisionValuer.play_valued` is asked for
+MAX_PLAYOUTS = 256
 
 
 class IllegalMoveError(MindsportError):
@@ -201,11 +204,13 @@ class DecisionValuer(Protocol):
     records=True)`` recorded, played by the bots ``seats[g]`` (spec strings or bot objects per
     seat); None when it values none of them.
 
-    ``play_valued(tables, seed, seeding)``: play the :class:`~mindsport.games.many.Table` s
-    as ``play_many(game, tables, seed, seeding=seeding)`` would (the same games) and value
-    them at once, without record objects (Dou Dizhu: on its compiled engine); a
-    :class:`DecisionTerms` whose ``valued`` is all zero when it values none of them, None when
-    it cannot play them so (then record them and call ``decision_terms``).
+    ``play_valued(tables, seed, seeding, playouts)``: play the
+    :class:`~mindsport.games.many.Table` s as ``play_many(game, tables, seed, seeding=seeding)``
+    would (the same games) and value them at once, without record objects (Dou Dizhu: on its
+    compiled engine); with ``playouts`` > 0, each move valued by that many playouts of the
+    game's own bots from the position after it; a :class:`DecisionTerms` whose ``valued`` is
+    all zero when it values none of them, None when it cannot play them so (then record them
+    and call ``decision_terms``, whose value functions play nothing out).
     """
 
     def decision_terms(
@@ -213,5 +218,5 @@ class DecisionValuer(Protocol):
     ) -> DecisionTerms | None: ...
 
     def play_valued(
-        self, tables: Sequence[Any], seed: int, seeding: Any
+        self, tables: Sequence[Any], seed: int, seeding: Any, playouts: int = 0
     ) -> DecisionTerms | None: ...

@@ -71,6 +71,7 @@ def _warm() -> None:
         universe,
     )
     from mindsport.doudizhu.compiled.planner import best, plan_groups
+    from mindsport.doudizhu.compiled.playouts import playout_terms
     from mindsport.doudizhu.compiled.rng import int_words, seed_games, seed_keys
     from mindsport.doudizhu.compiled.values import decision_terms
 
@@ -103,6 +104,9 @@ def _warm() -> None:
     rows[0, 1] = -1
     bounds = np.array([0, 0], np.int64)
     decision_terms(deals, rows, bounds, codes, codes, np.zeros((1, 3, 16)), codes.copy())
+    playout_terms(
+        deals, rows, bounds, (codes, codes), states.copy(), 1, np.zeros((1, 3, 2)), codes.copy()
+    )
     del mc, mk
 
 

@@ -42,7 +42,8 @@ class SetsTask:
     """Duplicate sets ``sets`` of a comparison seeded ``seed``: ``first`` against ``second``
     (bot specs), valued by the reference ``pairs`` (stronger, weaker) on the set's outcome and
     on ``calibration`` more outcomes per set; with ``actions``, the action terms of the
-    decisions whose policy the game knows (:mod:`.actions`)."""
+    decisions whose policy the game knows (:mod:`.actions`), each move valued by ``playouts``
+    playouts where the game can (0: by its fixed value functions)."""
 
     game: Game
     first: str
@@ -52,6 +53,7 @@ class SetsTask:
     seed: int
     sets: tuple[int, ...]
     actions: bool = True
+    playouts: int = 0
 
 
 @dataclass(frozen=True)
@@ -109,7 +111,7 @@ def play_sets(task: SetsTask) -> PlayedSets:
     n_valued = 0
     terms = None
     if task.actions and isinstance(game, DecisionValuer):
-        terms = game.play_valued(tables, seed, Seeding.SPAWN)
+        terms = game.play_valued(tables, seed, Seeding.SPAWN, task.playouts)
         if terms is None:  # not at engine speed: record the games, then value them
             records = play_many(game, tables, seed, seeding=Seeding.SPAWN, records=True)
             terms = game.decision_terms(records, [t.bots for t in tables])

@@ -25,7 +25,7 @@ from mindsport.games.compare.report import Comparison, Report, elo_estimate
 from mindsport.games.compare.schedule import rotation, win_scores
 from mindsport.games.compare.sequential import Sprt, Width
 from mindsport.games.compare.variates import DEFAULT_FOLDS, correct
-from mindsport.games.contract import Game
+from mindsport.games.contract import MAX_PLAYOUTS, Game
 from mindsport.games.registry import make_bot
 from mindsport.games.specs import parse_spec
 
@@ -55,7 +55,9 @@ class CompareSettings:
     (None: the game's own, ``()``: no luck correction) and ``calibration`` outcomes per set;
     the interval's ``level``; the cross-fitting ``folds``; the least sets before a stop;
     ``actions``: AIVAT's action terms for the decisions whose policy the game knows
-    (:mod:`.actions`; on by default, used where the game and the bots allow)."""
+    (:mod:`.actions`; on by default, used where the game and the bots allow), each move valued
+    by ``playouts`` playouts of the game's own bots where the game can (0: by the game's fixed
+    value functions)."""
 
     seed: int = 0
     max_games: int = 2000
@@ -67,6 +69,7 @@ class CompareSettings:
     folds: int = DEFAULT_FOLDS
     min_sets: int = 20
     actions: bool = True
+    playouts: int = 0
 
     def __post_init__(self) -> None:
         for name, least, most in (
@@ -76,6 +79,7 @@ class CompareSettings:
             ("calibration", 1, 64),
             ("folds", 2, 100),
             ("min_sets", 2, 1_000_000),
+            ("playouts", 0, MAX_PLAYOUTS),
         ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not least <= value <= most:
@@ -255,6 +259,7 @@ def compare(
                 settings.seed,
                 tuple(batch[i : i + size]),
                 settings.actions,
+                settings.playouts,
             )
             for i in range(0, len(batch), size)
         ]
