@@ -175,7 +175,7 @@ def study(
         max_games=runs.truth,
         batch=2000,
         calibration=args.calibration,
-        playouts=args.playouts,
+        playouts=args.playouts if args.truth_playouts is None else args.truth_playouts,
     )
     long_run = compare(game, a, b, settings, executor=ex)  # type: ignore[arg-type]
     seconds_on = time.perf_counter() - t0
@@ -415,6 +415,13 @@ def main() -> None:
         default=0,
         help="the action correction's value of a move: the mean of this many playouts of the "
         "game's own bots (0: the fixed value functions); every comparison of the run",
+    )
+    p.add_argument(
+        "--truth-playouts",
+        type=int,
+        default=None,
+        help="--playouts of the long run alone (default: --playouts): a long run with the fixed "
+        "values is cheap, and its estimate is as unbiased",
     )
     p.add_argument("--cost-games", type=int, default=2000)
     p.add_argument("--cover-reps", type=int, default=0)
