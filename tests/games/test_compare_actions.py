@@ -290,7 +290,10 @@ def test_playouts_give_the_same_report_in_every_process() -> None:
     with ProcessExecutor(2) as ex:
         two = compare(game, "level:80", "level:40", settings, executor=ex)
     assert one.to_json() == two.to_json()
+    assert one.playouts == one.to_json()["playouts"] == 2
+    assert "by 2 playouts a move" in one.lines()[0]
     fixed = compare(game, "level:80", "level:40", replace(settings, playouts=0))
+    assert fixed.playouts == 0 and "playouts" not in fixed.lines()[0]
     assert one.valued == fixed.valued > 0
     assert one.win.deal == fixed.win.deal  # the same games: only the action terms differ
     assert one.win.corrected != fixed.win.corrected

@@ -62,7 +62,8 @@ class PlayedSets:
     ``features[set, f]`` of each set's outcome and ``calibrated[set, f]`` (the same features
     averaged over the set's calibration outcomes); the action variates ``actions[set, v]``
     (:func:`.actions.action_variates`; no columns when none were valued) and the decisions
-    they valued; the games each kind took."""
+    they valued, by ``playouts`` playouts a move (0: by the game's fixed value functions);
+    the games each kind took."""
 
     sets: tuple[int, ...]
     margins: FloatArray
@@ -72,6 +73,7 @@ class PlayedSets:
     reference_games: int
     actions: FloatArray
     valued: int = 0
+    playouts: int = 0
 
 
 def _rng(seed: int, key: tuple[int, ...]) -> np.random.Generator:
@@ -109,6 +111,7 @@ def play_sets(task: SetsTask) -> PlayedSets:
     ]
     actions = np.zeros((len(task.sets), 0))
     n_valued = 0
+    playouts = 0
     terms = None
     if task.actions and isinstance(game, DecisionValuer):
         terms = game.play_valued(tables, seed, Seeding.SPAWN, task.playouts)
@@ -118,6 +121,7 @@ def play_sets(task: SetsTask) -> PlayedSets:
             returns = terms.returns if terms is not None else _returns(game, records)
         else:
             returns = terms.returns
+            playouts = task.playouts
             if not terms.valued.any():
                 terms = None
     else:
@@ -155,6 +159,7 @@ def play_sets(task: SetsTask) -> PlayedSets:
         reference_games=reference_games,
         actions=actions,
         valued=n_valued,
+        playouts=playouts if n_valued else 0,
     )
 
 

@@ -54,7 +54,8 @@ class Report:
     """A comparison of ``first`` against ``second`` at ``game``: the win score and the margin
     (:class:`Comparison`), the Elo difference of the corrected win score with its interval,
     the games (between the two bots; and by the reference bots), the decisions the action
-    correction valued, the duplicate sets and line-ups per set, why it stopped, and the SPRT's
+    correction valued (by ``playouts`` playouts a move; 0: by the game's fixed value functions),
+    the duplicate sets and line-ups per set, why it stopped, and the SPRT's
     last state when one ran."""
 
     game: str
@@ -72,6 +73,7 @@ class Report:
     sprt: SprtState | None = None
     test: str | None = None
     valued: int = 0
+    playouts: int = 0
 
     def to_json(self) -> dict[str, Any]:
         sprt = None
@@ -91,6 +93,7 @@ class Report:
             "games": self.games,
             "reference_games": self.reference_games,
             "valued_decisions": self.valued,
+            "playouts": self.playouts,
             "sets": self.sets,
             "lineups": self.lineups,
             "stopped": self.stopped,
@@ -106,7 +109,8 @@ class Report:
         out = [
             f"{self.first} against {self.second} at {self.game} (seed {self.seed}): "
             f"{self.games} games in {self.sets} duplicate sets of {self.lineups} line-ups, "
-            f"{self.reference_games} reference games, {self.valued} decisions valued; "
+            f"{self.reference_games} reference games, {self.valued} decisions valued"
+            f"{f' by {self.playouts} playouts a move' if self.playouts else ''}; "
             f"stopped: {self.stopped}",
         ]
         if self.sprt is not None:

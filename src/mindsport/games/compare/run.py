@@ -171,6 +171,7 @@ def summarize(
         games=played.games,
         reference_games=played.reference_games,
         valued=played.valued,
+        playouts=played.playouts,
         sets=n,
         lineups=lineups,
         stopped=stopped,
@@ -196,6 +197,7 @@ def _merge(parts: Sequence[PlayedSets]) -> PlayedSets:
         reference_games=sum(p.reference_games for p in parts),
         actions=np.concatenate([p.actions for p in parts]),
         valued=sum(p.valued for p in parts),
+        playouts=min(p.playouts for p in parts),
     )
 
 
