@@ -16,7 +16,7 @@ the game's playout generator (:func:`_derive`), and every move of the decision (
 moves, the pass, the strong bot's move, the move played) is played out from the same ``k``
 states: the values of two moves differ by what the moves change, not by different luck after
 them. The playout generator is keyed apart from the game's own (see
-:func:`mindsport.doudizhu.action_terms.playout_terms`), so the values are independent of the
+:meth:`mindsport.doudizhu.game.DouDizhuGame.play_valued`), so the values are independent of the
 move drawn at the decision, which keeps each term ``V(s, a_played) - E_pi V(s, .)`` at
 expectation zero given ``s`` (whatever the values are: noisy or not, close to the truth or
 not); with many playouts the value approaches the expected result of the game's own bots from
