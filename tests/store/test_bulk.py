@@ -89,3 +89,25 @@ def test_columns_of_different_lengths_are_refused_and_none_write_nothing(db_url:
         with db.write() as conn:
             insert_columns(db, cursor(conn), "ms_rating_history", _columns(0, 1, False))
         assert _stored(st, 1) == []
+
+
+def test_a_shared_text_with_a_nul_character_is_bound_as_the_driver_writes_it(
+    tmp_path: Any,
+) -> None:
+    """SQLite stores text with NUL characters when bound; such a shared value is not written
+    into the statement (an SQL literal cannot hold one) but bound, and stored alike."""
+    with Store(f"sqlite:///{tmp_path / 'nul.db'}") as st:
+        db = st._db
+        with db.write() as conn:
+            cur = cursor(conn)
+            for league in (1, 2):
+                columns = _columns(40, league, True)
+                columns["extra"] = ['"a\x00b"'] * 40
+                if league == 1:
+                    insert_columns(db, cur, "ms_rating_history", columns)
+                else:
+                    rows = list(zip(*columns.values(), strict=True))
+                    insert_many(db, cur, *HISTORY_INSERT, rows)
+        mine, theirs = _stored(st, 1), _stored(st, 2)
+    assert mine == theirs
+    assert mine[0][5] == '"a\x00b"'

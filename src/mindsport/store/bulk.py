@@ -120,6 +120,8 @@ def _same(values: Sequence[Any]) -> bool:
         return False
     if isinstance(first, float) and not math.isfinite(first):
         return False
+    if isinstance(first, str) and "\x00" in first:  # bound, as the driver writes it
+        return False
     if values[-1] != first or values[len(values) // 2] != first:  # most columns vary: seen at once
         return False
     if isinstance(values, list):  # counted in C: the usual column
@@ -128,12 +130,11 @@ def _same(values: Sequence[Any]) -> bool:
 
 
 def _literal(value: str | int | float | None) -> str:
-    """``value`` as an SQL literal (``None``, a string, an integer or a finite float)."""
+    """``value`` as an SQL literal (``None``, a string without NUL, an integer or a finite
+    float)."""
     if value is None:
         return "NULL"
     if isinstance(value, str):
-        if "\x00" in value:
-            raise StoreError("a text value with a NUL character cannot be written")
         return "'" + value.replace("'", "''") + "'"
     if isinstance(value, int):
         return str(value)
