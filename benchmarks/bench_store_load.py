@@ -50,7 +50,7 @@ from sqlalchemy import text
 from mindsport.history import Match, write_matches
 from mindsport.history.io import read_located
 from mindsport.store import Store
-from mindsport.store.bulk import insert_columns, insert_many
+from mindsport.store.bulk import _insert_columns, insert_columns, insert_many
 from mindsport.store.database import cursor
 from mindsport.store.history_rows import HISTORY_INSERT
 from mindsport.store.match_log import MATCH_INSERT, RATINGS_UPSERT
@@ -112,7 +112,7 @@ def floor(st: Store, league: str, rows: dict[str, list[tuple[Any, ...]]], column
     }
     made = {}
     for table, ((head, _), key) in tables.items():
-        names = [c.strip() for c in head[head.index("(") + 1 : -1].split(",")]
+        names = _insert_columns(head)[1]
         given = [(lid_v, *r) for r in rows[key]]
         made[table] = dict(zip(names, map(list, zip(*given, strict=True)), strict=True))
     start = time.perf_counter()

@@ -159,9 +159,11 @@ def rate_all(
         # are made only when one is not finite)
         check_finite(post, (f"match {chunk[int(i)]['match_id']!r}" for i in match_of))
         extras = None
-        if plain:
-            mus = post[:, 0]
-            sigmas = np.zeros(len(codes)) if sigma_col is None else post[:, sigma_col]
+        if plain:  # copied: the driver reuses the block's buffer
+            mus = post[:, 0].astype(np.float64)
+            sigmas = (
+                np.zeros(len(codes)) if sigma_col is None else post[:, sigma_col].astype(np.float64)
+            )
         else:
             states = [model.state(r) for r in post.tolist()]
             mus = np.array([st.mu for st in states], dtype=np.float64)
@@ -173,8 +175,8 @@ def rate_all(
             codes.astype(np.int64),
             np.fromiter(map(_SEQ, chunk), np.int64, len(chunk))[match_of],
             np.fromiter(map(_TIME, chunk), np.float64, len(chunk))[match_of],
-            np.array(mus, dtype=np.float64),
-            np.array(sigmas, dtype=np.float64),
+            mus,
+            sigmas,
             extras,
             games,
         )
