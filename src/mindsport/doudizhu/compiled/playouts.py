@@ -189,6 +189,25 @@ def _value(hands, seat, move, play, bots, states, w, out):  # pragma: no cover -
 
 
 @njit(cache=True)
+def _among(kind, main, counts, n, mk, mm, moves):  # pragma: no cover - compiled
+    """The index of the move (``kind``, ``main``, ``counts``) among the ``n`` legal moves
+    (``mk``, ``mm``, ``moves``); ``n`` for the pass. Every move a bot plays is legal, so it is
+    found, and its values are those of the legal move: the same playouts from the same states."""
+    if kind == PASS:
+        return n
+    for i in range(n):
+        if mk[i] == kind and mm[i] == main:
+            same = True
+            for r in range(N_RANKS):
+                if moves[i, r] != counts[r]:
+                    same = False
+                    break
+            if same:
+                return i
+    raise RuntimeError("a move played is not among the legal moves")
+
+
+@njit(cache=True)
 def playout_terms(deals, rows, starts, bots, bases, k, terms, valued):  # pragma: no cover
     """Add the action terms of the decisions of seat ``s`` in game ``g`` to ``terms[g, s]``
     (:data:`N_VALUES` each, the landlord's side) and count them in ``valued[g, s]``, each value
@@ -206,9 +225,9 @@ def playout_terms(deals, rows, starts, bots, bases, k, terms, valued):  # pragma
     played = np.zeros(N_RANKS, np.int64)
     strong = np.zeros(N_RANKS, np.int64)
     moves = np.zeros((mc.shape[0], N_RANKS), np.int64)
+    values = np.zeros((mc.shape[0] + 1, N_VALUES), np.float64)  # the legal moves, the pass
     states = np.zeros((k, 6), np.uint64)
     none = np.zeros(6, np.uint64)  # the strong bot draws nothing
-    v = np.zeros(N_VALUES, np.float64)
     expect = np.zeros(N_VALUES, np.float64)
     codes, levels = bots
     for g in range(deals.shape[0]):
@@ -234,11 +253,13 @@ def playout_terms(deals, rows, starts, bots, bases, k, terms, valued):  # pragma
                 uniform = (1.0 - p) / (n + (1 if pk >= 0 else 0))
                 expect[:] = 0.0
                 for i in range(n):
-                    _value(hands, seat, Move(mk[i], mm[i], moves[i]), play, seats, states, w, v)
-                    expect += uniform * v
+                    _value(
+                        hands, seat, Move(mk[i], mm[i], moves[i]), play, seats, states, w, values[i]
+                    )
+                    expect += uniform * values[i]
                 if pk >= 0:
-                    _value(hands, seat, Move(PASS, -1, played), play, seats, states, w, v)
-                    expect += uniform * v
+                    _value(hands, seat, Move(PASS, -1, played), play, seats, states, w, values[n])
+                    expect += uniform * values[n]
                 if p > 0.0:
                     for s in range(3):
                         left[s] = 0
@@ -249,11 +270,11 @@ def playout_terms(deals, rows, starts, bots, bases, k, terms, valued):  # pragma
                     skind, smain = decide(
                         turn, hands[seat], unseen, left, none, sc, sk, sm, ss, strong
                     )
-                    _value(hands, seat, Move(skind, smain, strong), play, seats, states, w, v)
-                    expect += p * v
-                _value(hands, seat, Move(kind, main, played), play, seats, states, w, v)
+                    i = _among(skind, smain, strong, n, mk, mm, moves)
+                    expect += p * values[i]
+                i = _among(kind, main, played, n, mk, mm, moves)
                 for q in range(N_VALUES):
-                    terms[g, seat, q] += v[q] - expect[q]
+                    terms[g, seat, q] += values[i, q] - expect[q]
             if kind != PASS:
                 size = 0
                 for r in range(N_RANKS):
