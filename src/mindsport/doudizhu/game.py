@@ -201,7 +201,7 @@ def _engine_batch(
 
 def _values_any(codes: np.ndarray, levels: np.ndarray) -> bool:
     """Whether any seat's bot (engine ``codes`` / ``levels``) has a known random policy."""
-    from mindsport.doudizhu.compiled.values import strong_share
+    from mindsport.doudizhu.compiled.policy import strong_share
 
     known = {(int(c), int(lv)) for c, lv in zip(codes.ravel(), levels.ravel(), strict=True)}
     return any(strong_share(c, lv) >= 0 for c, lv in known)

@@ -4,6 +4,8 @@
 * :mod:`.planner`: the strong bot's hand planner;
 * :mod:`.bots`: the built-in bots' decisions (random, greedy, strong, ``level:N``);
 * :mod:`.engine`: the game loop over batches of games;
+* :mod:`.policy`, :mod:`.values`, :mod:`.playouts`: AIVAT's action terms of the bots whose move
+  distribution is known, valued by linear features or by playouts;
 * :mod:`.rng`: NumPy's PCG64 generator, bit for bit, so a compiled game draws exactly what a
   Python ``np.random.Generator`` would.
 

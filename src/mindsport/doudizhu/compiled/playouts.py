@@ -39,8 +39,8 @@ from mindsport.doudizhu.compiled.bots import (
     unseen_cards,
 )
 from mindsport.doudizhu.compiled.movegen import legal
+from mindsport.doudizhu.compiled.policy import add_term, move_index, strong_share
 from mindsport.doudizhu.compiled.rng import next_uint64
-from mindsport.doudizhu.compiled.values import strong_share
 from mindsport.doudizhu.kinds import BOMB, PASS
 
 __all__ = ["N_VALUES", "playout_terms"]
@@ -189,25 +189,6 @@ def _value(hands, seat, move, play, bots, states, w, out):  # pragma: no cover -
 
 
 @njit(cache=True)
-def _among(kind, main, counts, n, mk, mm, moves):  # pragma: no cover - compiled
-    """The index of the move (``kind``, ``main``, ``counts``) among the ``n`` legal moves
-    (``mk``, ``mm``, ``moves``); ``n`` for the pass. Every move a bot plays is legal, so it is
-    found, and its values are those of the legal move: the same playouts from the same states."""
-    if kind == PASS:
-        return n
-    for i in range(n):
-        if mk[i] == kind and mm[i] == main:
-            same = True
-            for r in range(N_RANKS):
-                if moves[i, r] != counts[r]:
-                    same = False
-                    break
-            if same:
-                return i
-    raise RuntimeError("a move played is not among the legal moves")
-
-
-@njit(cache=True)
 def playout_terms(deals, rows, starts, bots, bases, k, terms, valued):  # pragma: no cover
     """Add the action terms of the decisions of seat ``s`` in game ``g`` to ``terms[g, s]``
     (:data:`N_VALUES` each, the landlord's side) and count them in ``valued[g, s]``, each value
@@ -228,7 +209,6 @@ def playout_terms(deals, rows, starts, bots, bases, k, terms, valued):  # pragma
     values = np.zeros((mc.shape[0] + 1, N_VALUES), np.float64)  # the legal moves, the pass
     states = np.zeros((k, 6), np.uint64)
     none = np.zeros(6, np.uint64)  # the strong bot draws nothing
-    expect = np.zeros(N_VALUES, np.float64)
     codes, levels = bots
     for g in range(deals.shape[0]):
         seats = Bots(codes[g], levels[g])
@@ -250,16 +230,13 @@ def playout_terms(deals, rows, starts, bots, bases, k, terms, valued):  # pragma
                 for i in range(n):  # kept: the playouts use move buffers of their own
                     for r in range(N_RANKS):
                         moves[i, r] = mc[i, r]
-                uniform = (1.0 - p) / (n + (1 if pk >= 0 else 0))
-                expect[:] = 0.0
                 for i in range(n):
                     _value(
                         hands, seat, Move(mk[i], mm[i], moves[i]), play, seats, states, w, values[i]
                     )
-                    expect += uniform * values[i]
                 if pk >= 0:
                     _value(hands, seat, Move(PASS, -1, played), play, seats, states, w, values[n])
-                    expect += uniform * values[n]
+                best = -1  # the strong bot's move, when it may play it
                 if p > 0.0:
                     for s in range(3):
                         left[s] = 0
@@ -270,11 +247,9 @@ def playout_terms(deals, rows, starts, bots, bases, k, terms, valued):  # pragma
                     skind, smain = decide(
                         turn, hands[seat], unseen, left, none, sc, sk, sm, ss, strong
                     )
-                    i = _among(skind, smain, strong, n, mk, mm, moves)
-                    expect += p * values[i]
-                i = _among(kind, main, played, n, mk, mm, moves)
-                for q in range(N_VALUES):
-                    terms[g, seat, q] += values[i, q] - expect[q]
+                    best = move_index(skind, smain, strong, n, mk, mm, moves)
+                i = move_index(kind, main, played, n, mk, mm, moves)
+                add_term(values, n, pk >= 0, p, best, i, terms[g, seat])
             if kind != PASS:
                 size = 0
                 for r in range(N_RANKS):

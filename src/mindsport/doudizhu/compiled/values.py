@@ -48,8 +48,6 @@ from numba import njit
 
 from mindsport.doudizhu.cards import BIG_JOKER, N_RANKS, SMALL_JOKER
 from mindsport.doudizhu.compiled.bots import (
-    BOT_LEVEL,
-    BOT_RANDOM,
     BOT_STRONG,
     Turn,
     decide,
@@ -58,6 +56,7 @@ from mindsport.doudizhu.compiled.bots import (
 )
 from mindsport.doudizhu.compiled.movegen import legal
 from mindsport.doudizhu.compiled.planner import new_frames, search
+from mindsport.doudizhu.compiled.policy import add_term, move_index, strong_share
 from mindsport.doudizhu.kinds import BOMB, PASS
 
 __all__ = [
@@ -67,7 +66,6 @@ __all__ = [
     "Table",
     "decision_terms",
     "features",
-    "strong_share",
 ]
 
 FEATURE_NAMES: tuple[str, ...] = (
@@ -189,17 +187,6 @@ def _child(seat, kind, move, hand, seats, before, work, frames, out):  # pragma:
 
 
 @njit(cache=True)
-def strong_share(code, level):  # pragma: no cover - compiled
-    """The probability that bot ``code`` / ``level`` plays the strong bot's move, or -1 when
-    its policy is not a known random one (deterministic, or unknown: ``code < 0``)."""
-    if code == BOT_RANDOM:
-        return 0.0
-    if code == BOT_LEVEL and 0 <= level < 100:
-        return level / 100.0
-    return -1.0
-
-
-@njit(cache=True)
 def decision_terms(deals, rows, starts, codes, levels, terms, valued):  # pragma: no cover
     """Add the action terms of the decisions of seat ``s`` in game ``g`` to ``terms[g, s]``
     (``N_FEATURES`` each) and count them in ``valued[g, s]``.
@@ -218,8 +205,7 @@ def decision_terms(deals, rows, starts, codes, levels, terms, valued):  # pragma
     move = np.zeros(N_RANKS, np.int64)
     strong_move = np.zeros(N_RANKS, np.int64)
     seats = Seats(np.zeros(3, np.float64), np.zeros(3, np.int64), np.zeros(3, np.int64))
-    f = np.zeros(N_FEATURES, np.float64)
-    expect = np.zeros(N_FEATURES, np.float64)
+    values = np.zeros((mc.shape[0] + 1, N_FEATURES), np.float64)  # legal moves, the pass
     for g in range(deals.shape[0]):
         for s in range(3):
             for r in range(N_RANKS):
@@ -242,31 +228,21 @@ def decision_terms(deals, rows, starts, codes, levels, terms, valued):  # pragma
                 valued[g, seat] += 1
                 hand = hands[seat]
                 n = legal(hand, pk, lmain, lsize, mc, mk, mm, ms)
-                m = n + (1 if pk >= 0 else 0)
-                for k in range(N_FEATURES):
-                    expect[k] = 0.0
-                uniform = (1.0 - p) / m
                 before = Table(last_player, seat, bombs, -1)
                 for i in range(n):
-                    _child(seat, mk[i], mc[i], hand, seats, before, work, frames, f)
-                    for k in range(N_FEATURES):
-                        expect[k] += uniform * f[k]
+                    _child(seat, mk[i], mc[i], hand, seats, before, work, frames, values[i])
                 if pk >= 0:
-                    _child(seat, PASS, move, hand, seats, before, work, frames, f)
-                    for k in range(N_FEATURES):
-                        expect[k] += uniform * f[k]
+                    _child(seat, PASS, move, hand, seats, before, work, frames, values[n])
+                best = -1  # the strong bot's move, when it may play it
                 if p > 0.0:
                     unseen_cards(hands, seat, unseen)
                     turn = Turn(BOT_STRONG, 0, seat, pk, lmain, lsize, last_player)
-                    skind, _ = decide(
+                    skind, smain = decide(
                         turn, hand, unseen, seats.left, st, sc, sk, sm, ss, strong_move
                     )
-                    _child(seat, skind, strong_move, hand, seats, before, work, frames, f)
-                    for k in range(N_FEATURES):
-                        expect[k] += p * f[k]
-                _child(seat, kind, move, hand, seats, before, work, frames, f)
-                for k in range(N_FEATURES):
-                    terms[g, seat, k] += f[k] - expect[k]
+                    best = move_index(skind, smain, strong_move, n, mk, mm, mc)
+                i = move_index(kind, rows[row, 2], move, n, mk, mm, mc)
+                add_term(values, n, pk >= 0, p, best, i, terms[g, seat])
             if kind != PASS:
                 size = 0
                 for r in range(N_RANKS):
