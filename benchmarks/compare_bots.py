@@ -399,21 +399,34 @@ def plot(rows: list[dict[str, object]], path: Path) -> None:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--pairs", default="level:90/level:70,level:90/level:30")
-    p.add_argument("--truth-games", type=int, default=20000)
-    p.add_argument("--naive-games", type=int, default=20000)
-    p.add_argument("--reps", type=int, default=20)
-    p.add_argument("--rep-games", type=int, default=2000)
-    p.add_argument("--sprt-games", type=int, default=6000)
+    p.add_argument(
+        "--pairs",
+        default="level:90/level:70,level:90/level:30",
+        help="Dou Dizhu pairs A/B, comma-separated (empty: none)",
+    )
+    p.add_argument(
+        "--truth-games", type=int, default=20000, help="games of the long run of each pair"
+    )
+    p.add_argument(
+        "--naive-games", type=int, default=20000, help="(a): games on fresh random deals"
+    )
+    p.add_argument("--reps", type=int, default=20, help="honesty runs per pair (0: none)")
+    p.add_argument("--rep-games", type=int, default=2000, help="games of each honesty run")
+    p.add_argument("--sprt-games", type=int, default=6000, help="game budget of each SPRT run")
     p.add_argument(
         "--sprt-only",
         action="store_true",
         help="of the honesty checks, the SPRT's error rates only (no interval coverage runs)",
     )
-    p.add_argument("--elo1", type=float, default=30.0)
+    p.add_argument("--elo1", type=float, default=30.0, help="the Dou Dizhu SPRT's H1 (Elo)")
     p.add_argument("--width", type=float, default=0.04, help="win-score interval width")
-    p.add_argument("--margin-width", type=float, default=0.2)
-    p.add_argument("--calibration", type=int, default=4)
+    p.add_argument("--margin-width", type=float, default=0.2, help="margin interval width")
+    p.add_argument(
+        "--calibration",
+        type=int,
+        default=4,
+        help="calibration deals per set the deal correction's reference bots play",
+    )
     p.add_argument(
         "--playouts",
         type=int,
@@ -428,27 +441,48 @@ def main() -> None:
         help="--playouts of the long run alone (default: --playouts): a long run with the fixed "
         "values is cheap, and its estimate is as unbiased",
     )
-    p.add_argument("--cost-games", type=int, default=2000)
-    p.add_argument("--cover-reps", type=int, default=0)
-    p.add_argument("--cover-games", type=int, default=400)
-    p.add_argument("--cover-seed", type=int, default=3000)
-    p.add_argument("--cover-calibration", type=int, default=2)
-    p.add_argument("--junqi-pairs", default="belief/greedy")
-    p.add_argument("--junqi-sets", type=int, default=150)
+    p.add_argument(
+        "--cost-games",
+        type=int,
+        default=2000,
+        help="games of the action correction's cost on one core (0: not measured)",
+    )
+    p.add_argument(
+        "--cover-reps", type=int, default=0, help="more coverage runs per pair (0: none)"
+    )
+    p.add_argument("--cover-games", type=int, default=400, help="games of each coverage run")
+    p.add_argument("--cover-seed", type=int, default=3000, help="seed of the first coverage run")
+    p.add_argument(
+        "--cover-calibration", type=int, default=2, help="--calibration of the coverage runs"
+    )
+    p.add_argument(
+        "--junqi-pairs", default="belief/greedy", help="Luzhanqi pairs A/B (empty: none)"
+    )
+    p.add_argument(
+        "--junqi-sets", type=int, default=150, help="Luzhanqi (a): set-up pairs, fresh each"
+    )
     p.add_argument(
         "--junqi-truth-sets", type=int, default=0, help="the long run's sets (0: --junqi-sets)"
     )
-    p.add_argument("--junqi-reps", type=int, default=0)
-    p.add_argument("--junqi-rep-games", type=int, default=100)
+    p.add_argument("--junqi-reps", type=int, default=0, help="Luzhanqi honesty runs")
+    p.add_argument(
+        "--junqi-rep-games", type=int, default=100, help="games of each Luzhanqi honesty run"
+    )
     p.add_argument("--junqi-elo1", type=float, default=60.0, help="the Luzhanqi SPRT's H1")
     p.add_argument("--mahjong-pairs", default="", help="e.g. level:15/level:0 (slow games)")
-    p.add_argument("--mahjong-game", default="mahjong-east")
+    p.add_argument("--mahjong-game", default="mahjong-east", help="the registered mahjong game")
     p.add_argument("--mahjong-sets", type=int, default=100, help="walls, 14 games each")
-    p.add_argument("--mahjong-reps", type=int, default=0)
-    p.add_argument("--mahjong-rep-games", type=int, default=280)
+    p.add_argument("--mahjong-reps", type=int, default=0, help="mahjong honesty runs")
+    p.add_argument(
+        "--mahjong-rep-games", type=int, default=280, help="games of each mahjong honesty run"
+    )
     p.add_argument("--mahjong-elo1", type=float, default=60.0, help="the mahjong SPRT's H1")
-    p.add_argument("--workers", type=int, default=1)
-    p.add_argument("--plot", type=Path, default=None)
+    p.add_argument(
+        "--workers", type=int, default=1, help="worker processes (1: serial, in this process)"
+    )
+    p.add_argument(
+        "--plot", type=Path, default=None, help="write the games-needed bar chart (PNG) here"
+    )
     args = p.parse_args()
     rows = []
     kind = "serial" if args.workers == 1 else "local"
