@@ -348,6 +348,7 @@ def coverage(
     game = get_game(game_name)
     truth = {"win": long_run.win.corrected.mean, "margin": long_run.margin.corrected.mean}  # type: ignore[attr-defined]
     z: dict[str, list[float]] = {f"{m} {k}": [] for m in truth for k in ("corrected", "duplicate")}
+    within = 0  # the corrected win score in the naive interval
     for seed in range(args.cover_seed, args.cover_seed + args.cover_reps):
         settings = CompareSettings(
             seed=seed,
@@ -357,6 +358,7 @@ def coverage(
             playouts=args.playouts,
         )
         rep = compare(game, a, b, settings, executor=ex)  # type: ignore[arg-type]
+        within += rep.win.naive.low <= rep.win.corrected.mean <= rep.win.naive.high
         for m, comp in (("win", rep.win), ("margin", rep.margin)):
             for k, e in (("corrected", comp.corrected), ("duplicate", comp.duplicate)):
                 z[f"{m} {k}"].append((e.mean - truth[m]) / e.se if e.se > 0 else 0.0)
@@ -370,8 +372,9 @@ def coverage(
         + ", ".join(
             f"{key} {100 * out[key]:.1f}% (sd of z {np.std(v, ddof=1):.3f})" for key, v in z.items()
         )
+        + f"; the corrected win score in the naive interval {within}/{args.cover_reps}"
     )
-    return out
+    return {**out, "corrected_in_naive": within / args.cover_reps}
 
 
 def plot(rows: list[dict[str, object]], path: Path) -> None:
