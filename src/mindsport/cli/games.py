@@ -147,7 +147,7 @@ def compare_bots(
         min=0,
         max=256,
         help="The action correction values each move by this many playouts of the game's own "
-        "bots (Dou Dizhu, both bots built in; about 10 ms a game per playout on one core): "
+        "bots (Dou Dizhu, both bots built in; about 8 ms a game per playout on one core): "
         "at 48, 13 and 6 times fewer games than random deals for level:90 against level:70 "
         "and level:30 (the fixed values: 1.6 and 1.3); below 16 the values are too noisy and "
         "can add variance. 0: by fixed value functions.",

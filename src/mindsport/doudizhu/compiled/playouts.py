@@ -13,14 +13,15 @@ played)``), whose double is the margin.
 
 **Common random numbers.** For each valued decision ``k`` generator states are derived from
 the game's playout generator (:func:`_derive`), and every move of the decision (the legal
-moves, the pass, the strong bot's move, the move played) is played out from the same ``k``
-states: the values of two moves differ by what the moves change, not by different luck after
-them. The playout generator is keyed apart from the game's own (see
-:meth:`mindsport.doudizhu.game.DouDizhuGame.play_valued`), so the values are independent of the
-move drawn at the decision, which keeps each term ``V(s, a_played) - E_pi V(s, .)`` at
-expectation zero given ``s`` (whatever the values are: noisy or not, close to the truth or
-not); with many playouts the value approaches the expected result of the game's own bots from
-that position, the value for which AIVAT's terms remove all the variance of the bots' own draws.
+moves and the pass; the strong bot's move and the move played are among them and take their
+values, :mod:`.policy`) is played out from the same ``k`` states: the values of two moves
+differ by what the moves change, not by different luck after them. The playout generator is
+keyed apart from the game's own (see :meth:`mindsport.doudizhu.game.DouDizhuGame.play_valued`),
+so the values are independent of the move drawn at the decision, which keeps each term
+``V(s, a_played) - E_pi V(s, .)`` at expectation zero given ``s`` (whatever the values are:
+noisy or not, close to the truth or not); with many playouts the value approaches the expected
+result of the game's own bots from that position, the value for which AIVAT's terms remove all
+the variance of the bots' own draws.
 """
 
 from __future__ import annotations
