@@ -206,7 +206,6 @@ def playout_terms(deals, rows, starts, bots, bases, k, terms, valued):  # pragma
     unseen = np.zeros(N_RANKS, np.int64)
     played = np.zeros(N_RANKS, np.int64)
     strong = np.zeros(N_RANKS, np.int64)
-    moves = np.zeros((mc.shape[0], N_RANKS), np.int64)
     values = np.zeros((mc.shape[0] + 1, N_VALUES), np.float64)  # the legal moves, the pass
     states = np.zeros((k, 6), np.uint64)
     none = np.zeros(6, np.uint64)  # the strong bot draws nothing
@@ -228,12 +227,9 @@ def playout_terms(deals, rows, starts, bots, bases, k, terms, valued):  # pragma
                 for j in range(k):
                     _derive(bases[g], states[j])
                 n = legal(hands[seat], pk, play.main, play.size, mc, mk, mm, ms)
-                for i in range(n):  # kept: the playouts use move buffers of their own
-                    for r in range(N_RANKS):
-                        moves[i, r] = mc[i, r]
-                for i in range(n):
+                for i in range(n):  # the playouts and the strong bot use buffers of their own
                     _value(
-                        hands, seat, Move(mk[i], mm[i], moves[i]), play, seats, states, w, values[i]
+                        hands, seat, Move(mk[i], mm[i], mc[i]), play, seats, states, w, values[i]
                     )
                 if pk >= 0:
                     _value(hands, seat, Move(PASS, -1, played), play, seats, states, w, values[n])
@@ -248,8 +244,8 @@ def playout_terms(deals, rows, starts, bots, bases, k, terms, valued):  # pragma
                     skind, smain = decide(
                         turn, hands[seat], unseen, left, none, sc, sk, sm, ss, strong
                     )
-                    best = move_index(skind, smain, strong, n, mk, mm, moves)
-                i = move_index(kind, main, played, n, mk, mm, moves)
+                    best = move_index(skind, smain, strong, n, mk, mm, mc)
+                i = move_index(kind, main, played, n, mk, mm, mc)
                 add_term(values, n, pk >= 0, p, best, i, terms[g, seat])
             if kind != PASS:
                 size = 0
