@@ -358,10 +358,22 @@ def coverage(
             playouts=args.playouts,
         )
         rep = compare(game, a, b, settings, executor=ex)  # type: ignore[arg-type]
-        within += rep.win.naive.low <= rep.win.corrected.mean <= rep.win.naive.high
+        inside = rep.win.naive.low <= rep.win.corrected.mean <= rep.win.naive.high
+        within += inside
         for m, comp in (("win", rep.win), ("margin", rep.margin)):
             for k, e in (("corrected", comp.corrected), ("duplicate", comp.duplicate)):
                 z[f"{m} {k}"].append((e.mean - truth[m]) / e.se if e.se > 0 else 0.0)
+        print(  # one line a run, so that a long series can be pooled or cut short
+            f"     run {seed}: z "
+            + " ".join(f"{key} {v[-1]:+.3f}" for key, v in z.items())
+            + f"; corrected win in the naive interval {'yes' if inside else 'no'}"
+            + "; win naive/duplicate/corrected mean (se) "
+            + " ".join(
+                f"{e.mean:.4f} ({e.se:.4f})"
+                for e in (rep.win.naive, rep.win.duplicate, rep.win.corrected)
+            ),
+            flush=True,
+        )
     from scipy.stats import t
 
     q = float(t.ppf(0.975, args.cover_games // 2 - 1))
