@@ -244,7 +244,7 @@ def interval_coverage(
     game = get_game(game_name)
     truth_w = long_run.win.corrected.mean  # type: ignore[attr-defined]
     truth_m = long_run.margin.corrected.mean  # type: ignore[attr-defined]
-    cover_w = cover_m = cover_dup = agree = within = 0
+    cover_w = cover_m = cover_dup = agree = within = luck = 0
     ses = []
     games = runs_of(game_name, args).rep
     for r in range(1, reps + 1):
@@ -268,6 +268,7 @@ def interval_coverage(
         cover_m += rep.margin.corrected.low <= truth_m <= rep.margin.corrected.high
         agree += (n.low <= c.mean <= n.high) and (c.low <= n.mean <= c.high)
         within += n.low <= c.mean <= n.high
+        luck += rep.win.luck.low <= 0.0 <= rep.win.luck.high
     # the long-run value has its own error: a 95% interval covers it less often than 95%
     from scipy.stats import norm
 
@@ -280,8 +281,8 @@ def interval_coverage(
         f"{cover_dup}/{reps}); corrected and naive agree {agree}/{reps} (each mean in the "
         f"other's interval; the corrected mean in the naive interval {within}/{reps}: a "
         f"correction that removes most of the variance leaves the naive mean outside its "
-        f"narrow interval often, by design); the long run's own "
-        f"error (se {se_truth:.4f} against {se_rep:.4f}) makes the expected coverage "
+        f"narrow interval often, by design); the luck removed covers 0 {luck}/{reps}; the long "
+        f"run's own error (se {se_truth:.4f} against {se_rep:.4f}) makes the expected coverage "
         f"{100 * expected:.1f}%"
     )
     return {
@@ -290,6 +291,7 @@ def interval_coverage(
         "cover_margin": cover_m / reps,
         "agree": agree / reps,
         "corrected_in_naive": within / reps,
+        "luck_covers_zero": luck / reps,
     }
 
 
@@ -349,6 +351,7 @@ def coverage(
     truth = {"win": long_run.win.corrected.mean, "margin": long_run.margin.corrected.mean}  # type: ignore[attr-defined]
     z: dict[str, list[float]] = {f"{m} {k}": [] for m in truth for k in ("corrected", "duplicate")}
     within = 0  # the corrected win score in the naive interval
+    luck = 0  # the luck removed from the win score: its interval covers 0
     for seed in range(args.cover_seed, args.cover_seed + args.cover_reps):
         settings = CompareSettings(
             seed=seed,
@@ -360,6 +363,8 @@ def coverage(
         rep = compare(game, a, b, settings, executor=ex)  # type: ignore[arg-type]
         inside = rep.win.naive.low <= rep.win.corrected.mean <= rep.win.naive.high
         within += inside
+        zero = rep.win.luck.low <= 0.0 <= rep.win.luck.high
+        luck += zero
         for m, comp in (("win", rep.win), ("margin", rep.margin)):
             for k, e in (("corrected", comp.corrected), ("duplicate", comp.duplicate)):
                 z[f"{m} {k}"].append((e.mean - truth[m]) / e.se if e.se > 0 else 0.0)
@@ -367,6 +372,7 @@ def coverage(
             f"     run {seed}: z "
             + " ".join(f"{key} {v[-1]:+.3f}" for key, v in z.items())
             + f"; corrected win in the naive interval {'yes' if inside else 'no'}"
+            + f"; the luck removed covers 0 {'yes' if zero else 'no'}"
             + "; win naive/duplicate/corrected mean (se) "
             + " ".join(
                 f"{e.mean:.4f} ({e.se:.4f})"
@@ -385,8 +391,13 @@ def coverage(
             f"{key} {100 * out[key]:.1f}% (sd of z {np.std(v, ddof=1):.3f})" for key, v in z.items()
         )
         + f"; the corrected win score in the naive interval {within}/{args.cover_reps}"
+        + f"; the luck removed from the win score covers 0 {luck}/{args.cover_reps}"
     )
-    return {**out, "corrected_in_naive": within / args.cover_reps}
+    return {
+        **out,
+        "corrected_in_naive": within / args.cover_reps,
+        "luck_covers_zero": luck / args.cover_reps,
+    }
 
 
 def plot(rows: list[dict[str, object]], path: Path) -> None:

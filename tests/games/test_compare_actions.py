@@ -153,9 +153,10 @@ def test_action_variates_orient_the_terms_to_the_first_bots_result() -> None:
 def test_a_bot_against_itself_is_centred_with_the_action_correction() -> None:
     """The known answer: a bot against itself has margin 0 and win score 1/2 exactly, so the
     corrected means of independent runs average to them (within 4 standard errors), and the
-    action correction is fitted (its gain is not the neutral 1)."""
+    action correction is fitted (its gain is not the neutral 1). The luck the corrections
+    removed has expectation 0 whatever the bots, so it averages to 0 too."""
     game = get_game("doudizhu")
-    wins, margins, ses = [], [], []
+    wins, margins, ses, lucks, luck_ses = [], [], [], [], []
     for seed in range(8):
         r = compare(
             game,
@@ -167,8 +168,12 @@ def test_a_bot_against_itself_is_centred_with_the_action_correction() -> None:
         wins.append(r.win.corrected.mean)
         margins.append(r.margin.corrected.mean)
         ses.append(r.margin.corrected.se)
+        lucks.append(r.margin.luck.mean)
+        luck_ses.append(r.margin.luck.se)
     se = float(np.sqrt(np.mean(np.square(ses)) / len(ses)))
     assert abs(np.mean(margins)) < 4 * se
+    assert min(luck_ses) > 0
+    assert abs(np.mean(lucks)) < 4 * float(np.sqrt(np.mean(np.square(luck_ses)) / len(lucks)))
     assert abs(np.mean(wins) - 0.5) < 4 * float(np.std(wins, ddof=1) / np.sqrt(len(wins)))
 
 
@@ -191,10 +196,19 @@ def test_the_report_gives_each_step_and_processes_agree() -> None:
         assert comp["action_gain"] == pytest.approx(
             (comp["deal"]["se"] / comp["corrected"]["se"]) ** 2
         )
+        # the luck removed is the duplicate mean minus the corrected one, set by set
+        assert comp["luck"]["mean"] == pytest.approx(
+            comp["duplicate"]["mean"] - comp["corrected"]["mean"], abs=1e-12
+        )
+        assert comp["luck"]["units"] == comp["corrected"]["units"] and comp["luck"]["se"] > 0
     off = compare(game, "level:80", "level:40", replace(settings, actions=False))
     assert off.valued == 0 and off.win.action_gain == 1.0
     assert off.win.corrected == off.win.deal == one.win.deal
     assert any("action correction" in line for line in one.lines())
+    assert any(line.startswith("luck removed") for line in one.lines())
+    bare = compare(game, "level:80", "level:40", replace(settings, actions=False, references=()))
+    for comp in (bare.win, bare.margin):  # nothing corrected, no luck removed
+        assert comp.corrected == comp.duplicate and comp.luck.mean == comp.luck.se == 0.0
     # the random-deal games are the same games: the naive and duplicate estimates agree
     assert off.win.duplicate == one.win.duplicate
 

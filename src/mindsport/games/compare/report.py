@@ -22,13 +22,18 @@ class Comparison:
     final estimate, with the action correction too (:mod:`.actions`) where it applied, else
     the deal-corrected one. ``duplicate_gain``, ``correction_gain`` (the deal's) and
     ``action_gain`` are the effective-sample factors of each step (variance before over
-    variance after, per game), ``total_gain`` their product."""
+    variance after, per game), ``total_gain`` their product. ``luck``: the luck the
+    corrections removed, the mean over the sets of each set's duplicate value minus its
+    corrected value, with its own interval. Its expectation is zero (the variates' is), so its
+    interval covers 0 in about ``level`` of runs; one that misses 0 far more often would
+    mean a biased correction. Without any correction it is exactly 0."""
 
     naive: Estimate
     duplicate: Estimate
     corrected: Estimate
     duplicate_gain: float
     correction_gain: float
+    luck: Estimate
     deal: Estimate | None = None
     action_gain: float = 1.0
 
@@ -42,6 +47,7 @@ class Comparison:
             "duplicate": self.duplicate.to_json(),
             "deal": None if self.deal is None else self.deal.to_json(),
             "corrected": self.corrected.to_json(),
+            "luck": self.luck.to_json(),
             "duplicate_gain": self.duplicate_gain,
             "correction_gain": self.correction_gain,
             "action_gain": self.action_gain,
@@ -126,6 +132,11 @@ class Report:
                 for e in (comp.naive, comp.duplicate, comp.corrected)
             ]
             out.append(f"{name:<16}" + "".join(f"{c:>26}" for c in cells))
+        luck = [
+            f"{name} {c.luck.mean:.{d}f} [{c.luck.low:.{d}f}, {c.luck.high:.{d}f}]"
+            for name, c, d in (("win score", self.win, 4), ("margin", self.margin, 3))
+        ]
+        out.append("luck removed (duplicate minus corrected, expected 0): " + ", ".join(luck))
         e = self.elo
         out.append(
             f"Elo difference (corrected win score): {e.mean:.1f} "

@@ -139,17 +139,20 @@ def summarize(
         naive_var = stratified_variance(per_game)
         naive = estimate(per_set, settings.level, se=math.sqrt(naive_var / (n * lineups)))
         dup = estimate(per_set, settings.level)
-        by_deal = estimate(correct(per_set, deal, folds=settings.folds).values, settings.level)
-        cor = by_deal
+        dealt = correct(per_set, deal, folds=settings.folds).values
+        by_deal = estimate(dealt, settings.level)
+        cor, final = by_deal, dealt
         if acting:
             acted = per_set - played.actions[:, k]
-            cor = estimate(correct(acted, deal, folds=settings.folds).values, settings.level)
+            final = correct(acted, deal, folds=settings.folds).values
+            cor = estimate(final, settings.level)
         comps[name] = Comparison(
             naive=naive,
             duplicate=dup,
             corrected=cor,
             duplicate_gain=_ratio(naive_var, lineups * dup.se**2 * n),
             correction_gain=_ratio(dup.se**2, by_deal.se**2),
+            luck=estimate(per_set - final, settings.level),
             deal=by_deal,
             action_gain=_ratio(by_deal.se**2, cor.se**2),
         )
