@@ -143,3 +143,21 @@ def test_ray_gives_the_serial_report() -> None:
     with RayExecutor(workers=2) as ex:
         remote = compare(game, "level:30", "level:60", settings, executor=ex)
     assert remote.to_json() == serial.to_json()
+
+
+def test_merged_batches_report_the_playouts_of_those_that_valued_decisions() -> None:
+    """A batch that valued no decision says 0 playouts; merged with batches that valued by K,
+    the report's K is theirs, and 0 only when no batch valued anything."""
+    from mindsport.games.compare.play import PlayedSets
+    from mindsport.games.compare.run import _merge
+
+    def part(sets: tuple[int, ...], valued: int, playouts: int) -> PlayedSets:
+        n = len(sets)
+        return PlayedSets(
+            sets, np.zeros((n, 2)), np.zeros((n, 2)), np.zeros((n, 2)), 2 * n, 0,
+            np.zeros((n, 1)), valued, playouts,
+        )  # fmt: skip
+
+    merged = _merge([part((0, 1), 30, 48), part((2,), 0, 0), part((3,), 12, 48)])
+    assert merged.sets == (0, 1, 2, 3) and merged.valued == 42 and merged.playouts == 48
+    assert _merge([part((0,), 0, 0), part((1,), 0, 0)]).playouts == 0

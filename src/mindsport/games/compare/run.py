@@ -200,7 +200,8 @@ def _merge(parts: Sequence[PlayedSets]) -> PlayedSets:
         reference_games=sum(p.reference_games for p in parts),
         actions=np.concatenate([p.actions for p in parts]),
         valued=sum(p.valued for p in parts),
-        playouts=min(p.playouts for p in parts),
+        # K of the batches that valued decisions (one that valued none says 0)
+        playouts=min((p.playouts for p in parts if p.valued), default=0),
     )
 
 
