@@ -132,6 +132,7 @@ def summarize(
     deal = played.features - played.calibrated
     acting = played.actions.shape[1] > 0
     comps: dict[str, Comparison] = {}
+    finals: dict[str, FloatArray] = {}  # each set's corrected value
     for k, (name, per_game) in enumerate(
         (("win", win_scores(played.margins)), ("score", played.margins))
     ):
@@ -156,13 +157,11 @@ def summarize(
             deal=by_deal,
             action_gain=_ratio(by_deal.se**2, cor.se**2),
         )
+        finals[name] = final
     sprt = settings.stop if isinstance(settings.stop, Sprt) else None
     state = None
     if sprt is not None:
-        wins = win_scores(played.margins).mean(axis=1)
-        if acting:
-            wins = wins - played.actions[:, 0]
-        state = sprt.state(correct(wins, deal, folds=settings.folds).values)
+        state = sprt.state(finals["win"])
     return Report(
         game=game,
         first=bots[0],
