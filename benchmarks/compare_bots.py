@@ -58,7 +58,7 @@ from typing import NamedTuple
 import numpy as np
 
 from mindsport.games import Table, get_game, play_many
-from mindsport.games.compare import CompareSettings, Sprt, compare
+from mindsport.games.compare import CompareSettings, Report, Sprt, compare
 from mindsport.games.compare.schedule import rotation, win_scores
 from mindsport.games.many import Seeding
 from mindsport.tournament.executors import make_executor
@@ -229,6 +229,16 @@ def study(
     return row
 
 
+def corrected_in_naive(rep: Report) -> bool:
+    """The corrected win score lies in the naive interval."""
+    return rep.win.naive.low <= rep.win.corrected.mean <= rep.win.naive.high
+
+
+def luck_covers_zero(rep: Report) -> bool:
+    """The interval of the luck removed from the win score contains 0 (its expectation)."""
+    return rep.win.luck.low <= 0.0 <= rep.win.luck.high
+
+
 def interval_coverage(
     game_name: str,
     a: str,
@@ -266,9 +276,9 @@ def interval_coverage(
         cover_w += c.low <= truth_w <= c.high
         cover_dup += rep.win.duplicate.low <= truth_w <= rep.win.duplicate.high
         cover_m += rep.margin.corrected.low <= truth_m <= rep.margin.corrected.high
-        agree += (n.low <= c.mean <= n.high) and (c.low <= n.mean <= c.high)
-        within += n.low <= c.mean <= n.high
-        luck += rep.win.luck.low <= 0.0 <= rep.win.luck.high
+        agree += corrected_in_naive(rep) and (c.low <= n.mean <= c.high)
+        within += corrected_in_naive(rep)
+        luck += luck_covers_zero(rep)
     # the long-run value has its own error: a 95% interval covers it less often than 95%
     from scipy.stats import norm
 
@@ -361,9 +371,8 @@ def coverage(
             playouts=args.playouts,
         )
         rep = compare(game, a, b, settings, executor=ex)  # type: ignore[arg-type]
-        inside = rep.win.naive.low <= rep.win.corrected.mean <= rep.win.naive.high
+        inside, zero = corrected_in_naive(rep), luck_covers_zero(rep)
         within += inside
-        zero = rep.win.luck.low <= 0.0 <= rep.win.luck.high
         luck += zero
         for m, comp in (("win", rep.win), ("margin", rep.margin)):
             for k, e in (("corrected", comp.corrected), ("duplicate", comp.duplicate)):
